@@ -1,0 +1,224 @@
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Duration;
+
+use actix::{Actor, Context, Handler, Message, ResponseFuture};
+use futures::FutureExt;
+use naobroker_protocol::{MethodInfo, Value};
+use tokio::sync::watch;
+
+use crate::args::Args;
+use crate::error::{CallError, CallResult};
+use crate::module::{MethodEntry, Methods, Module, ModuleContext, Outcome};
+
+/// A call delivered to a module actor. `post` runs it as a task and answers its id.
+pub struct Invoke {
+    pub method: String,
+    pub args: Vec<Value>,
+    pub post: bool,
+}
+
+impl Message for Invoke {
+    type Result = CallResult;
+}
+
+/// Methods every module has, NAOqi's ALModule base.
+const BASE_METHODS: &[(&str, &str, &str)] = &[
+    ("ping", "() -> bool", "Returns true: the module is alive."),
+    ("version", "() -> String", "The module's version."),
+    ("getMethodList", "() -> Vec<String>", "Names of all methods."),
+    ("getMethodHelp", "(String) -> [name, signature, help]", "Help of one method."),
+    ("getModuleHelp", "() -> String", "What the module does."),
+    ("getUsage", "(String) -> String", "Signature and help of one method, as one line."),
+    ("exit", "() -> bool", "Stops a remote module's process."),
+    ("isRunning", "(u64) -> bool", "Whether a task started with post is still running."),
+    ("wait", "(u64, i64) -> bool", "Waits for a posted task (timeout ms, 0 = forever); true when it ended."),
+    ("stop", "(u64) -> bool", "Stops a posted task."),
+];
+
+struct Task {
+    abort: tokio::task::AbortHandle,
+    finished: watch::Receiver<bool>,
+}
+
+#[derive(Default)]
+struct Tasks {
+    next_id: u64,
+    running: HashMap<u64, Task>,
+}
+
+/// The actor that hosts one [`Module`], in the broker or in a remote process.
+pub struct ModuleActor<M: Module> {
+    module: M,
+    name: String,
+    methods: Methods<M>,
+    context: ModuleContext,
+    tasks: Rc<RefCell<Tasks>>,
+    on_exit: Option<Box<dyn Fn()>>,
+}
+
+impl<M: Module> ModuleActor<M> {
+    pub(crate) fn new(module: M, context: ModuleContext, on_exit: Option<Box<dyn Fn()>>) -> Self {
+        let mut methods = Methods::new();
+        M::methods(&mut methods);
+        let name = module.name();
+        ModuleActor { module, name, methods, context, tasks: Rc::default(), on_exit }
+    }
+
+    /// The method list as announced to the broker: base methods first.
+    pub(crate) fn method_infos(&self) -> Vec<MethodInfo> {
+        BASE_METHODS
+            .iter()
+            .map(|(name, signature, help)| MethodInfo {
+                name: (*name).into(),
+                signature: (*signature).into(),
+                help: (*help).into(),
+            })
+            .chain(self.methods.entries.iter().map(|entry| entry.info.clone()))
+            .collect()
+    }
+
+    fn find(&self, method: &str) -> Option<&MethodEntry<M>> {
+        self.methods.entries.iter().find(|entry| entry.info.name == method)
+    }
+
+    fn run(&mut self, method: &str, args: Vec<Value>) -> Outcome {
+        if let Some(outcome) = self.base_method(method, &args) {
+            return outcome;
+        }
+        match self.methods.entries.iter().position(|entry| entry.info.name == method) {
+            Some(index) => {
+                let handler = &self.methods.entries[index].handler;
+                handler(&mut self.module, &self.context, args)
+            }
+            None => Outcome::Now(Err(CallError::new(format!("no method named {method}")))),
+        }
+    }
+
+    fn base_method(&mut self, method: &str, args: &[Value]) -> Option<Outcome> {
+        let decode = |args: &[Value]| args.to_vec();
+        let now = |result: Result<Value, String>| Some(Outcome::Now(result.map_err(CallError::new)));
+        match method {
+            "ping" => now(<()>::decode(decode(args)).map(|_| Value::from(true))),
+            "version" => now(<()>::decode(decode(args)).map(|_| self.module.version().into())),
+            "getMethodList" => now(<()>::decode(decode(args)).map(|_| {
+                Value::Array(self.method_infos().into_iter().map(|m| m.name.into()).collect())
+            })),
+            "getMethodHelp" | "getUsage" => {
+                now(<(String,)>::decode(decode(args)).and_then(|(name,)| {
+                    let info = self
+                        .method_infos()
+                        .into_iter()
+                        .find(|info| info.name == name)
+                        .ok_or_else(|| format!("no method named {name}"))?;
+                    Ok(if method == "getUsage" {
+                        format!("{}{} — {}", info.name, info.signature, info.help).into()
+                    } else {
+                        Value::Array(vec![info.name.into(), info.signature.into(), info.help.into()])
+                    })
+                }))
+            }
+            "getModuleHelp" => now(<()>::decode(decode(args)).map(|_| self.module.description().into())),
+            "exit" => now(<()>::decode(decode(args)).and_then(|_| match &self.on_exit {
+                Some(exit) => {
+                    exit();
+                    Ok(true.into())
+                }
+                None => Err(format!("{} is built into the broker and cannot exit", self.name)),
+            })),
+            "isRunning" => now(<(u64,)>::decode(decode(args)).map(|(id,)| {
+                self.tasks.borrow().running.contains_key(&id).into()
+            })),
+            "stop" => now(<(u64,)>::decode(decode(args)).map(|(id,)| {
+                let task = self.tasks.borrow_mut().running.remove(&id);
+                if let Some(task) = &task {
+                    task.abort.abort();
+                }
+                task.is_some().into()
+            })),
+            "wait" => Some(match <(u64, i64)>::decode(decode(args)) {
+                Err(message) => Outcome::Now(Err(CallError::new(message))),
+                Ok((id, timeout_ms)) => {
+                    let finished = self.tasks.borrow().running.get(&id).map(|t| t.finished.clone());
+                    match finished {
+                        None => Outcome::Now(Ok(true.into())),
+                        Some(mut finished) => Outcome::Later(
+                            async move {
+                                let done = finished.wait_for(|done| *done);
+                                let ended = if timeout_ms <= 0 {
+                                    done.await.is_ok()
+                                } else {
+                                    let limit = Duration::from_millis(timeout_ms as u64);
+                                    matches!(tokio::time::timeout(limit, done).await, Ok(Ok(_)))
+                                };
+                                Ok(ended.into())
+                            }
+                            .boxed_local(),
+                        ),
+                    }
+                }
+            }),
+            _ => None,
+        }
+    }
+
+    fn post(&mut self, method: &str, args: Vec<Value>) -> CallResult {
+        if self.find(method).is_none() {
+            return Err(CallError::new(format!("no method named {method}")));
+        }
+        let future = match self.run(method, args) {
+            Outcome::Now(Err(error)) => return Err(error),
+            Outcome::Now(Ok(_)) => None,
+            Outcome::Later(future) => Some(future),
+        };
+        let mut tasks = self.tasks.borrow_mut();
+        tasks.next_id += 1;
+        let id = tasks.next_id;
+        if let Some(future) = future {
+            let (done, finished) = watch::channel(false);
+            let registry = Rc::downgrade(&self.tasks);
+            let name = format!("{}.{method}", self.name);
+            let handle = actix_rt::spawn(async move {
+                if let Err(error) = future.await {
+                    tracing::warn!(task = id, method = %name, %error, "posted task failed");
+                }
+                if let Some(registry) = registry.upgrade() {
+                    registry.borrow_mut().running.remove(&id);
+                }
+                let _ = done.send(true);
+            });
+            tasks.running.insert(id, Task { abort: handle.abort_handle(), finished });
+        }
+        Ok(id.into())
+    }
+}
+
+impl<M: Module> Actor for ModuleActor<M> {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        ctx.set_mailbox_capacity(4096);
+        self.module.started(&self.context);
+    }
+}
+
+impl<M: Module> Handler<Invoke> for ModuleActor<M> {
+    type Result = ResponseFuture<CallResult>;
+
+    fn handle(&mut self, invoke: Invoke, _ctx: &mut Self::Context) -> Self::Result {
+        let prefix = format!("{}.{}", self.name, invoke.method);
+        let name_error = move |error: CallError| CallError::new(format!("{prefix}: {}", error.message));
+        if invoke.post {
+            let result = self.post(&invoke.method, invoke.args).map_err(name_error);
+            return Box::pin(async move { result });
+        }
+        match self.run(&invoke.method, invoke.args) {
+            Outcome::Now(result) => {
+                let result = result.map_err(name_error);
+                Box::pin(async move { result })
+            }
+            Outcome::Later(future) => Box::pin(async move { future.await.map_err(name_error) }),
+        }
+    }
+}

@@ -1,0 +1,367 @@
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Duration;
+
+use actix::Recipient;
+use bytes::Bytes;
+use naobroker_protocol::{
+    Envelope, MethodInfo, Value, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS,
+    HEARTBEAT_TIMEOUT_MS, PROTOCOL_VERSION,
+};
+use tokio::sync::{mpsc, oneshot};
+use zeromq::{DealerRecvHalf, Socket, SocketOptions, SocketRecv, SocketSend, ZmqMessage};
+
+use crate::actor::Invoke;
+use crate::error::{CallError, CallResult};
+use crate::Event;
+
+/// Events one subscription delivers, in order.
+pub struct EventStream {
+    receiver: mpsc::Receiver<Event>,
+}
+
+impl EventStream {
+    pub(crate) fn new(receiver: mpsc::Receiver<Event>) -> Self {
+        EventStream { receiver }
+    }
+
+    /// The next event; `None` once the session is gone.
+    pub async fn next(&mut self) -> Option<Event> {
+        self.receiver.recv().await
+    }
+}
+
+/// Events read from the socket before the client tells the broker it has room again.
+const ACK_EVERY: u32 = 256;
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+struct ServedModule {
+    recipient: Recipient<Invoke>,
+    methods: Vec<MethodInfo>,
+}
+
+struct Inner {
+    url: String,
+    client_name: String,
+    call_timeout: Cell<Duration>,
+    writer: RefCell<Option<mpsc::UnboundedSender<Bytes>>>,
+    pending: RefCell<HashMap<u64, oneshot::Sender<CallResult>>>,
+    next_id: Cell<u64>,
+    subscriptions: RefCell<HashMap<String, Vec<mpsc::Sender<Event>>>>,
+    served: RefCell<HashMap<String, ServedModule>>,
+    events_unacked: Cell<u32>,
+    reconnects: Cell<u64>,
+}
+
+/// One connection to a broker: calls, event subscriptions and served remote modules.
+///
+/// It reconnects by itself when the broker goes away and comes back, registering its
+/// modules and subscriptions again. Runs on the current actix/tokio local runtime.
+#[derive(Clone)]
+pub struct ClientSession {
+    inner: Rc<Inner>,
+}
+
+impl ClientSession {
+    /// Connect to `url` (`tcp://127.0.0.1:9559`, `ipc:///path`). Fails when no broker
+    /// answers within two seconds.
+    pub async fn connect(url: &str, client_name: &str) -> Result<ClientSession, CallError> {
+        let session = ClientSession {
+            inner: Rc::new(Inner {
+                url: url.to_owned(),
+                client_name: client_name.to_owned(),
+                call_timeout: Cell::new(Duration::from_secs(10)),
+                writer: RefCell::new(None),
+                pending: RefCell::default(),
+                next_id: Cell::new(0),
+                subscriptions: RefCell::default(),
+                served: RefCell::default(),
+                events_unacked: Cell::new(0),
+                reconnects: Cell::new(0),
+            }),
+        };
+        let receiver = session
+            .open()
+            .await
+            .map_err(|error| CallError::new(format!("cannot reach a broker at {url}: {error}")))?;
+        let weak = Rc::downgrade(&session.inner);
+        actix_rt::spawn(async move {
+            let mut receiver = receiver;
+            loop {
+                let Some(inner) = weak.upgrade() else { break };
+                ClientSession { inner }.read_until_lost(receiver).await;
+                receiver = loop {
+                    let Some(inner) = weak.upgrade() else { return };
+                    let session = ClientSession { inner };
+                    match session.open().await {
+                        Ok(receiver) => {
+                            session.inner.reconnects.set(session.inner.reconnects.get() + 1);
+                            tracing::info!(url = %session.inner.url, "reconnected to the broker");
+                            session.restore();
+                            break receiver;
+                        }
+                        Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+                    }
+                };
+            }
+        });
+        let weak = Rc::downgrade(&session.inner);
+        actix_rt::spawn(async move {
+            let mut ticker = tokio::time::interval(Duration::from_millis(HEARTBEAT_INTERVAL_MS));
+            loop {
+                ticker.tick().await;
+                let Some(inner) = weak.upgrade() else { break };
+                ClientSession { inner }.send(&Envelope::Heartbeat);
+            }
+        });
+        Ok(session)
+    }
+
+    /// Default timeout of every call made through this session (10 s unless set).
+    pub fn set_call_timeout(&self, timeout: Duration) {
+        self.inner.call_timeout.set(timeout);
+    }
+
+    pub fn url(&self) -> &str {
+        &self.inner.url
+    }
+
+    /// How many times the session had to reconnect.
+    pub fn reconnects(&self) -> u64 {
+        self.inner.reconnects.get()
+    }
+
+    /// Open a socket, say hello and wait for the broker's welcome.
+    async fn open(&self) -> Result<DealerRecvHalf, String> {
+        let mut options = SocketOptions::default();
+        options.connect_timeout(CONNECT_TIMEOUT);
+        let mut socket = zeromq::DealerSocket::with_options(options);
+        tokio::time::timeout(CONNECT_TIMEOUT, socket.connect(&self.inner.url))
+            .await
+            .map_err(|_| "connection timed out".to_owned())?
+            .map_err(|error| error.to_string())?;
+        let (mut send_half, mut recv_half) = socket.split();
+        let hello = Envelope::Hello { version: PROTOCOL_VERSION, client: self.inner.client_name.clone() };
+        send_half.send(ZmqMessage::from(hello.encode())).await.map_err(|e| e.to_string())?;
+        let welcome = tokio::time::timeout(CONNECT_TIMEOUT, recv_half.recv())
+            .await
+            .map_err(|_| "no welcome from the broker".to_owned())?
+            .map_err(|error| error.to_string())?;
+        match decode(welcome)? {
+            Envelope::Welcome { .. } => {}
+            Envelope::Error { message, .. } => return Err(message),
+            other => return Err(format!("expected Welcome, got {other:?}")),
+        }
+        let (writer, mut outgoing) = mpsc::unbounded_channel::<Bytes>();
+        actix_rt::spawn(async move {
+            while let Some(payload) = outgoing.recv().await {
+                if send_half.send(ZmqMessage::from(payload)).await.is_err() {
+                    break;
+                }
+            }
+        });
+        *self.inner.writer.borrow_mut() = Some(writer);
+        Ok(recv_half)
+    }
+
+    /// Register again what this session had registered, after a reconnect or when the
+    /// broker says it no longer knows us.
+    fn restore(&self) {
+        let modules: Vec<(String, Vec<MethodInfo>)> = self
+            .inner
+            .served
+            .borrow()
+            .iter()
+            .map(|(name, served)| (name.clone(), served.methods.clone()))
+            .collect();
+        for (module, methods) in modules {
+            let request = self.request(|id| Envelope::Register { id, module: module.clone(), methods });
+            actix_rt::spawn(async move {
+                if let Err(error) = request.await {
+                    tracing::error!(%module, %error, "could not register again");
+                }
+            });
+        }
+        let events: Vec<String> = self.inner.subscriptions.borrow().keys().cloned().collect();
+        for event in events {
+            let request = self.request(|id| Envelope::Subscribe { id, event });
+            actix_rt::spawn(async move {
+                let _ = request.await;
+            });
+        }
+    }
+
+    async fn read_until_lost(&self, mut receiver: DealerRecvHalf) {
+        let silence = Duration::from_millis(HEARTBEAT_TIMEOUT_MS + HEARTBEAT_INTERVAL_MS);
+        loop {
+            match tokio::time::timeout(silence, receiver.recv()).await {
+                Ok(Ok(message)) => match decode(message) {
+                    Ok(envelope) => self.on_envelope(envelope),
+                    Err(error) => tracing::warn!(%error, "unreadable frame from the broker"),
+                },
+                Ok(Err(error)) => {
+                    tracing::warn!(%error, "connection to the broker lost");
+                    break;
+                }
+                Err(_) => {
+                    tracing::warn!(url = %self.inner.url, "broker silent, reconnecting");
+                    break;
+                }
+            }
+        }
+        self.inner.writer.borrow_mut().take();
+        let pending: Vec<_> = self.inner.pending.borrow_mut().drain().collect();
+        for (_, sender) in pending {
+            let _ = sender.send(Err(CallError::new("connection to the broker lost")));
+        }
+    }
+
+    fn on_envelope(&self, envelope: Envelope) {
+        match envelope {
+            Envelope::Reply { id, value } => self.resolve(id, Ok(value)),
+            Envelope::Error { id: 0, message } => tracing::warn!(%message, "broker error"),
+            Envelope::Error { id, message } => self.resolve(id, Err(CallError::new(message))),
+            Envelope::Event { name, value } => {
+                let unacked = self.inner.events_unacked.get() + 1;
+                if unacked >= ACK_EVERY {
+                    self.send(&Envelope::Ack { count: unacked });
+                    self.inner.events_unacked.set(0);
+                } else {
+                    self.inner.events_unacked.set(unacked);
+                }
+                if let Some(streams) = self.inner.subscriptions.borrow_mut().get_mut(&name) {
+                    streams.retain(|stream| {
+                        let event = Event { name: name.clone(), value: value.clone() };
+                        !matches!(stream.try_send(event), Err(mpsc::error::TrySendError::Closed(_)))
+                    });
+                }
+            }
+            Envelope::Call { id, module, method, args } => self.serve(id, module, method, args, false),
+            Envelope::Post { id, module, method, args } => self.serve(id, module, method, args, true),
+            Envelope::Welcome { .. } => self.restore(),
+            Envelope::Heartbeat => {}
+            other => tracing::debug!(?other, "unexpected message from the broker"),
+        }
+    }
+
+    fn serve(&self, id: u64, module: String, method: String, args: Vec<Value>, post: bool) {
+        let recipient = self.inner.served.borrow().get(&module).map(|m| m.recipient.clone());
+        let session = self.clone();
+        actix_rt::spawn(async move {
+            let result = match recipient {
+                None => Err(CallError::new(format!("no module named {module} in this process"))),
+                Some(recipient) => recipient
+                    .send(Invoke { method, args, post })
+                    .await
+                    .unwrap_or_else(|_| Err(CallError::new(format!("module {module} has stopped")))),
+            };
+            session.send(&match result {
+                Ok(value) => Envelope::Reply { id, value },
+                Err(error) => Envelope::Error { id, message: error.message },
+            });
+        });
+    }
+
+    fn resolve(&self, id: u64, result: CallResult) {
+        if let Some(sender) = self.inner.pending.borrow_mut().remove(&id) {
+            let _ = sender.send(result);
+        }
+    }
+
+    fn send(&self, envelope: &Envelope) -> bool {
+        match &*self.inner.writer.borrow() {
+            Some(writer) => writer.send(Bytes::from(envelope.encode())).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Send a request and wait for its reply, with the session's call timeout.
+    fn request(
+        &self,
+        build: impl FnOnce(u64) -> Envelope,
+    ) -> impl std::future::Future<Output = CallResult> + 'static {
+        let id = self.inner.next_id.get() + 1;
+        self.inner.next_id.set(id);
+        let envelope = build(id);
+        let (sender, receiver) = oneshot::channel();
+        self.inner.pending.borrow_mut().insert(id, sender);
+        let sent = self.send(&envelope);
+        let timeout = self.inner.call_timeout.get();
+        let weak = Rc::downgrade(&self.inner);
+        let what = match &envelope {
+            Envelope::Call { module, method, .. } | Envelope::Post { module, method, .. } => {
+                format!("{module}.{method}")
+            }
+            _ => "request".to_owned(),
+        };
+        async move {
+            if !sent {
+                if let Some(inner) = weak.upgrade() {
+                    inner.pending.borrow_mut().remove(&id);
+                }
+                return Err(CallError::new(format!("{what}: not connected to the broker")));
+            }
+            match tokio::time::timeout(timeout, receiver).await {
+                Ok(Ok(result)) => result,
+                Ok(Err(_)) => Err(CallError::new(format!("{what}: connection to the broker lost"))),
+                Err(_) => {
+                    if let Some(inner) = weak.upgrade() {
+                        inner.pending.borrow_mut().remove(&id);
+                    }
+                    Err(CallError::new(format!("{what} timed out after {} ms", timeout.as_millis())))
+                }
+            }
+        }
+    }
+
+    pub async fn call(&self, module: &str, method: &str, args: Vec<Value>, post: bool) -> CallResult {
+        let (module, method) = (module.to_owned(), method.to_owned());
+        self.request(|id| {
+            if post {
+                Envelope::Post { id, module, method, args }
+            } else {
+                Envelope::Call { id, module, method, args }
+            }
+        })
+        .await
+    }
+
+    /// Receive every event named `event`.
+    pub async fn subscribe(&self, event: &str) -> Result<EventStream, CallError> {
+        let (sender, receiver) = mpsc::channel(1024);
+        let first = {
+            let mut subscriptions = self.inner.subscriptions.borrow_mut();
+            let streams = subscriptions.entry(event.to_owned()).or_default();
+            streams.push(sender);
+            streams.len() == 1
+        };
+        if first {
+            let name = event.to_owned();
+            if let Err(error) = self.request(|id| Envelope::Subscribe { id, event: name }).await {
+                self.inner.subscriptions.borrow_mut().remove(event);
+                return Err(error);
+            }
+        }
+        Ok(EventStream::new(receiver))
+    }
+
+    /// Serve `recipient` as module `name` to everyone connected to the broker.
+    pub(crate) async fn register(
+        &self,
+        name: &str,
+        recipient: Recipient<Invoke>,
+        methods: Vec<MethodInfo>,
+    ) -> Result<(), CallError> {
+        let module = name.to_owned();
+        let announced = methods.clone();
+        self.request(|id| Envelope::Register { id, module, methods: announced }).await?;
+        self.inner.served.borrow_mut().insert(name.to_owned(), ServedModule { recipient, methods });
+        Ok(())
+    }
+}
+
+fn decode(message: ZmqMessage) -> Result<Envelope, String> {
+    let frame = message.into_vec().into_iter().next().unwrap_or_default();
+    Envelope::decode(&frame, DEFAULT_MAX_FRAME_BYTES).map_err(|error| error.to_string())
+}

@@ -1,0 +1,165 @@
+use std::future::Future;
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use futures::FutureExt;
+use naobroker_protocol::{to_value, MethodInfo, Value};
+use serde::Serialize;
+
+use crate::args::{short_type_name, Args};
+use crate::error::{CallError, CallResult};
+use crate::proxy::{Proxy, Session};
+
+/// A NAOqi module: a name and a set of typed methods.
+///
+/// ```
+/// use naobroker_framework::{Methods, Module, Value};
+///
+/// struct Echo;
+///
+/// impl Module for Echo {
+///     fn name(&self) -> String {
+///         "Echo".into()
+///     }
+///     fn methods(methods: &mut Methods<Self>) {
+///         methods.add("echo", "Returns its argument.", |_, _, (value,): (Value,)| Ok(value));
+///     }
+/// }
+/// ```
+pub trait Module: Sized + Unpin + 'static {
+    /// The name other modules call it by (`ALMemory`, `DCM`, `Echo`).
+    fn name(&self) -> String;
+
+    /// Registers the module's methods; base methods (`ping`, `version`, ...) come for free.
+    fn methods(methods: &mut Methods<Self>);
+
+    /// One line for `getModuleHelp`.
+    fn description(&self) -> String {
+        String::new()
+    }
+
+    fn version(&self) -> String {
+        env!("CARGO_PKG_VERSION").to_owned()
+    }
+
+    /// Called once the module can reach the broker (subscribe to events here).
+    fn started(&mut self, _context: &ModuleContext) {}
+}
+
+/// What a method handler gives back: a value now, or a future for methods that wait.
+pub(crate) enum Outcome {
+    Now(CallResult),
+    Later(LocalBoxFuture<'static, CallResult>),
+}
+
+type Handler<M> = Box<dyn Fn(&mut M, &ModuleContext, Vec<Value>) -> Outcome>;
+
+pub(crate) struct MethodEntry<M> {
+    pub(crate) info: MethodInfo,
+    pub(crate) handler: Handler<M>,
+}
+
+/// The method table a [`Module`] fills in [`Module::methods`].
+pub struct Methods<M> {
+    pub(crate) entries: Vec<MethodEntry<M>>,
+}
+
+fn signature<A: Args, R>() -> String {
+    format!("({}) -> {}", A::type_names().join(", "), short_type_name::<R>())
+}
+
+fn encode<R: Serialize>(result: Result<R, CallError>) -> CallResult {
+    result.map(|value| to_value(&value))
+}
+
+impl<M: Module> Methods<M> {
+    pub(crate) fn new() -> Self {
+        Methods { entries: Vec::new() }
+    }
+
+    /// A method that answers at once. Arguments are decoded into `A` (a tuple).
+    pub fn add<A, R, F>(&mut self, name: &str, help: &str, handler: F) -> &mut Self
+    where
+        A: Args + 'static,
+        R: Serialize + 'static,
+        F: Fn(&mut M, &ModuleContext, A) -> Result<R, CallError> + 'static,
+    {
+        self.push::<A, R>(
+            name,
+            help,
+            Box::new(move |module, context, args| match A::decode(args) {
+                Ok(args) => Outcome::Now(encode(handler(module, context, args))),
+                Err(message) => Outcome::Now(Err(CallError::new(message))),
+            }),
+        )
+    }
+
+    /// A method that waits (for time, another module, the DCM cycle...). The handler
+    /// runs on the module's state at once and returns a future that must not borrow it.
+    pub fn add_async<A, R, F, Fut>(&mut self, name: &str, help: &str, handler: F) -> &mut Self
+    where
+        A: Args + 'static,
+        R: Serialize + 'static,
+        F: Fn(&mut M, &ModuleContext, A) -> Fut + 'static,
+        Fut: Future<Output = Result<R, CallError>> + 'static,
+    {
+        self.push::<A, R>(
+            name,
+            help,
+            Box::new(move |module, context, args| match A::decode(args) {
+                Ok(args) => Outcome::Later(handler(module, context, args).map(encode).boxed_local()),
+                Err(message) => Outcome::Now(Err(CallError::new(message))),
+            }),
+        )
+    }
+
+    fn push<A: Args, R>(&mut self, name: &str, help: &str, handler: Handler<M>) -> &mut Self {
+        let info = MethodInfo {
+            name: name.to_owned(),
+            signature: signature::<A, R>(),
+            help: help.to_owned(),
+        };
+        self.entries.retain(|entry| entry.info.name != name);
+        self.entries.push(MethodEntry { info, handler });
+        self
+    }
+}
+
+/// What a module's methods can reach: the broker or its connection to the broker.
+#[derive(Clone)]
+pub struct ModuleContext {
+    pub(crate) session: Session,
+    pub(crate) module: Rc<str>,
+}
+
+impl ModuleContext {
+    pub(crate) fn new(session: Session, module: &str) -> Self {
+        ModuleContext { session, module: module.into() }
+    }
+
+    /// The name of the module this context belongs to.
+    pub fn module_name(&self) -> &str {
+        &self.module
+    }
+
+    /// The session the module is attached to (in-process broker or remote connection).
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// A proxy to another module, wherever it runs.
+    pub fn proxy(&self, module: &str) -> Proxy {
+        Proxy::new(self.session.clone(), module)
+    }
+
+    /// Raise an ALMemory event without waiting for its delivery.
+    pub fn raise_event(&self, name: &str, value: Value) {
+        let memory = self.proxy("ALMemory");
+        let name = name.to_owned();
+        actix_rt::spawn(async move {
+            if let Err(error) = memory.call("raiseEvent", (name.as_str(), value)).await {
+                tracing::warn!(event = %name, %error, "raiseEvent failed");
+            }
+        });
+    }
+}

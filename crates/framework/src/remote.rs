@@ -1,0 +1,47 @@
+//! Running a module as its own process, connected to a broker.
+
+use actix::Actor;
+
+use crate::actor::ModuleActor;
+use crate::client::ClientSession;
+use crate::error::CallError;
+use crate::module::{Module, ModuleContext};
+use crate::proxy::Session;
+
+/// Connect to the broker at `url` and serve `module` there until `exit` is called
+/// or the process ends. Must run inside an actix system (`#[actix_rt::main]`).
+///
+/// The session reconnects and registers the module again if the broker restarts.
+pub async fn serve<M: Module>(url: &str, module: M) -> Result<ClientSession, CallError> {
+    let name = module.name();
+    let session = ClientSession::connect(url, &name).await?;
+    attach(&session, module).await?;
+    Ok(session)
+}
+
+/// Serve `module` over an existing session (several modules can share one).
+pub async fn attach<M: Module>(session: &ClientSession, module: M) -> Result<(), CallError> {
+    let name = module.name();
+    let context = ModuleContext::new(Session::Client(session.clone()), &name);
+    let on_exit: Box<dyn Fn()> = Box::new(|| {
+        // Let the reply to `exit` leave before the process goes.
+        actix_rt::spawn(async {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            actix_rt::System::current().stop();
+        });
+    });
+    let actor = ModuleActor::new(module, context, Some(on_exit));
+    let methods = actor.method_infos();
+    let address = actor.start();
+    session.register(&name, address.recipient(), methods).await
+}
+
+/// Block on a remote module until its system stops (`exit`, or a signal).
+pub fn run<M: Module>(url: &str, module: M) -> Result<(), CallError> {
+    let system = actix_rt::System::new();
+    let url = url.to_owned();
+    let session = system.block_on(async move { serve(&url, module).await })?;
+    system.run().map_err(|error| CallError::new(error.to_string()))?;
+    drop(session);
+    Ok(())
+}

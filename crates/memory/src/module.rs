@@ -1,0 +1,336 @@
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use naobroker_framework::{Broker, CallError, Methods, Module, ModuleContext, Value};
+use serde::Deserialize;
+use tokio::sync::oneshot;
+
+use crate::store::{EntryKind, Store};
+
+/// `[memory]` in `broker.toml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MemoryConfig {
+    /// Values kept per event for `getEventHistory`.
+    pub event_history: usize,
+    /// Callbacks to one subscriber that may be under way before new ones are dropped.
+    pub callbacks_in_flight: u32,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        MemoryConfig { event_history: 32, callbacks_in_flight: 256 }
+    }
+}
+
+#[derive(Clone)]
+struct Subscriber {
+    module: String,
+    method: String,
+    message: Value,
+    in_flight: Rc<Cell<u32>>,
+}
+
+struct EventEntry {
+    kind: EntryKind,
+    subscribers: Vec<Subscriber>,
+    history: VecDeque<Value>,
+}
+
+#[derive(Default)]
+struct Events {
+    entries: HashMap<String, EventEntry>,
+    waiters: HashMap<String, Vec<oneshot::Sender<Value>>>,
+    callbacks_dropped: u64,
+    callbacks_failed: Rc<Cell<u64>>,
+}
+
+/// The ALMemory module.
+pub struct ALMemory {
+    store: Arc<Store>,
+    broker: Broker,
+    config: MemoryConfig,
+    events: Rc<RefCell<Events>>,
+}
+
+impl ALMemory {
+    pub fn new(store: Arc<Store>, broker: Broker, config: MemoryConfig) -> Self {
+        let events: Rc<RefCell<Events>> = Rc::default();
+        let weak = Rc::downgrade(&events);
+        broker.on_module_removed(move |module| {
+            if let Some(events) = weak.upgrade() {
+                for entry in events.borrow_mut().entries.values_mut() {
+                    entry.subscribers.retain(|s| s.module != module);
+                }
+            }
+        });
+        ALMemory { store, broker, config, events }
+    }
+
+    fn get(&self, key: &str) -> Result<Value, CallError> {
+        self.store.get(key).ok_or_else(|| CallError::new(format!("no key named {key}")))
+    }
+
+    fn insert(&self, key: &str, value: Value, kind: EntryKind) -> Result<(), CallError> {
+        self.store.insert(key, value.clone(), kind)?;
+        if let Some(waiters) = self.events.borrow_mut().waiters.remove(key) {
+            for waiter in waiters {
+                let _ = waiter.send(value.clone());
+            }
+        }
+        Ok(())
+    }
+
+    fn declare(&self, name: &str, kind: EntryKind) {
+        let mut events = self.events.borrow_mut();
+        let entry = events.entries.entry(name.to_owned()).or_insert_with(|| EventEntry {
+            kind,
+            subscribers: Vec::new(),
+            history: VecDeque::new(),
+        });
+        entry.kind = kind;
+        if self.store.get(name).is_none() {
+            let _ = self.store.insert(name, Value::Nil, kind);
+        }
+    }
+
+    fn raise(&self, name: &str, value: Value, kind: EntryKind) -> Result<(), CallError> {
+        if !self.events.borrow().entries.contains_key(name) {
+            self.declare(name, kind);
+        }
+        self.insert(name, value.clone(), kind)?;
+        let subscribers = {
+            let mut events = self.events.borrow_mut();
+            let entry = events.entries.get_mut(name).expect("declared above");
+            entry.history.push_back(value.clone());
+            while entry.history.len() > self.config.event_history {
+                entry.history.pop_front();
+            }
+            entry.subscribers.clone()
+        };
+        self.broker.publish(name, &value);
+        for subscriber in subscribers {
+            if subscriber.in_flight.get() >= self.config.callbacks_in_flight {
+                self.events.borrow_mut().callbacks_dropped += 1;
+                continue;
+            }
+            subscriber.in_flight.set(subscriber.in_flight.get() + 1);
+            let broker = self.broker.clone();
+            let failed = Rc::clone(&self.events.borrow().callbacks_failed);
+            let args = vec![name.into(), value.clone(), subscriber.message.clone()];
+            actix_rt::spawn(async move {
+                let result = broker.call(&subscriber.module, &subscriber.method, args, false).await;
+                subscriber.in_flight.set(subscriber.in_flight.get() - 1);
+                if let Err(error) = result {
+                    failed.set(failed.get() + 1);
+                    tracing::debug!(%error, "event callback failed");
+                }
+            });
+        }
+        Ok(())
+    }
+
+    fn subscribe(&self, name: &str, module: &str, method: &str, message: Value, kind: EntryKind) -> Result<bool, CallError> {
+        let methods = self
+            .broker
+            .module_methods(module)
+            .ok_or_else(|| CallError::new(format!("no module named {module}")))?;
+        if !methods.iter().any(|m| m.name == method) {
+            return Err(CallError::new(format!("module {module} has no method named {method}")));
+        }
+        if !self.events.borrow().entries.contains_key(name) {
+            self.declare(name, kind);
+        }
+        let mut events = self.events.borrow_mut();
+        let entry = events.entries.get_mut(name).expect("declared above");
+        entry.subscribers.retain(|s| s.module != module);
+        entry.subscribers.push(Subscriber {
+            module: module.to_owned(),
+            method: method.to_owned(),
+            message,
+            in_flight: Rc::default(),
+        });
+        Ok(true)
+    }
+
+    fn unsubscribe(&self, name: &str, module: &str) -> Result<bool, CallError> {
+        let mut events = self.events.borrow_mut();
+        let entry = events
+            .entries
+            .get_mut(name)
+            .ok_or_else(|| CallError::new(format!("no event named {name}")))?;
+        let before = entry.subscribers.len();
+        entry.subscribers.retain(|s| s.module != module);
+        if entry.subscribers.len() == before {
+            return Err(CallError::new(format!("{module} is not subscribed to {name}")));
+        }
+        Ok(true)
+    }
+
+    fn remove_event(&self, name: &str, kind: EntryKind) -> Result<bool, CallError> {
+        let mut events = self.events.borrow_mut();
+        match events.entries.get(name) {
+            Some(entry) if entry.kind == kind => {
+                events.entries.remove(name);
+                drop(events);
+                self.store.remove(name)?;
+                Ok(true)
+            }
+            _ => Err(CallError::new(format!("no {} named {name}", kind.as_str()))),
+        }
+    }
+
+    fn event_names(&self, kind: EntryKind) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .events
+            .borrow()
+            .entries
+            .iter()
+            .filter(|(_, entry)| entry.kind == kind)
+            .map(|(name, _)| name.clone())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+fn timestamp_value(unix_us: u64) -> (u64, u64) {
+    (unix_us / 1_000_000, unix_us % 1_000_000)
+}
+
+impl Module for ALMemory {
+    fn name(&self) -> String {
+        "ALMemory".into()
+    }
+
+    fn description(&self) -> String {
+        "Shared data and events: the blackboard of every module, with the DCM's real-time values.".into()
+    }
+
+    fn methods(m: &mut Methods<Self>) {
+        m.add("insertData", "Stores a value under a key (keys under Device/, DCM/, HAL/ belong to the DCM).",
+            |this, _, (key, value): (String, Value)| this.insert(&key, value, EntryKind::Data))
+        .add("insertListData", "Stores several values: [[key, value], ...].",
+            |this, _, (list,): (Vec<(String, Value)>,)| {
+                if let Some((key, _)) = list.iter().find(|(key, _)| Store::is_dcm_owned(key)) {
+                    return Err(CallError::new(format!("{key} is owned by DCM: send actuator commands with DCM.set, modules cannot write it")));
+                }
+                for (key, value) in list {
+                    this.insert(&key, value, EntryKind::Data)?;
+                }
+                Ok(())
+            })
+        .add("getData", "The value of a key.", |this, _, (key,): (String,)| this.get(&key))
+        .add("getListData", "The values of several keys.", |this, _, (keys,): (Vec<String>,)| {
+            keys.iter().map(|key| this.get(key)).collect::<Result<Vec<_>, _>>()
+        })
+        .add("getDataList", "Keys containing the filter string.", |this, _, (filter,): (String,)| {
+            let mut keys: Vec<String> = this.store.keys().into_iter().filter(|k| k.contains(&filter)).collect();
+            keys.sort();
+            Ok(keys)
+        })
+        .add("getDataListName", "Every key.", |this, _, ()| {
+            let mut keys = this.store.keys();
+            keys.sort();
+            Ok(keys)
+        })
+        .add("removeData", "Removes a key.", |this, _, (key,): (String,)| Ok(this.store.remove(&key)?))
+        .add("getTimestamp", "[value, seconds, microseconds] of the key's last write.", |this, _, (key,): (String,)| {
+            let value = this.get(&key)?;
+            let (seconds, micros) = timestamp_value(this.store.timestamp(&key).unwrap_or(0));
+            Ok(vec![value, seconds.into(), micros.into()])
+        })
+        .add("getType", "\"Data\", \"Event\" or \"MicroEvent\".", |this, _, (key,): (String,)| {
+            this.store.kind(&key).map(EntryKind::as_str).ok_or_else(|| CallError::new(format!("no key named {key}")))
+        })
+        .add("getDescriptionList", "[[key, type, description], ...] for the keys.", |this, _, (keys,): (Vec<String>,)| {
+            keys.iter()
+                .map(|key| {
+                    let kind = this.store.kind(key).ok_or_else(|| CallError::new(format!("no key named {key}")))?;
+                    let description = if this.store.slots().layout().index_of(key).is_some() {
+                        "written by the DCM every cycle (real-time slot)"
+                    } else {
+                        ""
+                    };
+                    Ok(vec![key.clone(), kind.as_str().to_owned(), description.to_owned()])
+                })
+                .collect::<Result<Vec<_>, CallError>>()
+        })
+        .add_async("getDataOnChange", "Waits until the key changes or the timeout (ms, 0 = forever) ends; answers the value.",
+            |this, _, (key, timeout_ms): (String, i64)| {
+                let current = this.store.get(&key);
+                let store = Arc::clone(&this.store);
+                let is_slot = store.slots().layout().index_of(&key).is_some();
+                let receiver = (!is_slot).then(|| {
+                    let (sender, receiver) = oneshot::channel();
+                    this.events.borrow_mut().waiters.entry(key.clone()).or_default().push(sender);
+                    receiver
+                });
+                async move {
+                    let current = current.ok_or_else(|| CallError::new(format!("no key named {key}")))?;
+                    let change = async {
+                        match receiver {
+                            Some(receiver) => receiver.await.map_err(|_| CallError::new("ALMemory stopped")),
+                            // Real-time keys change with the DCM cycle: look once per ms.
+                            None => loop {
+                                tokio::time::sleep(Duration::from_millis(1)).await;
+                                let now = store.get(&key).unwrap_or(Value::Nil);
+                                if now != current {
+                                    return Ok(now);
+                                }
+                            },
+                        }
+                    };
+                    if timeout_ms <= 0 {
+                        return change.await;
+                    }
+                    tokio::time::timeout(Duration::from_millis(timeout_ms as u64), change)
+                        .await
+                        .map_err(|_| CallError::new(format!("{key} did not change within {timeout_ms} ms")))?
+                }
+            })
+        .add("declareEvent", "Declares an event.", |this, _, (name,): (String,)| {
+            this.declare(&name, EntryKind::Event);
+            Ok(())
+        })
+        .add("raiseEvent", "Raises an event (declaring it if needed): stores its value and calls every subscriber.",
+            |this, _, (name, value): (String, Value)| this.raise(&name, value, EntryKind::Event))
+        .add("raiseMicroEvent", "Raises a micro-event.",
+            |this, _, (name, value): (String, Value)| this.raise(&name, value, EntryKind::MicroEvent))
+        .add("removeEvent", "Removes an event.", |this, _, (name,): (String,)| this.remove_event(&name, EntryKind::Event))
+        .add("removeMicroEvent", "Removes a micro-event.", |this, _, (name,): (String,)| this.remove_event(&name, EntryKind::MicroEvent))
+        .add("getEventList", "Declared events.", |this, _, ()| Ok(this.event_names(EntryKind::Event)))
+        .add("getMicroEventList", "Declared micro-events.", |this, _, ()| Ok(this.event_names(EntryKind::MicroEvent)))
+        .add("getSubscribers", "Modules subscribed to an event.", |this, _, (name,): (String,)| {
+            let events = this.events.borrow();
+            let entry = events.entries.get(&name).ok_or_else(|| CallError::new(format!("no event named {name}")))?;
+            Ok(entry.subscribers.iter().map(|s| s.module.clone()).collect::<Vec<_>>())
+        })
+        .add("getEventHistory", "The last values of an event, oldest first.", |this, _, (name,): (String,)| {
+            let events = this.events.borrow();
+            let entry = events.entries.get(&name).ok_or_else(|| CallError::new(format!("no event named {name}")))?;
+            Ok(entry.history.iter().cloned().collect::<Vec<_>>())
+        })
+        .add("subscribeToEvent", "subscribeToEvent(event, module, method): the broker calls module.method(event, value, message) on each raise.",
+            |this, _, (name, module, method): (String, String, String)| this.subscribe(&name, &module, &method, Value::from(""), EntryKind::Event))
+        .add("subscribeToMicroEvent", "subscribeToMicroEvent(event, module, message, method).",
+            |this, _, (name, module, message, method): (String, String, Value, String)| this.subscribe(&name, &module, &method, message, EntryKind::MicroEvent))
+        .add("unsubscribeToEvent", "unsubscribeToEvent(event, module).", |this, _, (name, module): (String, String)| this.unsubscribe(&name, &module))
+        .add("unsubscribeToMicroEvent", "unsubscribeToMicroEvent(event, module).", |this, _, (name, module): (String, String)| this.unsubscribe(&name, &module))
+        .add("stats", "Callback counters: dropped (subscriber too slow) and failed.", |this, _, ()| {
+            let events = this.events.borrow();
+            Ok(Value::Map(vec![
+                ("keys".into(), (this.store.keys().len() as u64).into()),
+                ("callbacks_dropped".into(), events.callbacks_dropped.into()),
+                ("callbacks_failed".into(), events.callbacks_failed.get().into()),
+            ]))
+        });
+    }
+
+    fn started(&mut self, _context: &ModuleContext) {
+        tracing::info!(realtime_keys = self.store.slots().layout().len(), "ALMemory ready");
+    }
+}
