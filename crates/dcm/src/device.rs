@@ -1,0 +1,210 @@
+//! The device model: every actuator and sensor of the robot, from its description.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// `Device/SubDeviceList/`: the prefix every full subdevice name starts with.
+pub const SUBDEVICE_PREFIX: &str = "Device/SubDeviceList/";
+/// `Device/DeviceList/`: NAOqi's prefix for boards, returned by `getPrefix`.
+pub const DEVICE_PREFIX: &str = "Device/DeviceList/";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceKind {
+    /// Linear interpolation between timed commands (joints, stiffness, LEDs).
+    Interpolated,
+    /// Past commands applied once; future ones wait (sonar).
+    Trigger,
+    Sensor,
+}
+
+/// One subdevice as the description declares it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceSpec {
+    /// Name without the `Device/SubDeviceList/` prefix.
+    pub name: String,
+    pub kind: DeviceKind,
+    pub unit: String,
+    pub min: f64,
+    pub max: f64,
+    /// The hardware receives `round(value * gain + offset)`.
+    pub gain: f64,
+    pub offset: f64,
+    pub initial: f64,
+}
+
+impl DeviceSpec {
+    pub fn full_name(&self) -> String {
+        format!("{SUBDEVICE_PREFIX}{}", self.name)
+    }
+
+    /// The integer the hardware receives for `value`.
+    #[inline]
+    pub fn to_hardware(&self, value: f64) -> i64 {
+        (value * self.gain + self.offset).round() as i64
+    }
+
+    /// The value an integer stands for: what was actually sent.
+    #[inline]
+    pub fn from_hardware(&self, raw: i64) -> f64 {
+        (raw as f64 - self.offset) / self.gain
+    }
+
+    /// `value` clamped to the device's range.
+    #[inline]
+    pub fn clamp(&self, value: f64) -> f64 {
+        value.clamp(self.min, self.max)
+    }
+}
+
+/// A joint, for ALMotion and the simulated robot.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointSpec {
+    pub name: String,
+    pub chain: String,
+    pub min: f64,
+    pub max: f64,
+    pub max_velocity: f64,
+    pub max_torque: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotDescription {
+    pub name: String,
+    #[serde(rename = "joint", default)]
+    pub joints: Vec<JointSpec>,
+    #[serde(rename = "device")]
+    pub devices: Vec<DeviceSpec>,
+}
+
+/// The NAO V6 description shipped with naobroker.
+pub const NAO_V6: &str = include_str!("../../../robots/nao-v6.toml");
+
+impl RobotDescription {
+    pub fn nao_v6() -> RobotDescription {
+        RobotDescription::parse(NAO_V6).expect("the shipped NAO V6 description is valid")
+    }
+
+    pub fn load(path: &Path) -> Result<RobotDescription, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| format!("cannot read robot description {}: {error}", path.display()))?;
+        RobotDescription::parse(&text).map_err(|error| format!("{}: {error}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<RobotDescription, String> {
+        let description: RobotDescription = toml::from_str(text).map_err(|e| e.to_string())?;
+        for device in &description.devices {
+            if device.gain == 0.0 || !device.gain.is_finite() {
+                return Err(format!("{}: gain must be a non-zero number", device.name));
+            }
+            if device.min > device.max {
+                return Err(format!("{}: min is above max", device.name));
+            }
+        }
+        Ok(description)
+    }
+}
+
+/// The devices split into actuators and sensors, each with a dense index.
+#[derive(Debug, Clone)]
+pub struct DeviceModel {
+    pub robot: String,
+    pub actuators: Vec<DeviceSpec>,
+    pub sensors: Vec<DeviceSpec>,
+    pub joints: Vec<JointSpec>,
+    actuator_index: HashMap<String, usize>,
+    sensor_index: HashMap<String, usize>,
+}
+
+impl DeviceModel {
+    pub fn new(description: RobotDescription) -> Result<DeviceModel, String> {
+        let (sensors, actuators): (Vec<_>, Vec<_>) =
+            description.devices.into_iter().partition(|d| d.kind == DeviceKind::Sensor);
+        let mut actuator_index = HashMap::new();
+        for (index, device) in actuators.iter().enumerate() {
+            if actuator_index.insert(device.name.clone(), index).is_some() {
+                return Err(format!("device {} is declared twice", device.name));
+            }
+        }
+        let mut sensor_index = HashMap::new();
+        for (index, device) in sensors.iter().enumerate() {
+            if sensor_index.insert(device.name.clone(), index).is_some() || actuator_index.contains_key(&device.name) {
+                return Err(format!("device {} is declared twice", device.name));
+            }
+        }
+        Ok(DeviceModel {
+            robot: description.name,
+            actuators,
+            sensors,
+            joints: description.joints,
+            actuator_index,
+            sensor_index,
+        })
+    }
+
+    fn short(name: &str) -> &str {
+        name.strip_prefix(SUBDEVICE_PREFIX).unwrap_or(name)
+    }
+
+    /// An actuator by name, with or without the `Device/SubDeviceList/` prefix.
+    pub fn actuator(&self, name: &str) -> Option<usize> {
+        self.actuator_index.get(Self::short(name)).copied()
+    }
+
+    pub fn sensor(&self, name: &str) -> Option<usize> {
+        self.sensor_index.get(Self::short(name)).copied()
+    }
+
+    pub fn joint(&self, name: &str) -> Option<&JointSpec> {
+        self.joints.iter().find(|j| j.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nao_v6_has_every_joint_led_and_sensor() {
+        let model = DeviceModel::new(RobotDescription::nao_v6()).unwrap();
+        assert_eq!(model.joints.len(), 25);
+        for joint in &model.joints {
+            for suffix in ["Position/Actuator/Value", "Hardness/Actuator/Value"] {
+                assert!(model.actuator(&format!("{}/{suffix}", joint.name)).is_some());
+            }
+            for suffix in ["Position/Sensor/Value", "ElectricCurrent/Sensor/Value", "Temperature/Sensor/Value"] {
+                assert!(model.sensor(&format!("{}/{suffix}", joint.name)).is_some());
+            }
+        }
+        let eye_leds = model.actuators.iter().filter(|a| a.name.starts_with("Face/Led/")).count();
+        assert_eq!(eye_leds, 48);
+        assert_eq!(model.actuators.iter().filter(|a| a.name.starts_with("Ears/Led/")).count(), 20);
+        assert!(model.actuator("Device/SubDeviceList/ChestBoard/Led/Red/Actuator/Value").is_some());
+        assert_eq!(model.actuators[model.actuator("US/Actuator/Value").unwrap()].kind, DeviceKind::Trigger);
+        assert!(model.sensor("InertialSensor/AngleX/Sensor/Value").is_some());
+        assert!(model.sensor("RFoot/FSR/RearRight/Sensor/Value").is_some());
+        assert!(model.sensor("Battery/Charge/Sensor/Value").is_some());
+        assert!(model.actuator("HeadYaw/Position/Sensor/Value").is_none());
+    }
+
+    #[test]
+    fn hardware_integer_is_rounded_value_times_gain_plus_offset() {
+        let spec = DeviceSpec {
+            name: "X".into(),
+            kind: DeviceKind::Interpolated,
+            unit: "".into(),
+            min: 0.0,
+            max: 1.0,
+            gain: 255.0,
+            offset: 0.0,
+            initial: 0.0,
+        };
+        assert_eq!(spec.to_hardware(0.5), 128);
+        assert!((spec.from_hardware(128) - 128.0 / 255.0).abs() < 1e-12);
+    }
+}
