@@ -118,6 +118,15 @@ impl DcmCore {
         self.actuators[index].send_command_double()
     }
 
+    /// Apply one command to one actuator (real-time hooks), if it fits.
+    pub fn apply_one(&mut self, index: usize, update: UpdateType, command: TimedCommand) {
+        let actuator = &mut self.actuators[index];
+        let new = [command];
+        if actuator.len_after(update, &new) <= self.capacity {
+            actuator.apply(update, &new);
+        }
+    }
+
     /// `special("Reset")`: empty every buffer, keep the values being sent.
     pub fn clear_all_buffers(&mut self) {
         for actuator in &mut self.actuators {

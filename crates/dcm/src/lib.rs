@@ -4,4 +4,11 @@
 
 pub mod core;
 pub mod device;
+pub mod cycle;
+pub mod hardware;
 pub mod time;
+mod config;
+mod module;
+
+pub use config::{Backend, DcmConfig};
+pub use module::{Dcm, DcmHandle, HookConnection};

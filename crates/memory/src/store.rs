@@ -87,9 +87,14 @@ impl Store {
         self.data.get(key).map(|entry| entry.kind)
     }
 
-    /// Write module data; a key the DCM owns is refused.
+    /// Write module data; a key the DCM owns is refused. Events may live under the
+    /// DCM's prefixes (`DCM/PostProcess`) as long as they are not one of its values.
     pub fn insert(&self, key: &str, value: Value, kind: EntryKind) -> Result<(), String> {
-        if Store::is_dcm_owned(key) {
+        let owned = match kind {
+            EntryKind::Data => Store::is_dcm_owned(key),
+            EntryKind::Event | EntryKind::MicroEvent => self.slots.layout().index_of(key).is_some(),
+        };
+        if owned {
             return Err(format!(
                 "{key} is owned by DCM: send actuator commands with DCM.set, modules cannot write it"
             ));
@@ -111,7 +116,8 @@ impl Store {
     }
 
     pub fn remove(&self, key: &str) -> Result<(), String> {
-        if Store::is_dcm_owned(key) {
+        let is_event = self.data.get(key).is_some_and(|entry| entry.kind != EntryKind::Data);
+        if Store::is_dcm_owned(key) && !is_event {
             return Err(format!("{key} is owned by DCM and cannot be removed"));
         }
         self.data.remove(key).map(|_| ()).ok_or_else(|| format!("no key named {key}"))

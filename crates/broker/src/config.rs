@@ -1,0 +1,81 @@
+use std::path::Path;
+use std::time::Duration;
+
+use naobroker_dcm::DcmConfig;
+use naobroker_framework::BrokerConfig;
+use naobroker_memory::MemoryConfig;
+use serde::Deserialize;
+
+/// `broker.toml`: one file, every section optional, defaults that run unprivileged.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub broker: BrokerSection,
+    pub memory: MemoryConfig,
+    pub dcm: DcmConfig,
+}
+
+/// `[broker]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BrokerSection {
+    /// Endpoints to listen on: `tcp://HOST:PORT`, `ipc:///path`.
+    pub listen: Vec<String>,
+    pub max_frame_bytes: usize,
+    pub call_timeout_ms: u64,
+    /// A client silent this long is dropped with its modules and subscriptions.
+    pub client_timeout_ms: u64,
+}
+
+impl Default for BrokerSection {
+    fn default() -> Self {
+        let defaults = BrokerConfig::default();
+        BrokerSection {
+            listen: defaults.listen,
+            max_frame_bytes: defaults.max_frame_bytes,
+            call_timeout_ms: defaults.call_timeout.as_millis() as u64,
+            client_timeout_ms: defaults.client_timeout.as_millis() as u64,
+        }
+    }
+}
+
+impl BrokerSection {
+    pub fn to_broker_config(&self) -> BrokerConfig {
+        BrokerConfig {
+            listen: self.listen.clone(),
+            max_frame_bytes: self.max_frame_bytes,
+            call_timeout: Duration::from_millis(self.call_timeout_ms),
+            client_timeout: Duration::from_millis(self.client_timeout_ms),
+        }
+    }
+}
+
+impl Config {
+    /// Read `path`; when it does not exist and `required` is false, the defaults.
+    pub fn load(path: &Path, required: bool) -> Result<Config, String> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => toml::from_str(&text).map_err(|error| format!("{}: {error}", path.display())),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound && !required => Ok(Config::default()),
+            Err(error) => Err(format!("cannot read {}: {error}", path.display())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_broker_toml_is_valid_and_matches_the_defaults() {
+        let shipped: Config = toml::from_str(include_str!("../../../broker.toml")).unwrap();
+        let defaults = Config::default();
+        assert_eq!(shipped.broker.listen, defaults.broker.listen);
+        assert_eq!(shipped.dcm.period_us, defaults.dcm.period_us);
+        assert_eq!(shipped.dcm.priority, defaults.dcm.priority);
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        assert!(toml::from_str::<Config>("[dcm]\nperiod = 10").is_err());
+    }
+}

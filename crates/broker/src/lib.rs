@@ -1,0 +1,54 @@
+//! The naobroker process: configuration and start-up of the built-in modules.
+#![deny(unsafe_code, unreachable_pub)]
+
+mod config;
+
+pub use config::{BrokerSection, Config};
+
+use std::sync::Arc;
+
+use naobroker_dcm::cycle::{CycleThread, DcmSlots};
+use naobroker_dcm::device::{DeviceModel, RobotDescription};
+use naobroker_dcm::hardware::sim::SimRobot;
+use naobroker_dcm::hardware::Hardware;
+use naobroker_dcm::{Backend, Dcm, DcmHandle};
+use naobroker_framework::Broker;
+use naobroker_memory::{ALMemory, RtSlots, Store};
+
+/// Everything the broker runs, kept alive for the life of the process.
+pub struct Running {
+    pub broker: Broker,
+    pub dcm: DcmHandle,
+    pub store: Arc<Store>,
+    _cycle: CycleThread,
+}
+
+/// Start the broker and its built-in modules on the current actix system.
+pub async fn start(config: &Config) -> Result<Running, String> {
+    let description = match &config.dcm.robot {
+        Some(path) => RobotDescription::load(path)?,
+        None => RobotDescription::nao_v6(),
+    };
+    let model = Arc::new(DeviceModel::new(description)?);
+    let (layout, dcm_slots) = DcmSlots::layout(&model);
+    let slots = RtSlots::new(layout);
+    let store = Store::new(Arc::clone(&slots));
+    let hardware: Box<dyn Hardware> = match config.dcm.backend {
+        Backend::Sim => Box::new(SimRobot::new(&model)),
+    };
+    let cycle_config = config.dcm.cycle_config(2);
+    let (cycle, mut channels, reports, wake) =
+        CycleThread::start(Arc::clone(&model), hardware, slots, dcm_slots, &cycle_config)
+            .map_err(|error| format!("cannot start the DCM cycle thread: {error}"))?;
+    let dcm = DcmHandle::new(channels.remove(0));
+    let broker = Broker::start_with_directory(config.broker.to_broker_config()).await?;
+    broker.add_module(ALMemory::new(Arc::clone(&store), broker.clone(), config.memory.clone()))?;
+    broker.add_module(Dcm::new(dcm.clone(), reports, wake, broker.clone(), config.dcm.event_decimation))?;
+    tracing::info!(
+        robot = %model.robot,
+        period_us = config.dcm.period_us,
+        clock = ?config.dcm.clock,
+        "naobroker ready"
+    );
+    Ok(Running { broker, dcm, store, _cycle: cycle })
+}

@@ -1,0 +1,69 @@
+use std::path::PathBuf;
+
+use clap::Parser;
+use naobroker::Config;
+use naobroker_dcm::cycle::ClockMode;
+
+/// naobroker: ALMemory, DCM and ALMotion for a NAO, real or simulated.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// Configuration file; built-in defaults when it does not exist.
+    #[arg(long, default_value = "broker.toml")]
+    config: PathBuf,
+    /// Endpoint to listen on instead of the configured ones (repeatable).
+    #[arg(long)]
+    listen: Vec<String>,
+    /// `manual`: the DCM cycles only on DCM.step(n).
+    #[arg(long, value_parser = parse_clock)]
+    clock: Option<ClockMode>,
+}
+
+fn parse_clock(text: &str) -> Result<ClockMode, String> {
+    match text {
+        "real" => Ok(ClockMode::Real),
+        "manual" => Ok(ClockMode::Manual),
+        other => Err(format!("unknown clock {other:?}: real or manual")),
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+
+    let explicit = args.config != PathBuf::from("broker.toml");
+    let mut config = match Config::load(&args.config, explicit) {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("naobroker: {error}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    if !args.listen.is_empty() {
+        config.broker.listen = args.listen;
+    }
+    if let Some(clock) = args.clock {
+        config.dcm.clock = clock;
+    }
+    let system = actix_rt::System::new();
+    let running = match system.block_on(naobroker::start(&config)) {
+        Ok(running) => running,
+        Err(error) => {
+            eprintln!("naobroker: {error}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    system.block_on(async {
+        let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminate.recv() => {}
+        }
+    });
+    tracing::info!("naobroker stopping");
+    drop(running);
+    std::process::ExitCode::SUCCESS
+}

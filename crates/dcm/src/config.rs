@@ -1,0 +1,77 @@
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+use crate::cycle::{ClockMode, CycleConfig};
+use crate::time::DcmTime;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Sim,
+}
+
+/// `[dcm]` in `broker.toml`. Every field has a default that runs unprivileged.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DcmConfig {
+    /// Cycle period; 10 000 µs as on NAO, 1 000 works too.
+    pub period_us: u32,
+    /// SCHED_FIFO priority of the cycle thread; 0 disables the request.
+    pub priority: u8,
+    /// CPU to pin the cycle thread to.
+    pub cpu: Option<usize>,
+    /// Lock the process's memory (`mlockall`).
+    pub mlock: bool,
+    pub clock: ClockMode,
+    /// DCM time of the first cycle; by default milliseconds since boot, as NAOqi.
+    pub start_time_ms: Option<DcmTime>,
+    /// Timed commands one actuator holds at most.
+    pub buffer_capacity: usize,
+    /// Robot description; the shipped NAO V6 when absent.
+    pub robot: Option<PathBuf>,
+    pub backend: Backend,
+    /// Raise `DCM/PreProcess` and `DCM/PostProcess` every this many cycles.
+    pub event_decimation: u32,
+    /// A real-time hook taking longer than this is reported.
+    pub hook_budget_us: u32,
+}
+
+impl Default for DcmConfig {
+    fn default() -> Self {
+        let cycle = CycleConfig::default();
+        DcmConfig {
+            period_us: cycle.period_us,
+            priority: cycle.priority,
+            cpu: None,
+            mlock: false,
+            clock: ClockMode::Real,
+            start_time_ms: None,
+            buffer_capacity: cycle.buffer_capacity,
+            robot: None,
+            backend: Backend::Sim,
+            event_decimation: 1,
+            hook_budget_us: cycle.hook_budget_us,
+        }
+    }
+}
+
+impl DcmConfig {
+    pub fn cycle_config(&self, producers: usize) -> CycleConfig {
+        let start_time_ms = self
+            .start_time_ms
+            .unwrap_or_else(|| (crate::cycle::monotonic_ns() / 1_000_000) as DcmTime);
+        CycleConfig {
+            period_us: self.period_us,
+            priority: self.priority,
+            cpu: self.cpu,
+            mlock: self.mlock,
+            clock: self.clock,
+            start_time_ms,
+            buffer_capacity: self.buffer_capacity,
+            hook_budget_us: self.hook_budget_us,
+            queue_capacity: 1024,
+            producers,
+        }
+    }
+}

@@ -1,0 +1,69 @@
+use naobroker_memory::{SlotKind, SlotLayout};
+
+use crate::device::DeviceModel;
+
+/// Where the DCM's keys live among ALMemory's real-time slots.
+#[derive(Debug, Clone)]
+pub struct DcmSlots {
+    /// First slot of the actuators' values, in device-model order.
+    pub actuators: usize,
+    pub actuator_gain: usize,
+    pub actuator_offset: usize,
+    pub sensors: usize,
+    pub time: usize,
+    pub cycle: usize,
+    pub cycle_time: usize,
+    pub target_cycle_time: usize,
+    pub lateness: usize,
+    pub overruns: usize,
+    pub realtime: usize,
+    pub simulation: usize,
+    pub hal_ack: usize,
+    pub hal_nack: usize,
+    pub hal_error: usize,
+}
+
+impl DcmSlots {
+    /// Lay out every key the DCM publishes, once, at start-up.
+    pub fn layout(model: &DeviceModel) -> (SlotLayout, DcmSlots) {
+        let mut layout = SlotLayout::new();
+        let mut block = |names: Vec<String>| {
+            let first = layout.len();
+            for name in names {
+                layout.add(&name, SlotKind::Float);
+            }
+            (first, ())
+        };
+        let (actuators, ()) = block(model.actuators.iter().map(|a| a.full_name()).collect());
+        let (actuator_gain, ()) = block(model.actuators.iter().map(|a| property(&a.full_name(), "Gain")).collect());
+        let (actuator_offset, ()) = block(model.actuators.iter().map(|a| property(&a.full_name(), "Offset")).collect());
+        let (sensors, ()) = block(model.sensors.iter().map(|s| s.full_name()).collect());
+        let mut add = |name: &str, kind: SlotKind| layout.add(name, kind);
+        let slots = DcmSlots {
+            actuators,
+            actuator_gain,
+            actuator_offset,
+            sensors,
+            time: add("DCM/Time", SlotKind::Int),
+            cycle: add("DCM/Cycle", SlotKind::Int),
+            cycle_time: add("DCM/CycleTime", SlotKind::Int),
+            target_cycle_time: add("DCM/TargetCycleTime", SlotKind::Int),
+            lateness: add("DCM/Lateness", SlotKind::Int),
+            overruns: add("DCM/Overruns", SlotKind::Int),
+            realtime: add("DCM/Realtime", SlotKind::Bool),
+            simulation: add("DCM/Simulation", SlotKind::Bool),
+            hal_ack: add("HAL/Ack", SlotKind::Int),
+            hal_nack: add("HAL/Nack", SlotKind::Int),
+            hal_error: add("HAL/Error", SlotKind::Int),
+        };
+        (layout, slots)
+    }
+}
+
+/// `.../Actuator/Value` → `.../Actuator/Gain`.
+fn property(full_name: &str, property: &str) -> String {
+    match full_name.strip_suffix("/Value") {
+        Some(base) => format!("{base}/{property}"),
+        None => format!("{full_name}/{property}"),
+    }
+}

@@ -1,0 +1,160 @@
+//! A simulated NAO: joints follow their commands with stiffness-scaled first-order
+//! dynamics and speed limits, sensors report with a little noise, LEDs and sonar echo.
+
+use crate::device::DeviceModel;
+use crate::hardware::Hardware;
+use crate::time::DcmTime;
+
+/// Time constant of a joint at full stiffness, in seconds.
+const TIME_CONSTANT_S: f64 = 0.03;
+/// Below this stiffness a joint is limp: it no longer follows its command.
+const LIMP_STIFFNESS: f64 = 0.05;
+const POSITION_NOISE_RAD: f64 = 0.0005;
+/// The simulated room: an obstacle 0.8 m in front of the robot.
+const SONAR_ECHO_M: f64 = 0.8;
+
+struct SimJoint {
+    position_actuator: usize,
+    stiffness_actuator: usize,
+    position_sensor: usize,
+    current_sensor: Option<usize>,
+    temperature_sensor: Option<usize>,
+    max_velocity: f64,
+    min: f64,
+    max: f64,
+    position: f64,
+    current: f64,
+}
+
+pub struct SimRobot {
+    joints: Vec<SimJoint>,
+    sonar_trigger: Option<usize>,
+    sonar_sensors: Vec<usize>,
+    /// Distance the sonar reports once a measurement was triggered.
+    sonar_echo_m: Option<f64>,
+    initial: Vec<f64>,
+    forced: Vec<Option<f64>>,
+    any_forced: bool,
+    last_time: Option<DcmTime>,
+    noise_state: u64,
+}
+
+impl SimRobot {
+    pub fn new(model: &DeviceModel) -> SimRobot {
+        let joints = model
+            .joints
+            .iter()
+            .filter_map(|joint| {
+                let name = &joint.name;
+                Some(SimJoint {
+                    position_actuator: model.actuator(&format!("{name}/Position/Actuator/Value"))?,
+                    stiffness_actuator: model.actuator(&format!("{name}/Hardness/Actuator/Value"))?,
+                    position_sensor: model.sensor(&format!("{name}/Position/Sensor/Value"))?,
+                    current_sensor: model.sensor(&format!("{name}/ElectricCurrent/Sensor/Value")),
+                    temperature_sensor: model.sensor(&format!("{name}/Temperature/Sensor/Value")),
+                    max_velocity: joint.max_velocity,
+                    min: joint.min,
+                    max: joint.max,
+                    position: 0.0f64.clamp(joint.min, joint.max),
+                    current: 0.0,
+                })
+            })
+            .collect();
+        let sonar_sensors = ["US/Left/Sensor/Value", "US/Right/Sensor/Value"]
+            .iter()
+            .filter_map(|name| model.sensor(name))
+            .collect();
+        SimRobot {
+            joints,
+            sonar_trigger: model.actuator("US/Actuator/Value"),
+            sonar_sensors,
+            sonar_echo_m: None,
+            initial: model.sensors.iter().map(|s| s.initial).collect(),
+            forced: vec![None; model.sensors.len()],
+            any_forced: false,
+            last_time: None,
+            noise_state: 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+
+    /// Deterministic noise in [-1, 1) (xorshift), so simulated runs repeat exactly.
+    fn noise(&mut self) -> f64 {
+        let mut x = self.noise_state;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.noise_state = x;
+        (x >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+}
+
+impl Hardware for SimRobot {
+    fn read_sensors(&mut self, _time: DcmTime, sensors: &mut [f64]) {
+        // Sensors not modelled keep their initial values (inertial unit upright, battery full).
+        if self.last_time.is_none() {
+            sensors.copy_from_slice(&self.initial);
+        }
+        for index in 0..self.joints.len() {
+            let noise = self.noise() * POSITION_NOISE_RAD;
+            let joint = &self.joints[index];
+            sensors[joint.position_sensor] = joint.position + noise;
+            if let Some(current) = joint.current_sensor {
+                sensors[current] = joint.current;
+            }
+            if let Some(temperature) = joint.temperature_sensor {
+                sensors[temperature] = 30.0 + 10.0 * joint.current;
+            }
+        }
+        if let Some(echo) = self.sonar_echo_m {
+            for &sensor in &self.sonar_sensors {
+                sensors[sensor] = echo;
+            }
+        }
+        if self.any_forced {
+            for (value, forced) in sensors.iter_mut().zip(&self.forced) {
+                if let Some(forced) = forced {
+                    *value = *forced;
+                }
+            }
+        }
+    }
+
+    fn write_actuators(&mut self, time: DcmTime, values: &[f64], _raw: &[i64], fired: &[bool]) {
+        let dt = match self.last_time {
+            Some(last) => f64::from(time.wrapping_sub(last).max(0)) / 1000.0,
+            None => 0.0,
+        };
+        self.last_time = Some(time);
+        for joint in &mut self.joints {
+            let stiffness = values[joint.stiffness_actuator].clamp(0.0, 1.0);
+            let target = values[joint.position_actuator];
+            let error = target - joint.position;
+            if stiffness < LIMP_STIFFNESS {
+                joint.current = 0.0;
+                continue;
+            }
+            let follow = (dt * stiffness / TIME_CONSTANT_S).min(1.0);
+            let limit = joint.max_velocity * dt;
+            joint.position = (joint.position + (error * follow).clamp(-limit, limit)).clamp(joint.min, joint.max);
+            joint.current = stiffness * (error.abs() * 2.0).min(1.5);
+        }
+        if let Some(trigger) = self.sonar_trigger {
+            if fired[trigger] {
+                self.sonar_echo_m = Some(SONAR_ECHO_M);
+            }
+        }
+    }
+
+    fn force_sensor(&mut self, sensor: usize, value: Option<f64>) -> bool {
+        if sensor >= self.forced.len() {
+            return false;
+        }
+        self.forced[sensor] = value;
+        self.any_forced = self.forced.iter().any(Option::is_some);
+        true
+    }
+
+    fn is_simulation(&self) -> bool {
+        true
+    }
+}
