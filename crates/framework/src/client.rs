@@ -52,6 +52,7 @@ struct Inner {
     served: RefCell<HashMap<String, ServedModule>>,
     events_unacked: Cell<u32>,
     reconnects: Cell<u64>,
+    closed: tokio::sync::watch::Sender<bool>,
 }
 
 /// One connection to a broker: calls, event subscriptions and served remote modules.
@@ -79,6 +80,7 @@ impl ClientSession {
                 served: RefCell::default(),
                 events_unacked: Cell::new(0),
                 reconnects: Cell::new(0),
+                closed: tokio::sync::watch::channel(false).0,
             }),
         };
         let receiver = session
@@ -86,14 +88,21 @@ impl ClientSession {
             .await
             .map_err(|error| CallError::new(format!("cannot reach a broker at {url}: {error}")))?;
         let weak = Rc::downgrade(&session.inner);
+        let mut closed = session.inner.closed.subscribe();
         actix_rt::spawn(async move {
             let mut receiver = receiver;
             loop {
+                if *closed.borrow_and_update() {
+                    break;
+                }
                 let Some(inner) = weak.upgrade() else { break };
                 ClientSession { inner }.read_until_lost(receiver).await;
                 receiver = loop {
                     let Some(inner) = weak.upgrade() else { return };
                     let session = ClientSession { inner };
+                    if *session.inner.closed.borrow() {
+                        return;
+                    }
                     match session.open().await {
                         Ok(receiver) => {
                             session.inner.reconnects.set(session.inner.reconnects.get() + 1);
@@ -107,10 +116,14 @@ impl ClientSession {
             }
         });
         let weak = Rc::downgrade(&session.inner);
+        let mut closed = session.inner.closed.subscribe();
         actix_rt::spawn(async move {
             let mut ticker = tokio::time::interval(Duration::from_millis(HEARTBEAT_INTERVAL_MS));
             loop {
-                ticker.tick().await;
+                tokio::select! {
+                    _ = ticker.tick() => {}
+                    _ = closed.changed() => break,
+                }
                 let Some(inner) = weak.upgrade() else { break };
                 ClientSession { inner }.send(&Envelope::Heartbeat);
             }
@@ -192,10 +205,22 @@ impl ClientSession {
         }
     }
 
+    /// Close the connection: no more calls, heartbeats or served modules. The broker
+    /// notices the silence and unregisters what this session had registered.
+    pub fn close(&self) {
+        self.inner.closed.send_replace(true);
+        self.inner.writer.borrow_mut().take();
+    }
+
     async fn read_until_lost(&self, mut receiver: DealerRecvHalf) {
         let silence = Duration::from_millis(HEARTBEAT_TIMEOUT_MS + HEARTBEAT_INTERVAL_MS);
+        let mut closed = self.inner.closed.subscribe();
         loop {
-            match tokio::time::timeout(silence, receiver.recv()).await {
+            let next = tokio::select! {
+                next = tokio::time::timeout(silence, receiver.recv()) => next,
+                _ = closed.changed() => break,
+            };
+            match next {
                 Ok(Ok(message)) => match decode(message) {
                     Ok(envelope) => self.on_envelope(envelope),
                     Err(error) => tracing::warn!(%error, "unreadable frame from the broker"),

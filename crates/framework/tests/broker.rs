@@ -1,0 +1,283 @@
+//! The broker, the SDK and the wire protocol, over real ZeroMQ sockets in one process.
+
+use std::time::{Duration, Instant};
+
+use naobroker_framework::{
+    remote, Broker, BrokerConfig, CallError, ClientSession, Methods, Module, Proxy, Session, Value,
+};
+use naobroker_protocol::Envelope;
+use zeromq::{Socket, SocketRecv, SocketSend, ZmqMessage};
+
+struct Calculator {
+    name: &'static str,
+}
+
+impl Module for Calculator {
+    fn name(&self) -> String {
+        self.name.into()
+    }
+
+    fn methods(m: &mut Methods<Self>) {
+        m.add("add", "Adds two integers.", |_, _, (a, b): (i64, i64)| Ok(a + b))
+            .add("echo", "Returns its argument.", |_, _, (v,): (Value,)| Ok(v))
+            .add("fail", "Always fails.", |_, _, ()| Err::<(), _>(CallError::new("it failed on purpose")))
+            .add_async("sleep", "Answers after ms milliseconds.", |_, _, (ms,): (u64,)| async move {
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Ok(ms)
+            })
+            .add_async("never", "Never answers.", |_, _, ()| async move {
+                std::future::pending::<()>().await;
+                Ok(())
+            })
+            .add_async("whoAmI", "Calls ALMemory-like module Other.echo through the context.", |_, ctx, ()| {
+                let other = ctx.proxy("Other");
+                async move { other.call("echo", ("through the broker",)).await }
+            });
+    }
+}
+
+fn free_url() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    format!("tcp://127.0.0.1:{port}")
+}
+
+async fn broker(url: &str, call_timeout: Duration) -> Broker {
+    let config = BrokerConfig {
+        listen: vec![url.to_owned()],
+        max_frame_bytes: 64 * 1024,
+        call_timeout,
+        client_timeout: Duration::from_millis(2000),
+    };
+    let broker = Broker::start_with_directory(config).await.unwrap();
+    broker.add_module(Calculator { name: "Local" }).unwrap();
+    broker
+}
+
+async fn raw_client(url: &str) -> zeromq::DealerSocket {
+    let mut socket = zeromq::DealerSocket::new();
+    socket.connect(url).await.unwrap();
+    socket
+}
+
+async fn exchange(socket: &mut zeromq::DealerSocket, frame: Vec<u8>) -> Envelope {
+    socket.send(ZmqMessage::from(frame)).await.unwrap();
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(5), socket.recv()).await.unwrap().unwrap();
+        let envelope = Envelope::decode(message.get(0).unwrap(), usize::MAX).unwrap();
+        if !matches!(envelope, Envelope::Welcome { .. } | Envelope::Heartbeat) {
+            return envelope;
+        }
+    }
+}
+
+fn error_of(envelope: Envelope) -> (u64, String) {
+    match envelope {
+        Envelope::Error { id, message } => (id, message),
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
+
+#[actix_rt::test]
+async fn bad_frames_get_named_errors_and_the_broker_keeps_serving() {
+    let url = free_url();
+    let _broker = broker(&url, Duration::from_secs(10)).await;
+    let good = Proxy::connect(&url, "Local").await.unwrap();
+    let mut raw = raw_client(&url).await;
+
+    let (id, message) = error_of(exchange(&mut raw, b"\xc1\xc1garbage".to_vec()).await);
+    assert_eq!(id, 0);
+    assert!(message.contains("trailing bytes"), "{message}");
+
+    let truncated = Envelope::Call { id: 3, module: "Local".into(), method: "add".into(), args: vec![1.into()] }.encode();
+    let (_, message) = error_of(exchange(&mut raw, truncated[..truncated.len() - 2].to_vec()).await);
+    assert!(message.contains("not valid MessagePack"), "{message}");
+
+    let not_envelope = naobroker_protocol::Value::Map(vec![("call".into(), 1.into())]);
+    let mut bytes = Vec::new();
+    rmpv::encode::write_value(&mut bytes, &not_envelope).unwrap();
+    let (_, message) = error_of(exchange(&mut raw, bytes).await);
+    assert!(message.contains("not an envelope"), "{message}");
+
+    let wrong_field = b"\x95\x02\x07\xa5Local\x03\x90".to_vec();
+    let (id, message) = error_of(exchange(&mut raw, wrong_field).await);
+    assert_eq!(id, 7, "the error names the request it answers");
+    assert!(message.contains("method must be a string"), "{message}");
+
+    let huge = Envelope::Call { id: 9, module: "Local".into(), method: "echo".into(), args: vec![Value::Binary(vec![0; 100_000])] };
+    let (id, message) = error_of(exchange(&mut raw, huge.encode()).await);
+    assert_eq!(id, 9);
+    assert!(message.contains("exceeds the 65536-byte limit"), "{message}");
+
+    assert_eq!(good.call_as::<i64, _>("add", (2, 3)).await.unwrap(), 5);
+}
+
+#[actix_rt::test]
+async fn call_errors_name_module_method_argument_and_type() {
+    let url = free_url();
+    let _broker = broker(&url, Duration::from_secs(10)).await;
+    let local = Proxy::connect(&url, "Local").await.unwrap();
+    let error = local.call("add", (1, "two")).await.unwrap_err();
+    assert_eq!(error.message, "Local.add: argument 2 must be i64, got string");
+    let error = local.call("add", (1,)).await.unwrap_err();
+    assert_eq!(error.message, "Local.add: missing argument 2 (i64)");
+    let error = local.call("add", (1, 2, 3)).await.unwrap_err();
+    assert_eq!(error.message, "Local.add: takes 2 arguments, got 3");
+    let error = local.call("nope", ()).await.unwrap_err();
+    assert_eq!(error.message, "Local.nope: no method named nope");
+    let error = local.call("fail", ()).await.unwrap_err();
+    assert_eq!(error.message, "Local.fail: it failed on purpose");
+    let missing = Proxy::new(local.session().clone(), "Missing");
+    assert_eq!(missing.call("ping", ()).await.unwrap_err().message, "no module named Missing");
+}
+
+#[actix_rt::test]
+async fn base_methods_and_posted_tasks() {
+    let url = free_url();
+    let _broker = broker(&url, Duration::from_secs(10)).await;
+    let local = Proxy::connect(&url, "Local").await.unwrap();
+    assert_eq!(local.call("ping", ()).await.unwrap(), Value::from(true));
+    let methods: Vec<String> = local.call_as("getMethodList", ()).await.unwrap();
+    assert!(methods.contains(&"add".to_owned()) && methods.contains(&"wait".to_owned()));
+    let help = local.call("getMethodHelp", ("add",)).await.unwrap();
+    assert_eq!(help, Value::Array(vec!["add".into(), "(i64, i64) -> i64".into(), "Adds two integers.".into()]));
+    assert!(local.call("exit", ()).await.unwrap_err().message.contains("cannot exit"));
+
+    let task = local.post("sleep", (200,)).await.unwrap();
+    assert_eq!(local.call("isRunning", (task,)).await.unwrap(), Value::from(true));
+    assert_eq!(local.call("wait", (task, 50)).await.unwrap(), Value::from(false), "still running after 50 ms");
+    assert_eq!(local.call("wait", (task, 0)).await.unwrap(), Value::from(true));
+    assert_eq!(local.call("isRunning", (task,)).await.unwrap(), Value::from(false));
+
+    let endless = local.post("never", ()).await.unwrap();
+    assert_eq!(local.call("stop", (endless,)).await.unwrap(), Value::from(true));
+    assert_eq!(local.call("isRunning", (endless,)).await.unwrap(), Value::from(false));
+    assert!(local.post("add", (1, "x")).await.unwrap_err().message.contains("argument 2"));
+}
+
+#[actix_rt::test]
+async fn the_same_module_serves_from_another_connection_and_names_are_unique() {
+    let url = free_url();
+    let broker = broker(&url, Duration::from_secs(10)).await;
+    let _remote = remote::serve(&url, Calculator { name: "Other" }).await.unwrap();
+    let _local_caller = remote::serve(&url, Calculator { name: "Caller" }).await.unwrap();
+
+    // From in-process code through the broker, and from a client connection.
+    assert_eq!(broker.call("Other", "add", vec![20.into(), 22.into()], false).await.unwrap(), Value::from(42));
+    let other = Proxy::connect(&url, "Other").await.unwrap();
+    assert_eq!(other.call_as::<i64, _>("add", (1, 2)).await.unwrap(), 3);
+    assert_eq!(other.call("add", (1,)).await.unwrap_err().message, "Other.add: missing argument 2 (i64)");
+    // A remote module calling another module through its context.
+    let caller = Proxy::connect(&url, "Caller").await.unwrap();
+    assert_eq!(caller.call("whoAmI", ()).await.unwrap(), Value::from("through the broker"));
+    // Posted tasks live with the module, wherever it runs.
+    let task = other.post("sleep", (50,)).await.unwrap();
+    assert_eq!(other.call("wait", (task, 0)).await.unwrap(), Value::from(true));
+
+    let duplicate = remote::serve(&url, Calculator { name: "Other" }).await;
+    assert_eq!(duplicate.err().unwrap().message, "a module named Other is already registered");
+    let builtin_clash = remote::serve(&url, Calculator { name: "Local" }).await;
+    assert!(builtin_clash.is_err());
+}
+
+#[actix_rt::test]
+async fn replies_reach_the_right_client_among_many() {
+    let url = free_url();
+    let _broker = broker(&url, Duration::from_secs(10)).await;
+    let _remote = remote::serve(&url, Calculator { name: "Other" }).await.unwrap();
+    let mut calls = Vec::new();
+    for client in 0..8i64 {
+        let proxy = Proxy::connect(&url, if client % 2 == 0 { "Local" } else { "Other" }).await.unwrap();
+        calls.push(async move {
+            let answers = futures::future::join_all((0..50i64).map(|i| proxy.call_as::<i64, _>("add", (client * 1000, i)))).await;
+            for (i, answer) in answers.into_iter().enumerate() {
+                assert_eq!(answer.unwrap(), client * 1000 + i as i64);
+            }
+        });
+    }
+    futures::future::join_all(calls).await;
+}
+
+#[actix_rt::test]
+async fn a_module_that_never_answers_times_out_and_a_dead_one_is_unregistered() {
+    let url = free_url();
+    let broker = broker(&url, Duration::from_millis(500)).await;
+    let remote_session = remote::serve(&url, Calculator { name: "Other" }).await.unwrap();
+    let other = Proxy::connect(&url, "Other").await.unwrap();
+    let started = Instant::now();
+    let error = other.call("never", ()).await.unwrap_err();
+    assert_eq!(error.message, "Other.never timed out after 500 ms");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(broker.module_exists("Other"));
+
+    // The caller leaves mid-call: the broker and other clients carry on.
+    let leaving = ClientSession::connect(&url, "leaving").await.unwrap();
+    let pending = actix_rt::spawn({
+        let leaving = leaving.clone();
+        async move { leaving.call("Other", "sleep", vec![300.into()], false).await }
+    });
+    pending.abort();
+    drop(leaving);
+    assert_eq!(other.call_as::<i64, _>("add", (2, 2)).await.unwrap(), 4);
+
+    // The module's process "dies": its session stops sending heartbeats.
+    let in_flight = actix_rt::spawn({
+        let other = other.clone();
+        async move { other.call("sleep", (10_000,)).await }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    remote_session.close();
+    let gone_at = Instant::now();
+    while broker.module_exists("Other") {
+        assert!(gone_at.elapsed() < Duration::from_secs(3), "not unregistered within 3 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let error = in_flight.await.unwrap().unwrap_err();
+    assert!(error.message.contains("disconnected") || error.message.contains("timed out"), "{}", error.message);
+}
+
+#[actix_rt::test]
+async fn events_reach_subscribers_in_and_out_of_process() {
+    let url = free_url();
+    let broker = broker(&url, Duration::from_secs(10)).await;
+    let client = ClientSession::connect(&url, "listener").await.unwrap();
+    let mut remote_stream = client.subscribe("Test/Event").await.unwrap();
+    let mut local_stream = Session::Broker(broker.clone()).subscribe("Test/Event").await.unwrap();
+    assert!(broker.has_subscribers("Test/Event"));
+    for i in 0..3 {
+        broker.publish("Test/Event", &Value::from(i));
+    }
+    for i in 0..3 {
+        assert_eq!(remote_stream.next().await.unwrap().value, Value::from(i));
+        assert_eq!(local_stream.next().await.unwrap().value, Value::from(i));
+    }
+}
+
+#[actix_rt::test]
+async fn a_client_that_stops_reading_loses_only_its_own_events() {
+    let url = free_url();
+    let broker = broker(&url, Duration::from_secs(10)).await;
+    // A raw subscriber that never reads nor acknowledges.
+    let mut stuck = raw_client(&url).await;
+    let subscribe = Envelope::Subscribe { id: 1, event: "Flood".into() };
+    assert!(matches!(exchange(&mut stuck, subscribe.encode()).await, Envelope::Reply { .. }));
+    let reader = ClientSession::connect(&url, "reader").await.unwrap();
+    let mut stream = reader.subscribe("Flood").await.unwrap();
+    let total = 5_000;
+    let mut received = 0;
+    for i in 0..total {
+        broker.publish("Flood", &Value::from(i));
+        if i % 100 == 99 {
+            // Let the sockets move, as a real broker does between messages.
+            while let Ok(Some(_)) = tokio::time::timeout(Duration::from_millis(20), stream.next()).await {
+                received += 1;
+            }
+        }
+    }
+    while let Ok(Some(_)) = tokio::time::timeout(Duration::from_millis(200), stream.next()).await {
+        received += 1;
+    }
+    assert_eq!(received, total, "the reading client got every event");
+    let stats = broker.stats();
+    let dropped = stats.as_map().unwrap().iter().find(|(k, _)| k.as_str() == Some("events_dropped")).unwrap().1.as_u64().unwrap();
+    assert_eq!(dropped, total as u64 - u64::from(naobroker_protocol::EVENT_WINDOW), "the stuck client lost everything past its window");
+}
