@@ -8,4 +8,4 @@ mod store;
 
 pub use module::{ALMemory, MemoryConfig};
 pub use slots::{FastAccess, RtSlots, SlotKind, SlotLayout};
-pub use store::{timestamp_now, Store, DCM_OWNED_PREFIXES};
+pub use store::{timestamp_now, EntryKind, Store, DCM_OWNED_PREFIXES};
