@@ -1,0 +1,209 @@
+//! Starting the real binaries for end-to-end tests.
+//!
+//! The binaries are the ones `cargo test --workspace` builds beside the test
+//! executables (each binary's package has an integration test of its own, which is
+//! what makes cargo build it).
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value as Json;
+
+/// Path of a workspace binary built next to the running test.
+pub fn bin(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>");
+    let path = dir.join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: run the tests with `cargo test --workspace`, which builds every binary",
+        path.display()
+    );
+    path
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A fresh scratch directory for one test.
+pub fn scratch_dir(label: &str) -> PathBuf {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "naobroker-{label}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A child process killed when the test ends, passing or not.
+pub struct Process {
+    pub child: Child,
+}
+
+impl Process {
+    pub fn spawn(command: &mut Command) -> Process {
+        Process { child: command.spawn().expect("spawn") }
+    }
+
+    /// SIGKILL (what `Child::kill` sends): the process gets no chance to say goodbye.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// The real `naobroker` binary on a free port, with the manual clock unless the
+/// extra configuration says otherwise.
+pub struct TestBroker {
+    pub url: String,
+    pub dir: PathBuf,
+    config: PathBuf,
+    process: Option<Process>,
+}
+
+impl TestBroker {
+    /// `dcm_extra` goes into the `[dcm]` table (e.g. `start_time_ms = 0`).
+    pub fn start(dcm_extra: &str) -> TestBroker {
+        TestBroker::start_with("", dcm_extra)
+    }
+
+    /// `top_extra` is added before the tables (other sections can follow it).
+    pub fn start_with(top_extra: &str, dcm_extra: &str) -> TestBroker {
+        let dir = scratch_dir("broker");
+        let url = format!("tcp://127.0.0.1:{}", free_port());
+        let config = dir.join("broker.toml");
+        let has_clock = dcm_extra.contains("clock");
+        std::fs::write(
+            &config,
+            format!(
+                "{top_extra}\n[broker]\nlisten = [\"{url}\"]\n\n[dcm]\npriority = 0\n{}{dcm_extra}\n",
+                if has_clock { "" } else { "clock = \"manual\"\n" }
+            ),
+        )
+        .unwrap();
+        let mut broker = TestBroker { url, dir, config, process: None };
+        broker.launch();
+        broker
+    }
+
+    fn launch(&mut self) {
+        let log = std::fs::File::create(self.dir.join("broker.log")).unwrap();
+        self.process = Some(Process::spawn(
+            Command::new(bin("naobroker"))
+                .arg("--config")
+                .arg(&self.config)
+                .stdout(Stdio::null())
+                .stderr(log),
+        ));
+        let started = Instant::now();
+        loop {
+            let output = self.naocli(&["call", "ServiceDirectory.ping"]);
+            if output.status.success() {
+                return;
+            }
+            if let Some(status) = self.process.as_mut().and_then(|p| p.child.try_wait().unwrap()) {
+                panic!("naobroker exited with {status}: {}", self.log());
+            }
+            assert!(started.elapsed() < Duration::from_secs(20), "broker not ready: {}", self.log());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("broker.log")).unwrap_or_default()
+    }
+
+    pub fn kill(&mut self) {
+        if let Some(mut process) = self.process.take() {
+            process.kill();
+        }
+    }
+
+    /// Kill and start again on the same endpoint and configuration.
+    pub fn restart(&mut self) {
+        self.kill();
+        self.launch();
+    }
+
+    pub fn naocli(&self, args: &[&str]) -> Output {
+        Command::new(bin("naocli")).arg("--url").arg(&self.url).args(args).output().expect("naocli runs")
+    }
+
+    /// `naocli call TARGET ARGS...`, expected to succeed; its JSON result.
+    pub fn call(&self, target: &str, args: &[&str]) -> Json {
+        let mut all = vec!["call", target];
+        all.extend_from_slice(args);
+        let output = self.naocli(&all);
+        assert!(
+            output.status.success(),
+            "naocli call {target} {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).expect("naocli prints JSON")
+    }
+
+    /// `naocli call`, expected to fail with exit code 1; its error message.
+    pub fn call_error(&self, target: &str, args: &[&str]) -> String {
+        let mut all = vec!["call", target];
+        all.extend_from_slice(args);
+        let output = self.naocli(&all);
+        assert_eq!(output.status.code(), Some(1), "naocli call {target} {args:?} should fail");
+        assert!(output.stdout.is_empty());
+        String::from_utf8_lossy(&output.stderr).trim().to_owned()
+    }
+
+    /// A number read from ALMemory.
+    pub fn memory(&self, key: &str) -> f64 {
+        self.call("ALMemory.getData", &[key]).as_f64().unwrap_or_else(|| panic!("{key} is not a number"))
+    }
+
+    /// Run `n` DCM cycles (manual clock); the new DCM time.
+    pub fn step(&self, n: u64) -> i64 {
+        self.call("DCM.step", &[&n.to_string()]).as_i64().unwrap()
+    }
+
+    /// Start a module binary connected to this broker and wait until it is registered.
+    pub fn module(&self, binary: &str, module_name: &str) -> Process {
+        let process = Process::spawn(
+            Command::new(bin(binary)).arg(&self.url).stdout(Stdio::null()).stderr(Stdio::inherit()),
+        );
+        self.wait_for_module(module_name, true);
+        process
+    }
+
+    pub fn modules(&self) -> Vec<String> {
+        serde_json::from_value(self.call("ServiceDirectory.modules", &[])).unwrap()
+    }
+
+    /// Wait (up to 5 s) until `module` is registered, or gone.
+    pub fn wait_for_module(&self, module: &str, present: bool) -> Duration {
+        let started = Instant::now();
+        while self.modules().iter().any(|m| m == module) != present {
+            assert!(started.elapsed() < Duration::from_secs(5), "{module} present={present} not reached");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        started.elapsed()
+    }
+}
+
+impl Drop for TestBroker {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
