@@ -17,9 +17,19 @@ fn naocli_lists_modules_and_calls_methods_with_json_arguments() {
     }
     let info = String::from_utf8(broker.naocli(&["info", "ALMemory"]).stdout).unwrap();
     assert!(info.contains("insertData(String, Value) -> ()"), "{info}");
-    assert_eq!(broker.call("ALMemory.insertData", &["Robot/Pose", r#"{"name": "Stand", "joints": [0.5, -1]}"#]), json!(null));
-    assert_eq!(broker.call("ALMemory.getData", &["Robot/Pose"]), json!({"name": "Stand", "joints": [0.5, -1]}));
-    assert_eq!(broker.call("ALMemory.getData", &["DCM/Realtime"]), json!(false), "priority 0 in the test config");
+    assert_eq!(
+        broker.call("ALMemory.insertData", &["Robot/Pose", r#"{"name": "Stand", "joints": [0.5, -1]}"#]),
+        json!(null)
+    );
+    assert_eq!(
+        broker.call("ALMemory.getData", &["Robot/Pose"]),
+        json!({"name": "Stand", "joints": [0.5, -1]})
+    );
+    assert_eq!(
+        broker.call("ALMemory.getData", &["DCM/Realtime"]),
+        json!(false),
+        "priority 0 in the test config"
+    );
     let error = broker.call_error("ALMemory.getData", &["Nope"]);
     assert_eq!(error, "naocli: ALMemory.getData: no key named Nope");
     let error = broker.call_error("ALMemory.getData", &["1"]);
@@ -39,7 +49,10 @@ fn naocli_lists_modules_and_calls_methods_with_json_arguments() {
 fn a_remote_module_serves_calls_raises_events_and_dies_cleanly() {
     let broker = TestBroker::start("");
     let mut echo = broker.module("echo", "Echo");
-    assert_eq!(broker.call("Echo.echo", &[r#"[1, "two", {"three": 3.5}]"#]), json!([1, "two", {"three": 3.5}]));
+    assert_eq!(
+        broker.call("Echo.echo", &[r#"[1, "two", {"three": 3.5}]"#]),
+        json!([1, "two", {"three": 3.5}])
+    );
     assert_eq!(broker.call("Echo.calls", &[]), json!(1));
     assert_eq!(broker.call_error("Echo.shout", &[r#""""#]), "naocli: Echo.shout: nothing to shout");
 
@@ -61,7 +74,10 @@ fn a_remote_module_serves_calls_raises_events_and_dies_cleanly() {
         }
     }
     let line = line.expect("an event line").unwrap();
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&line).unwrap(), json!({"event": "Echo/Shouted", "value": "HELLO"}));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&line).unwrap(),
+        json!({"event": "Echo/Shouted", "value": "HELLO"})
+    );
 
     // SIGKILL: the broker unregisters it within 3 s and keeps serving.
     echo.kill();
@@ -99,10 +115,16 @@ fn naocli_watch_prints_memory_values_as_they_change() {
     );
     let mut lines = BufReader::new(watcher.child.stdout.take().unwrap()).lines();
     let first = lines.next().unwrap().unwrap();
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&first).unwrap(), json!({"key": "Counter", "value": 1}));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&first).unwrap(),
+        json!({"key": "Counter", "value": 1})
+    );
     broker.call("ALMemory.insertData", &["Counter", "2"]);
     let second = lines.next().unwrap().unwrap();
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&second).unwrap(), json!({"key": "Counter", "value": 2}));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&second).unwrap(),
+        json!({"key": "Counter", "value": 2})
+    );
 }
 
 #[test]
@@ -121,7 +143,8 @@ fn the_broker_listens_on_ipc_too() {
     );
     let mut answered = false;
     for _ in 0..100 {
-        let output = Command::new(bin("naocli")).args(["--url", &ipc, "call", "DCM.getPrefix"]).output().unwrap();
+        let output =
+            Command::new(bin("naocli")).args(["--url", &ipc, "call", "DCM.getPrefix"]).output().unwrap();
         if output.status.success() {
             let prefix: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
             assert_eq!(prefix, json!(["Device/SubDeviceList/", "Device/DeviceList/"]));

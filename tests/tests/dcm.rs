@@ -48,12 +48,20 @@ fn seed_tables(shift: i64) {
     set(&broker, "Merge", &[(10 + shift, 10.0)]);
     broker.step(2);
     set(&broker, "Merge", &[(80 + shift, 40.0)]);
-    expect_rows(&broker, &[(30, 15.0), (40, 20.0), (50, 25.0), (60, 30.0), (70, 35.0), (80, 40.0), (90, 40.0), (100, 40.0)], shift);
+    expect_rows(
+        &broker,
+        &[(30, 15.0), (40, 20.0), (50, 25.0), (60, 30.0), (70, 35.0), (80, 40.0), (90, 40.0), (100, 40.0)],
+        shift,
+    );
 
     // Second example: four commands received between 0 and 10.
     let broker = bench_broker(shift);
     set(&broker, "Merge", &[(15 + shift, 10.0), (25 + shift, 30.0), (45 + shift, 20.0), (65 + shift, 0.0)]);
-    expect_rows(&broker, &[(10, 6.6667), (20, 20.0), (30, 27.5), (40, 22.5), (50, 15.0), (60, 5.0), (70, 0.0), (80, 0.0)], shift);
+    expect_rows(
+        &broker,
+        &[(10, 6.6667), (20, 20.0), (30, 27.5), (40, 22.5), (50, 15.0), (60, 5.0), (70, 0.0), (80, 0.0)],
+        shift,
+    );
 }
 
 #[test]
@@ -107,8 +115,19 @@ fn the_seed_002_led_examples_through_aliases() {
     );
     assert_eq!(created[1][3], json!(""));
     // time-separate: 6 times, one value list per LED (the unknown member is skipped).
-    let request = json!(["ChestLeds", "ClearAll", "time-separate", 0, [0, 2000, 3000, 4000, 5000, 6000],
-        [[1.0, 0.0, 1.0, 0.0, 1.0, 0.0], [1.0, 0.5, 1.0, 0.25, 0.125, 0.0], [0.0625, 0.125, 0.25, 0.5, 0.75, 1.0], [1, 1, 1, 1, 1, 1]]]);
+    let request = json!([
+        "ChestLeds",
+        "ClearAll",
+        "time-separate",
+        0,
+        [0, 2000, 3000, 4000, 5000, 6000],
+        [
+            [1.0, 0.0, 1.0, 0.0, 1.0, 0.0],
+            [1.0, 0.5, 1.0, 0.25, 0.125, 0.0],
+            [0.0625, 0.125, 0.25, 0.5, 0.75, 1.0],
+            [1, 1, 1, 1, 1, 1]
+        ]
+    ]);
     broker.call("DCM.setAlias", &[&request.to_string()]);
     broker.step(300);
     let red = broker.memory("Device/SubDeviceList/ChestBoard/Led/Red/Actuator/Value");
@@ -118,11 +137,19 @@ fn the_seed_002_led_examples_through_aliases() {
     assert_eq!((red, green), (1.0, 1.0));
     assert!((blue - 0.25).abs() <= 0.5 / 255.0, "blue {blue} is 0.25 rounded to the LED's 1/255 steps");
     // time-mixed: its own times per LED.
-    let mixed = json!(["ChestLeds", "ClearAll", "time-mixed", [[[1.0, 3400], [0.0, 3600]], [[0.25, 3300]], [[0.125, 3200]], []]]);
+    let mixed = json!([
+        "ChestLeds",
+        "ClearAll",
+        "time-mixed",
+        [[[1.0, 3400], [0.0, 3600]], [[0.25, 3300]], [[0.125, 3200]], []]
+    ]);
     broker.call("DCM.setAlias", &[&mixed.to_string()]);
     broker.step(40);
     assert_eq!(broker.memory("Device/SubDeviceList/ChestBoard/Led/Red/Actuator/Value"), 1.0);
-    assert!((broker.memory("Device/SubDeviceList/ChestBoard/Led/Green/Actuator/Value") - 0.25).abs() <= 0.5 / 255.0);
+    assert!(
+        (broker.memory("Device/SubDeviceList/ChestBoard/Led/Green/Actuator/Value") - 0.25).abs()
+            <= 0.5 / 255.0
+    );
     // The value published is the one sent: a multiple of the LED's precision.
     let published = broker.memory("Device/SubDeviceList/ChestBoard/Led/Blue/Actuator/Value") * 255.0;
     assert!((published - published.round()).abs() < 1e-9);
@@ -134,7 +161,11 @@ fn sonar_trigger_fires_once_its_time_has_come() {
     assert_eq!(broker.memory("Device/SubDeviceList/US/Left/Sensor/Value"), 5.0);
     broker.call("DCM.set", &[r#"["US/Actuator/Value", "Merge", [[68, 50]]]"#]);
     broker.step(4);
-    assert_eq!(broker.memory("Device/SubDeviceList/US/Actuator/Value"), 0.0, "a future trigger has no effect");
+    assert_eq!(
+        broker.memory("Device/SubDeviceList/US/Actuator/Value"),
+        0.0,
+        "a future trigger has no effect"
+    );
     assert_eq!(broker.memory("Device/SubDeviceList/US/Left/Sensor/Value"), 5.0);
     broker.step(2);
     assert_eq!(broker.memory("Device/SubDeviceList/US/Actuator/Value"), 68.0);
@@ -155,20 +186,55 @@ fn values_are_clamped_to_the_device_range_and_precision() {
 #[test]
 fn bad_requests_are_refused_whole_with_the_problem_named() {
     let broker = TestBroker::start("start_time_ms = 0\n");
-    broker.call("DCM.createAlias", &[r#"["Pair", ["HeadYaw/Position/Actuator/Value", "HeadPitch/Position/Actuator/Value"]]"#]);
+    broker.call(
+        "DCM.createAlias",
+        &[r#"["Pair", ["HeadYaw/Position/Actuator/Value", "HeadPitch/Position/Actuator/Value"]]"#],
+    );
     let cases: &[(&str, &str, &str)] = &[
         ("DCM.set", r#"["Nope", "Merge", [[1, 10]]]"#, "unknown actuator or alias \"Nope\""),
-        ("DCM.set", r#"["HeadYaw/Position/Sensor/Value", "Merge", [[1, 10]]]"#, "is a sensor, not an actuator"),
-        ("DCM.set", r#"["HeadYaw/Position/Actuator/Value", "Mix", [[1, 10]]]"#, "unknown update type \"Mix\""),
+        (
+            "DCM.set",
+            r#"["HeadYaw/Position/Sensor/Value", "Merge", [[1, 10]]]"#,
+            "is a sensor, not an actuator",
+        ),
+        (
+            "DCM.set",
+            r#"["HeadYaw/Position/Actuator/Value", "Mix", [[1, 10]]]"#,
+            "unknown update type \"Mix\"",
+        ),
         ("DCM.set", r#"["HeadYaw/Position/Actuator/Value", "Merge", [1, 10]]"#, "command 1 must be an array"),
-        ("DCM.set", r#"["HeadYaw/Position/Actuator/Value", "Merge", [["high", 10]]]"#, "the value must be a number, got \"high\""),
+        (
+            "DCM.set",
+            r#"["HeadYaw/Position/Actuator/Value", "Merge", [["high", 10]]]"#,
+            "the value must be a number, got \"high\"",
+        ),
         ("DCM.set", r#"["HeadYaw/Position/Actuator/Value", "Merge"]"#, "must be [name, update type"),
-        ("DCM.setAlias", r#"["Pair", "Merge", "time-sorted", []]"#, "unknown setAlias format \"time-sorted\""),
+        (
+            "DCM.setAlias",
+            r#"["Pair", "Merge", "time-sorted", []]"#,
+            "unknown setAlias format \"time-sorted\"",
+        ),
         ("DCM.setAlias", r#"["Nope", "Merge", "time-mixed", []]"#, "unknown alias \"Nope\""),
-        ("DCM.setAlias", r#"["Pair", "Merge", "time-separate", 0, [10, 20], [[1, 2], [3]]]"#, "value list 2 has 1 values but there are 2 times"),
-        ("DCM.setAlias", r#"["Pair", "Merge", "time-separate", 0, [10], [[1]]]"#, "alias Pair has 2 actuators but the request has 1 value lists"),
-        ("DCM.setAlias", r#"["Pair", "Merge", "time-mixed", [[[1, 10]], [[2, 10]], [[3, 10]]]]"#, "alias Pair has 2 actuators but the request has 3 command lists"),
-        ("DCM.createAlias", r#"["HeadYaw/Position/Actuator/Value", ["HeadPitch/Position/Actuator/Value"]]"#, "is named like a device"),
+        (
+            "DCM.setAlias",
+            r#"["Pair", "Merge", "time-separate", 0, [10, 20], [[1, 2], [3]]]"#,
+            "value list 2 has 1 values but there are 2 times",
+        ),
+        (
+            "DCM.setAlias",
+            r#"["Pair", "Merge", "time-separate", 0, [10], [[1]]]"#,
+            "alias Pair has 2 actuators but the request has 1 value lists",
+        ),
+        (
+            "DCM.setAlias",
+            r#"["Pair", "Merge", "time-mixed", [[[1, 10]], [[2, 10]], [[3, 10]]]]"#,
+            "alias Pair has 2 actuators but the request has 3 command lists",
+        ),
+        (
+            "DCM.createAlias",
+            r#"["HeadYaw/Position/Actuator/Value", ["HeadPitch/Position/Actuator/Value"]]"#,
+            "is named like a device",
+        ),
     ];
     for (target, request, expected) in cases {
         let error = broker.call_error(target, &[request]);
@@ -181,13 +247,23 @@ fn bad_requests_are_refused_whole_with_the_problem_named() {
     let error = broker.call_error("DCM.setAlias", &[&request]);
     assert!(error.contains("would hold 4097 timed commands, the limit is 4096"), "{error}");
     let fits: Vec<f64> = vec![0.1; 4096];
-    let request = json!(["Pair", "Merge", "time-separate", 0, &times[..4096], [fits.clone(), fits]]).to_string();
+    let request =
+        json!(["Pair", "Merge", "time-separate", 0, &times[..4096], [fits.clone(), fits]]).to_string();
     broker.call("DCM.setAlias", &[&request]);
-    let one_more = broker.call_error("DCM.set", &[r#"["HeadPitch/Position/Actuator/Value", "Merge", [[0.2, 99999]]]"#]);
+    let one_more =
+        broker.call_error("DCM.set", &[r#"["HeadPitch/Position/Actuator/Value", "Merge", [[0.2, 99999]]]"#]);
     assert!(one_more.contains("would hold 4097"), "{one_more}");
     broker.step(1);
-    assert_eq!(broker.call("DCM.getBufferSize", &["HeadYaw/Position/Actuator/Value"]), json!(4095), "one consumed");
-    assert_eq!(broker.call("DCM.stats", &[])["requests_refused"], json!(0), "refused before reaching the cycle");
+    assert_eq!(
+        broker.call("DCM.getBufferSize", &["HeadYaw/Position/Actuator/Value"]),
+        json!(4095),
+        "one consumed"
+    );
+    assert_eq!(
+        broker.call("DCM.stats", &[])["requests_refused"],
+        json!(0),
+        "refused before reaching the cycle"
+    );
 }
 
 #[test]

@@ -8,9 +8,9 @@ use naobroker_dcm::cycle::ClockMode;
 #[derive(Parser)]
 #[command(version)]
 struct Args {
-    /// Configuration file; built-in defaults when it does not exist.
-    #[arg(long, default_value = "broker.toml")]
-    config: PathBuf,
+    /// Configuration file [default: ./broker.toml, built-in defaults when it does not exist].
+    #[arg(long)]
+    config: Option<PathBuf>,
     /// Endpoint to listen on instead of the configured ones (repeatable).
     #[arg(long)]
     listen: Vec<String>,
@@ -33,8 +33,11 @@ fn main() -> std::process::ExitCode {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
 
-    let explicit = args.config != PathBuf::from("broker.toml");
-    let mut config = match Config::load(&args.config, explicit) {
+    let loaded = match &args.config {
+        Some(path) => Config::load(path, true),
+        None => Config::load(std::path::Path::new("broker.toml"), false),
+    };
+    let mut config = match loaded {
         Ok(config) => config,
         Err(error) => {
             eprintln!("naobroker: {error}");

@@ -14,7 +14,10 @@ fn an_unknown_key_stops_the_broker_with_its_name() {
 
 #[test]
 fn an_explicit_config_that_does_not_exist_is_an_error() {
-    let output = Command::new(env!("CARGO_BIN_EXE_naobroker")).args(["--config", "/nonexistent/broker.toml"]).output().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_naobroker"))
+        .args(["--config", "/nonexistent/broker.toml"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/broker.toml"));
 }

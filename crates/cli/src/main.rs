@@ -76,16 +76,18 @@ async fn run(cli: Cli) -> Result<(), CallError> {
     let session = ClientSession::connect(&cli.url, "naocli").await?;
     match cli.command {
         Command::Info { module: None } => {
-            let modules: Vec<String> = from_value(session.call("ServiceDirectory", "modules", vec![], false).await?)
-                .map_err(|e| CallError::new(e.to_string()))?;
+            let modules: Vec<String> =
+                from_value(session.call("ServiceDirectory", "modules", vec![], false).await?)
+                    .map_err(|e| CallError::new(e.to_string()))?;
             for module in modules {
                 print_line(&module)?;
             }
         }
         Command::Info { module: Some(module) } => {
-            let methods: Vec<(String, String, String)> =
-                from_value(session.call("ServiceDirectory", "methods", vec![module.as_str().into()], false).await?)
-                    .map_err(|e| CallError::new(e.to_string()))?;
+            let methods: Vec<(String, String, String)> = from_value(
+                session.call("ServiceDirectory", "methods", vec![module.as_str().into()], false).await?,
+            )
+            .map_err(|e| CallError::new(e.to_string()))?;
             print_line(&module)?;
             for (name, signature, help) in methods {
                 print_line(&format!("  {name}{signature}\n      {help}"))?;
@@ -108,10 +110,16 @@ async fn run(cli: Cli) -> Result<(), CallError> {
             let mut last: Option<Vec<Value>> = None;
             loop {
                 let values = session.call("ALMemory", "getListData", vec![keys_value.clone()], false).await?;
-                let Value::Array(values) = values else { return Err(CallError::new("getListData answered no list")) };
+                let Value::Array(values) = values else {
+                    return Err(CallError::new("getListData answered no list"));
+                };
                 for (index, value) in values.iter().enumerate() {
                     if last.as_ref().is_none_or(|last| last[index] != *value) {
-                        print_line(&format!("{{\"key\":{},\"value\":{}}}", to_json(&keys[index].as_str().into()), to_json(value)))?;
+                        print_line(&format!(
+                            "{{\"key\":{},\"value\":{}}}",
+                            to_json(&keys[index].as_str().into()),
+                            to_json(value)
+                        ))?;
                     }
                 }
                 last = Some(values);
@@ -125,7 +133,11 @@ async fn run(cli: Cli) -> Result<(), CallError> {
                 let lines = lines.clone();
                 actix_rt::spawn(async move {
                     while let Some(event) = stream.next().await {
-                        let line = format!("{{\"event\":{},\"value\":{}}}", to_json(&event.name.as_str().into()), to_json(&event.value));
+                        let line = format!(
+                            "{{\"event\":{},\"value\":{}}}",
+                            to_json(&event.name.as_str().into()),
+                            to_json(&event.value)
+                        );
                         if lines.send(line).is_err() {
                             break;
                         }

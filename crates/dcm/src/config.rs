@@ -58,9 +58,8 @@ impl Default for DcmConfig {
 
 impl DcmConfig {
     pub fn cycle_config(&self, producers: usize) -> CycleConfig {
-        let start_time_ms = self
-            .start_time_ms
-            .unwrap_or_else(|| (crate::cycle::monotonic_ns() / 1_000_000) as DcmTime);
+        let start_time_ms =
+            self.start_time_ms.unwrap_or_else(|| (crate::cycle::monotonic_ns() / 1_000_000) as DcmTime);
         CycleConfig {
             period_us: self.period_us,
             priority: self.priority,

@@ -335,6 +335,8 @@ struct Cycle {
     hardware: Box<dyn Hardware>,
     shared: Arc<Shared>,
     inbound: Vec<(rtrb::Consumer<ToCycle>, rtrb::Producer<Returned>)>,
+    // Boxed on purpose: unboxing would free the box on this thread.
+    #[allow(clippy::vec_box)]
     hooks: Vec<Box<Hook>>,
     hook_commands: HookCommands,
     sensors: Vec<f64>,
@@ -472,12 +474,8 @@ impl Cycle {
     fn run_hooks(&mut self, phase: Phase, cycle: u64, time: DcmTime) {
         for hook in self.hooks.iter_mut().filter(|h| h.phase == phase) {
             let started = monotonic_ns();
-            let mut context = CycleContext {
-                time,
-                cycle,
-                slots: &self.shared.slots,
-                commands: &mut self.hook_commands,
-            };
+            let mut context =
+                CycleContext { time, cycle, slots: &self.shared.slots, commands: &mut self.hook_commands };
             (hook.callback)(&mut context);
             let spent = monotonic_ns() - started;
             if let Some(stats) = self.shared.stats.hooks.iter().find(|s| s.id() == hook.id) {
@@ -489,7 +487,11 @@ impl Cycle {
     fn apply_hook_commands(&mut self, time: DcmTime) {
         for &(actuator, value) in self.hook_commands.pending() {
             let spec = &self.model.actuators[actuator];
-            self.core.apply_one(actuator, UpdateType::ClearAll, TimedCommand { time, value: spec.clamp(value) });
+            self.core.apply_one(
+                actuator,
+                UpdateType::ClearAll,
+                TimedCommand { time, value: spec.clamp(value) },
+            );
             self.shared.buffer_len[actuator].store(self.core.buffer_len(actuator) as u32, Ordering::Release);
         }
         self.hook_commands.clear();

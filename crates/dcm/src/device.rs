@@ -133,7 +133,9 @@ impl DeviceModel {
         }
         let mut sensor_index = HashMap::new();
         for (index, device) in sensors.iter().enumerate() {
-            if sensor_index.insert(device.name.clone(), index).is_some() || actuator_index.contains_key(&device.name) {
+            if sensor_index.insert(device.name.clone(), index).is_some()
+                || actuator_index.contains_key(&device.name)
+            {
                 return Err(format!("device {} is declared twice", device.name));
             }
         }
@@ -177,7 +179,9 @@ mod tests {
             for suffix in ["Position/Actuator/Value", "Hardness/Actuator/Value"] {
                 assert!(model.actuator(&format!("{}/{suffix}", joint.name)).is_some());
             }
-            for suffix in ["Position/Sensor/Value", "ElectricCurrent/Sensor/Value", "Temperature/Sensor/Value"] {
+            for suffix in
+                ["Position/Sensor/Value", "ElectricCurrent/Sensor/Value", "Temperature/Sensor/Value"]
+            {
                 assert!(model.sensor(&format!("{}/{suffix}", joint.name)).is_some());
             }
         }

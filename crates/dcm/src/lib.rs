@@ -2,13 +2,13 @@
 //! seed's interpolation algorithm, the real-time cycle and the hardware behind it.
 #![deny(unsafe_code, unreachable_pub)]
 
-pub mod core;
-pub mod device;
-pub mod cycle;
-pub mod hardware;
-pub mod time;
 mod config;
+pub mod core;
+pub mod cycle;
+pub mod device;
+pub mod hardware;
 mod module;
+pub mod time;
 
 pub use config::{Backend, DcmConfig};
 pub use module::{Dcm, DcmHandle, HookConnection};

@@ -66,7 +66,8 @@ fn run(clock: ClockMode) -> u64 {
     let model = Arc::new(DeviceModel::new(RobotDescription::nao_v6()).unwrap());
     let (layout, dcm_slots) = DcmSlots::layout(&model);
     let slots = RtSlots::new(layout);
-    let config = CycleConfig { period_us: 1000, priority: 0, clock, start_time_ms: 1000, ..CycleConfig::default() };
+    let config =
+        CycleConfig { period_us: 1000, priority: 0, clock, start_time_ms: 1000, ..CycleConfig::default() };
     let hardware = Box::new(SimRobot::new(&model));
     let (cycle, mut channels, mut reports, _wake) =
         CycleThread::start(Arc::clone(&model), hardware, Arc::clone(&slots), dcm_slots, &config).unwrap();
@@ -76,12 +77,16 @@ fn run(clock: ClockMode) -> u64 {
     let fast = slots.fast_access(&["Device/SubDeviceList/HeadYaw/Position/Sensor/Value"]).unwrap();
     // Count on the cycle thread from inside: the hooks run on it.
     channel
-        .add_hook(Phase::Pre, "count", Box::new(move |context| {
-            start_counting();
-            CYCLE_THREAD_COUNT.store(counted(), Ordering::SeqCst);
-            let position = fast.get(0);
-            context.set(stiffness, if position.abs() > 10.0 { 0.0 } else { 1.0 });
-        }))
+        .add_hook(
+            Phase::Pre,
+            "count",
+            Box::new(move |context| {
+                start_counting();
+                CYCLE_THREAD_COUNT.store(counted(), Ordering::SeqCst);
+                let position = fast.get(0);
+                context.set(stiffness, if position.abs() > 10.0 { 0.0 } else { 1.0 });
+            }),
+        )
         .unwrap();
     channel
         .add_hook(Phase::Post, "count", Box::new(|_| CYCLE_THREAD_COUNT.store(counted(), Ordering::SeqCst)))
@@ -93,7 +98,8 @@ fn run(clock: ClockMode) -> u64 {
     while shared.cycles() < 400 && started.elapsed() < Duration::from_secs(20) {
         let now = shared.now();
         let mut request = Request::default();
-        let commands = (1..=20).map(|i| TimedCommand { time: now + 5 * i, value: 0.01 * f64::from(i) }).collect();
+        let commands =
+            (1..=20).map(|i| TimedCommand { time: now + 5 * i, value: 0.01 * f64::from(i) }).collect();
         request.push(head, if sent % 2 == 0 { UpdateType::Merge } else { UpdateType::ClearAfter }, commands);
         if channel.send(request).is_ok() {
             sent += 1;

@@ -1,7 +1,7 @@
 //! The two worked tables of seed 000/003, replayed row by row through the core, as
 //! given and shifted so that they cross the int32 roll-over.
 
-use naobroker_dcm::core::{DcmCore, RequestParser, Aliases};
+use naobroker_dcm::core::{Aliases, DcmCore, RequestParser};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_framework::Value;
 use serde::Deserialize;

@@ -102,23 +102,20 @@ impl<M: Module> ModuleActor<M> {
         match method {
             "ping" => now(<()>::decode(decode(args)).map(|_| Value::from(true))),
             "version" => now(<()>::decode(decode(args)).map(|_| self.module.version().into())),
-            "getMethodList" => now(<()>::decode(decode(args)).map(|_| {
-                Value::Array(self.method_infos().into_iter().map(|m| m.name.into()).collect())
+            "getMethodList" => now(<()>::decode(decode(args))
+                .map(|_| Value::Array(self.method_infos().into_iter().map(|m| m.name.into()).collect()))),
+            "getMethodHelp" | "getUsage" => now(<(String,)>::decode(decode(args)).and_then(|(name,)| {
+                let info = self
+                    .method_infos()
+                    .into_iter()
+                    .find(|info| info.name == name)
+                    .ok_or_else(|| format!("no method named {name}"))?;
+                Ok(if method == "getUsage" {
+                    format!("{}{} — {}", info.name, info.signature, info.help).into()
+                } else {
+                    Value::Array(vec![info.name.into(), info.signature.into(), info.help.into()])
+                })
             })),
-            "getMethodHelp" | "getUsage" => {
-                now(<(String,)>::decode(decode(args)).and_then(|(name,)| {
-                    let info = self
-                        .method_infos()
-                        .into_iter()
-                        .find(|info| info.name == name)
-                        .ok_or_else(|| format!("no method named {name}"))?;
-                    Ok(if method == "getUsage" {
-                        format!("{}{} — {}", info.name, info.signature, info.help).into()
-                    } else {
-                        Value::Array(vec![info.name.into(), info.signature.into(), info.help.into()])
-                    })
-                }))
-            }
             "getModuleHelp" => now(<()>::decode(decode(args)).map(|_| self.module.description().into())),
             "exit" => now(<()>::decode(decode(args)).and_then(|_| match &self.on_exit {
                 Some(exit) => {
@@ -127,9 +124,8 @@ impl<M: Module> ModuleActor<M> {
                 }
                 None => Err(format!("{} is built into the broker and cannot exit", self.name)),
             })),
-            "isRunning" => now(<(u64,)>::decode(decode(args)).map(|(id,)| {
-                self.tasks.borrow().running.contains_key(&id).into()
-            })),
+            "isRunning" => now(<(u64,)>::decode(decode(args))
+                .map(|(id,)| self.tasks.borrow().running.contains_key(&id).into())),
             "stop" => now(<(u64,)>::decode(decode(args)).map(|(id,)| {
                 let task = self.tasks.borrow_mut().running.remove(&id);
                 if let Some(task) = &task {

@@ -29,11 +29,7 @@ pub(crate) fn short_type_name<T: ?Sized>() -> String {
     out
 }
 
-fn decode_one<T: DeserializeOwned>(
-    index: usize,
-    provided: usize,
-    value: Value,
-) -> Result<T, String> {
+fn decode_one<T: DeserializeOwned>(index: usize, provided: usize, value: Value) -> Result<T, String> {
     let got = type_name_of(&value);
     from_value::<T>(value).map_err(|_| {
         if index >= provided {

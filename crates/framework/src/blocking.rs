@@ -70,7 +70,9 @@ impl Session {
 
     pub fn post(&self, module: &str, method: &str, args: Vec<Value>) -> Result<u64, CallError> {
         let (module, method) = (module.to_owned(), method.to_owned());
-        let id = self.run(move |session| Box::pin(async move { session.call(&module, &method, args, true).await }))??;
+        let id = self.run(move |session| {
+            Box::pin(async move { session.call(&module, &method, args, true).await })
+        })??;
         id.as_u64().ok_or_else(|| CallError::new(format!("post answered {id}, not a task id")))
     }
 
@@ -124,7 +126,11 @@ impl Proxy {
     pub fn call_as<T: DeserializeOwned, A: Serialize>(&self, method: &str, args: A) -> Result<T, CallError> {
         let value = self.call(method, args)?;
         from_value(value.clone()).map_err(|_| {
-            CallError::new(format!("{}.{method} answered {value}, not a {}", self.module, std::any::type_name::<T>()))
+            CallError::new(format!(
+                "{}.{method} answered {value}, not a {}",
+                self.module,
+                std::any::type_name::<T>()
+            ))
         })
     }
 

@@ -1,7 +1,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
-use std::task::{Context as TaskContext, Poll};
+use std::task::Context as TaskContext;
 use std::time::{Duration, Instant};
 
 use actix::{Actor, Recipient};
@@ -108,12 +108,14 @@ struct State {
     next_id: u64,
 }
 
+type ModuleRemoved = Box<dyn Fn(&str)>;
+
 struct Inner {
     config: BrokerConfig,
     state: RefCell<State>,
     sender: RouterSendHalf,
     counters: Counters,
-    module_removed: RefCell<Vec<Box<dyn Fn(&str)>>>,
+    module_removed: RefCell<Vec<ModuleRemoved>>,
 }
 
 /// The broker: routes calls to module actors and remote modules, fans out events.
@@ -125,9 +127,6 @@ pub struct Broker {
     inner: Rc<Inner>,
 }
 
-
-
-
 impl Broker {
     /// Bind the endpoints and start serving. Must run inside an actix system.
     pub async fn start(config: BrokerConfig) -> Result<Broker, String> {
@@ -137,10 +136,7 @@ impl Broker {
                 // A crashed broker leaves its socket file behind, and bind would fail.
                 let _ = std::fs::remove_file(path);
             }
-            socket
-                .bind(endpoint)
-                .await
-                .map_err(|error| format!("cannot listen on {endpoint}: {error}"))?;
+            socket.bind(endpoint).await.map_err(|error| format!("cannot listen on {endpoint}: {error}"))?;
         }
         let (sender, mut receiver) = socket.split();
         let broker = Broker {
@@ -169,7 +165,7 @@ impl Broker {
                 ticker.tick().await;
                 let Some(inner) = weak.upgrade() else { break };
                 ticks += 1;
-                Broker { inner }.on_tick(ticks % (HEARTBEAT_INTERVAL_MS / 100) == 0);
+                Broker { inner }.on_tick(ticks.is_multiple_of(HEARTBEAT_INTERVAL_MS / 100));
             }
         });
         tracing::info!(endpoints = ?broker.inner.config.listen, "broker listening");
@@ -220,9 +216,7 @@ impl Broker {
             let state = self.inner.state.borrow();
             match state.modules.get(module) {
                 None => None,
-                Some(ModuleEntry { location: Location::Local(recipient), .. }) => {
-                    Some(Ok(recipient.clone()))
-                }
+                Some(ModuleEntry { location: Location::Local(recipient), .. }) => Some(Ok(recipient.clone())),
                 Some(ModuleEntry { location: Location::Remote(peer), .. }) => Some(Err(peer.clone())),
             }
         };
@@ -235,9 +229,7 @@ impl Broker {
             Some(Err(peer)) => {
                 let (reply, answer) = oneshot::channel();
                 self.forward(&peer, module, method, args, post, Origin::Local(reply));
-                answer
-                    .await
-                    .unwrap_or_else(|_| Err(CallError::new(format!("module {module} went away"))))
+                answer.await.unwrap_or_else(|_| Err(CallError::new(format!("module {module} went away"))))
             }
         };
         if result.is_err() {
@@ -251,9 +243,8 @@ impl Broker {
         let mut state = self.inner.state.borrow_mut();
         let state = &mut *state;
         if let Some(peers) = state.event_clients.get(name) {
-            let payload = Bytes::from(
-                Envelope::Event { name: name.to_owned(), value: value.clone() }.encode(),
-            );
+            let payload =
+                Bytes::from(Envelope::Event { name: name.to_owned(), value: value.clone() }.encode());
             for peer in peers {
                 let Some(client) = state.clients.get_mut(peer) else { continue };
                 if client.events_in_flight >= EVENT_WINDOW {
@@ -290,13 +281,7 @@ impl Broker {
     /// An in-process stream of the events named `name`.
     pub fn subscribe_local(&self, name: &str) -> EventStream {
         let (sender, receiver) = mpsc::channel(1024);
-        self.inner
-            .state
-            .borrow_mut()
-            .local_subscribers
-            .entry(name.to_owned())
-            .or_default()
-            .push(sender);
+        self.inner.state.borrow_mut().local_subscribers.entry(name.to_owned()).or_default().push(sender);
         EventStream::new(receiver)
     }
 
@@ -379,7 +364,7 @@ impl Broker {
         let mut sender = self.inner.sender.clone();
         let mut sending = async move { sender.send(message).await }.boxed_local();
         let mut context = TaskContext::from_waker(futures::task::noop_waker_ref());
-        if let Poll::Pending = sending.poll_unpin(&mut context) {
+        if sending.poll_unpin(&mut context).is_pending() {
             self.bump(&self.inner.counters.sends_deferred);
             actix_rt::spawn(async move {
                 let _ = sending.await;
@@ -402,8 +387,7 @@ impl Broker {
         let known = {
             let mut state = self.inner.state.borrow_mut();
             let known = state.clients.contains_key(&peer);
-            state.clients.entry(peer.clone()).or_insert_with(ClientState::new).last_seen =
-                Instant::now();
+            state.clients.entry(peer.clone()).or_insert_with(ClientState::new).last_seen = Instant::now();
             known
         };
         if frames.next().is_some() {
@@ -446,8 +430,12 @@ impl Broker {
                 }
                 self.welcome(&peer);
             }
-            Envelope::Call { id, module, method, args } => self.call_from(peer, id, module, method, args, false),
-            Envelope::Post { id, module, method, args } => self.call_from(peer, id, module, method, args, true),
+            Envelope::Call { id, module, method, args } => {
+                self.call_from(peer, id, module, method, args, false)
+            }
+            Envelope::Post { id, module, method, args } => {
+                self.call_from(peer, id, module, method, args, true)
+            }
             Envelope::Reply { id, value } => self.complete(&peer, id, Ok(value)),
             Envelope::Error { id, message } => self.complete(&peer, id, Err(CallError::new(message))),
             Envelope::Register { id, module, methods } => {
@@ -562,10 +550,9 @@ impl Broker {
         if module.is_empty() || module.contains('.') {
             return Err(format!("invalid module name {module:?}: non-empty, without '.'"));
         }
-        state.modules.insert(
-            module.to_owned(),
-            ModuleEntry { location: Location::Remote(peer.clone()), methods },
-        );
+        state
+            .modules
+            .insert(module.to_owned(), ModuleEntry { location: Location::Remote(peer.clone()), methods });
         if let Some(client) = state.clients.get_mut(peer) {
             client.modules.insert(module.to_owned());
         }
@@ -607,7 +594,9 @@ impl Broker {
                     peers.remove(peer);
                 }
             }
-            state.pending.retain(|_, call| !matches!(&call.origin, Origin::Client { peer: p, .. } if p == peer));
+            state
+                .pending
+                .retain(|_, call| !matches!(&call.origin, Origin::Client { peer: p, .. } if p == peer));
         }
         for module in &client.modules {
             self.remove_module(module);
@@ -663,9 +652,7 @@ impl Module for ServiceDirectory {
 
     fn methods(methods: &mut Methods<Self>) {
         methods
-            .add("modules", "Names of every registered module.", |this, _, ()| {
-                Ok(this.broker.module_names())
-            })
+            .add("modules", "Names of every registered module.", |this, _, ()| Ok(this.broker.module_names()))
             .add(
                 "methods",
                 "Methods of one module: [[name, signature, help], ...].",
@@ -674,10 +661,7 @@ impl Module for ServiceDirectory {
                         .broker
                         .module_methods(&module)
                         .ok_or_else(|| CallError::new(format!("no module named {module}")))?;
-                    Ok(infos
-                        .into_iter()
-                        .map(|m| vec![m.name, m.signature, m.help])
-                        .collect::<Vec<_>>())
+                    Ok(infos.into_iter().map(|m| vec![m.name, m.signature, m.help]).collect::<Vec<_>>())
                 },
             )
             .add("stats", "Broker counters: calls, errors, events sent and dropped.", |this, _, ()| {

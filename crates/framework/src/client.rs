@@ -6,8 +6,8 @@ use std::time::Duration;
 use actix::Recipient;
 use bytes::Bytes;
 use naobroker_protocol::{
-    Envelope, MethodInfo, Value, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS,
-    HEARTBEAT_TIMEOUT_MS, PROTOCOL_VERSION,
+    Envelope, MethodInfo, Value, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS,
+    PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, oneshot};
 use zeromq::{DealerRecvHalf, Socket, SocketOptions, SocketRecv, SocketSend, ZmqMessage};

@@ -114,11 +114,8 @@ impl<M: Module> Methods<M> {
     }
 
     fn push<A: Args, R>(&mut self, name: &str, help: &str, handler: Handler<M>) -> &mut Self {
-        let info = MethodInfo {
-            name: name.to_owned(),
-            signature: signature::<A, R>(),
-            help: help.to_owned(),
-        };
+        let info =
+            MethodInfo { name: name.to_owned(), signature: signature::<A, R>(), help: help.to_owned() };
         self.entries.retain(|entry| entry.info.name != name);
         self.entries.push(MethodEntry { info, handler });
         self

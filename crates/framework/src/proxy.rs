@@ -78,10 +78,18 @@ impl Proxy {
     }
 
     /// Call and decode the result into `T`.
-    pub async fn call_as<T: DeserializeOwned, A: Serialize>(&self, method: &str, args: A) -> Result<T, CallError> {
+    pub async fn call_as<T: DeserializeOwned, A: Serialize>(
+        &self,
+        method: &str,
+        args: A,
+    ) -> Result<T, CallError> {
         let value = self.call(method, args).await?;
         from_value(value.clone()).map_err(|_| {
-            CallError::new(format!("{}.{method} answered {value}, not a {}", self.module, std::any::type_name::<T>()))
+            CallError::new(format!(
+                "{}.{method} answered {value}, not a {}",
+                self.module,
+                std::any::type_name::<T>()
+            ))
         })
     }
 

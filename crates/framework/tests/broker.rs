@@ -29,10 +29,14 @@ impl Module for Calculator {
                 std::future::pending::<()>().await;
                 Ok(())
             })
-            .add_async("whoAmI", "Calls ALMemory-like module Other.echo through the context.", |_, ctx, ()| {
-                let other = ctx.proxy("Other");
-                async move { other.call("echo", ("through the broker",)).await }
-            });
+            .add_async(
+                "whoAmI",
+                "Calls ALMemory-like module Other.echo through the context.",
+                |_, ctx, ()| {
+                    let other = ctx.proxy("Other");
+                    async move { other.call("echo", ("through the broker",)).await }
+                },
+            );
     }
 }
 
@@ -88,7 +92,8 @@ async fn bad_frames_get_named_errors_and_the_broker_keeps_serving() {
     assert_eq!(id, 0);
     assert!(message.contains("trailing bytes"), "{message}");
 
-    let truncated = Envelope::Call { id: 3, module: "Local".into(), method: "add".into(), args: vec![1.into()] }.encode();
+    let truncated =
+        Envelope::Call { id: 3, module: "Local".into(), method: "add".into(), args: vec![1.into()] }.encode();
     let (_, message) = error_of(exchange(&mut raw, truncated[..truncated.len() - 2].to_vec()).await);
     assert!(message.contains("not valid MessagePack"), "{message}");
 
@@ -103,7 +108,12 @@ async fn bad_frames_get_named_errors_and_the_broker_keeps_serving() {
     assert_eq!(id, 7, "the error names the request it answers");
     assert!(message.contains("method must be a string"), "{message}");
 
-    let huge = Envelope::Call { id: 9, module: "Local".into(), method: "echo".into(), args: vec![Value::Binary(vec![0; 100_000])] };
+    let huge = Envelope::Call {
+        id: 9,
+        module: "Local".into(),
+        method: "echo".into(),
+        args: vec![Value::Binary(vec![0; 100_000])],
+    };
     let (id, message) = error_of(exchange(&mut raw, huge.encode()).await);
     assert_eq!(id, 9);
     assert!(message.contains("exceeds the 65536-byte limit"), "{message}");
@@ -139,12 +149,19 @@ async fn base_methods_and_posted_tasks() {
     let methods: Vec<String> = local.call_as("getMethodList", ()).await.unwrap();
     assert!(methods.contains(&"add".to_owned()) && methods.contains(&"wait".to_owned()));
     let help = local.call("getMethodHelp", ("add",)).await.unwrap();
-    assert_eq!(help, Value::Array(vec!["add".into(), "(i64, i64) -> i64".into(), "Adds two integers.".into()]));
+    assert_eq!(
+        help,
+        Value::Array(vec!["add".into(), "(i64, i64) -> i64".into(), "Adds two integers.".into()])
+    );
     assert!(local.call("exit", ()).await.unwrap_err().message.contains("cannot exit"));
 
     let task = local.post("sleep", (200,)).await.unwrap();
     assert_eq!(local.call("isRunning", (task,)).await.unwrap(), Value::from(true));
-    assert_eq!(local.call("wait", (task, 50)).await.unwrap(), Value::from(false), "still running after 50 ms");
+    assert_eq!(
+        local.call("wait", (task, 50)).await.unwrap(),
+        Value::from(false),
+        "still running after 50 ms"
+    );
     assert_eq!(local.call("wait", (task, 0)).await.unwrap(), Value::from(true));
     assert_eq!(local.call("isRunning", (task,)).await.unwrap(), Value::from(false));
 
@@ -162,7 +179,10 @@ async fn the_same_module_serves_from_another_connection_and_names_are_unique() {
     let _local_caller = remote::serve(&url, Calculator { name: "Caller" }).await.unwrap();
 
     // From in-process code through the broker, and from a client connection.
-    assert_eq!(broker.call("Other", "add", vec![20.into(), 22.into()], false).await.unwrap(), Value::from(42));
+    assert_eq!(
+        broker.call("Other", "add", vec![20.into(), 22.into()], false).await.unwrap(),
+        Value::from(42)
+    );
     let other = Proxy::connect(&url, "Other").await.unwrap();
     assert_eq!(other.call_as::<i64, _>("add", (1, 2)).await.unwrap(), 3);
     assert_eq!(other.call("add", (1,)).await.unwrap_err().message, "Other.add: missing argument 2 (i64)");
@@ -188,7 +208,10 @@ async fn replies_reach_the_right_client_among_many() {
     for client in 0..8i64 {
         let proxy = Proxy::connect(&url, if client % 2 == 0 { "Local" } else { "Other" }).await.unwrap();
         calls.push(async move {
-            let answers = futures::future::join_all((0..50i64).map(|i| proxy.call_as::<i64, _>("add", (client * 1000, i)))).await;
+            let answers = futures::future::join_all(
+                (0..50i64).map(|i| proxy.call_as::<i64, _>("add", (client * 1000, i))),
+            )
+            .await;
             for (i, answer) in answers.into_iter().enumerate() {
                 assert_eq!(answer.unwrap(), client * 1000 + i as i64);
             }
@@ -232,7 +255,11 @@ async fn a_module_that_never_answers_times_out_and_a_dead_one_is_unregistered() 
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let error = in_flight.await.unwrap().unwrap_err();
-    assert!(error.message.contains("disconnected") || error.message.contains("timed out"), "{}", error.message);
+    assert!(
+        error.message.contains("disconnected") || error.message.contains("timed out"),
+        "{}",
+        error.message
+    );
 }
 
 #[actix_rt::test]
@@ -278,6 +305,18 @@ async fn a_client_that_stops_reading_loses_only_its_own_events() {
     }
     assert_eq!(received, total, "the reading client got every event");
     let stats = broker.stats();
-    let dropped = stats.as_map().unwrap().iter().find(|(k, _)| k.as_str() == Some("events_dropped")).unwrap().1.as_u64().unwrap();
-    assert_eq!(dropped, total as u64 - u64::from(naobroker_protocol::EVENT_WINDOW), "the stuck client lost everything past its window");
+    let dropped = stats
+        .as_map()
+        .unwrap()
+        .iter()
+        .find(|(k, _)| k.as_str() == Some("events_dropped"))
+        .unwrap()
+        .1
+        .as_u64()
+        .unwrap();
+    assert_eq!(
+        dropped,
+        total as u64 - u64::from(naobroker_protocol::EVENT_WINDOW),
+        "the stuck client lost everything past its window"
+    );
 }

@@ -133,7 +133,14 @@ impl ALMemory {
         Ok(())
     }
 
-    fn subscribe(&self, name: &str, module: &str, method: &str, message: Value, kind: EntryKind) -> Result<bool, CallError> {
+    fn subscribe(
+        &self,
+        name: &str,
+        module: &str,
+        method: &str,
+        message: Value,
+        kind: EntryKind,
+    ) -> Result<bool, CallError> {
         let methods = self
             .broker
             .module_methods(module)
@@ -158,10 +165,8 @@ impl ALMemory {
 
     fn unsubscribe(&self, name: &str, module: &str) -> Result<bool, CallError> {
         let mut events = self.events.borrow_mut();
-        let entry = events
-            .entries
-            .get_mut(name)
-            .ok_or_else(|| CallError::new(format!("no event named {name}")))?;
+        let entry =
+            events.entries.get_mut(name).ok_or_else(|| CallError::new(format!("no event named {name}")))?;
         let before = entry.subscribers.len();
         entry.subscribers.retain(|s| s.module != module);
         if entry.subscribers.len() == before {

@@ -104,9 +104,9 @@ impl RtSlots {
         let indices = keys
             .iter()
             .map(|key| {
-                self.layout.index_of(key).ok_or_else(|| {
-                    format!("{key} is not a real-time key (fast access reads DCM-owned keys)")
-                })
+                self.layout
+                    .index_of(key)
+                    .ok_or_else(|| format!("{key} is not a real-time key (fast access reads DCM-owned keys)"))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(FastAccess { slots: Arc::clone(self), indices })

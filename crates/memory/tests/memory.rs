@@ -16,9 +16,10 @@ fn free_url() -> String {
 
 async fn start() -> (String, Broker, Arc<Store>) {
     let url = free_url();
-    let broker = Broker::start_with_directory(BrokerConfig { listen: vec![url.clone()], ..BrokerConfig::default() })
-        .await
-        .unwrap();
+    let broker =
+        Broker::start_with_directory(BrokerConfig { listen: vec![url.clone()], ..BrokerConfig::default() })
+            .await
+            .unwrap();
     let mut layout = SlotLayout::new();
     layout.add("Device/SubDeviceList/HeadYaw/Position/Sensor/Value", SlotKind::Float);
     layout.add("DCM/Time", SlotKind::Int);
@@ -39,10 +40,14 @@ impl Module for Recorder {
     }
 
     fn methods(m: &mut Methods<Self>) {
-        m.add("onEvent", "Records (name, value, message).", |this, _, (name, value, message): (String, Value, Value)| {
-            this.seen.borrow_mut().push(Value::Array(vec![name.into(), value, message]));
-            Ok(())
-        })
+        m.add(
+            "onEvent",
+            "Records (name, value, message).",
+            |this, _, (name, value, message): (String, Value, Value)| {
+                this.seen.borrow_mut().push(Value::Array(vec![name.into(), value, message]));
+                Ok(())
+            },
+        )
         .add("seen", "What was recorded.", |this, _, ()| Ok(this.seen.borrow().clone()));
     }
 }
@@ -52,7 +57,10 @@ async fn data_round_trips_with_types_timestamps_and_filters() {
     let (url, _broker, _store) = start().await;
     let memory = Proxy::connect(&url, "ALMemory").await.unwrap();
     memory.call("insertData", ("Robot/Name", "nao")).await.unwrap();
-    memory.call("insertListData", (vec![("Robot/Age", Value::from(3)), ("Other", Value::F64(0.5))],)).await.unwrap();
+    memory
+        .call("insertListData", (vec![("Robot/Age", Value::from(3)), ("Other", Value::F64(0.5))],))
+        .await
+        .unwrap();
     assert_eq!(memory.call("getData", ("Robot/Name",)).await.unwrap(), Value::from("nao"));
     assert_eq!(
         memory.call("getListData", (vec!["Robot/Age", "Other"],)).await.unwrap(),
@@ -66,9 +74,20 @@ async fn data_round_trips_with_types_timestamps_and_filters() {
     let stamped: (Value, u64, u64) = memory.call_as("getTimestamp", ("Robot/Name",)).await.unwrap();
     assert!(stamped.1 > 1_600_000_000);
     memory.call("removeData", ("Robot/Name",)).await.unwrap();
-    assert_eq!(memory.call("getData", ("Robot/Name",)).await.unwrap_err().message, "ALMemory.getData: no key named Robot/Name");
-    assert_eq!(memory.call("getData", (5,)).await.unwrap_err().message, "ALMemory.getData: argument 1 must be String, got integer");
-    assert!(memory.call("getListData", (vec!["Other", "Nope"],)).await.unwrap_err().message.contains("no key named Nope"));
+    assert_eq!(
+        memory.call("getData", ("Robot/Name",)).await.unwrap_err().message,
+        "ALMemory.getData: no key named Robot/Name"
+    );
+    assert_eq!(
+        memory.call("getData", (5,)).await.unwrap_err().message,
+        "ALMemory.getData: argument 1 must be String, got integer"
+    );
+    assert!(memory
+        .call("getListData", (vec!["Other", "Nope"],))
+        .await
+        .unwrap_err()
+        .message
+        .contains("no key named Nope"));
 }
 
 #[actix_rt::test]
@@ -80,10 +99,13 @@ async fn dcm_keys_are_read_from_slots_and_refused_to_writers() {
     store.slots().set(1, 1234.0);
     assert_eq!(memory.call("getData", (key,)).await.unwrap(), Value::F64(0.25));
     assert_eq!(memory.call("getData", ("DCM/Time",)).await.unwrap(), Value::from(1234));
-    for attempt in [memory.call("insertData", (key, 1.0)).await, memory.call("removeData", ("DCM/Time",)).await] {
+    for attempt in
+        [memory.call("insertData", (key, 1.0)).await, memory.call("removeData", ("DCM/Time",)).await]
+    {
         assert!(attempt.unwrap_err().message.contains("owned by DCM"));
     }
-    let listed = memory.call("insertListData", (vec![("Mine", Value::from(1)), ("HAL/Ack", Value::from(2))],)).await;
+    let listed =
+        memory.call("insertListData", (vec![("Mine", Value::from(1)), ("HAL/Ack", Value::from(2))],)).await;
     assert!(listed.unwrap_err().message.contains("HAL/Ack is owned by DCM"));
     assert!(memory.call("getData", ("Mine",)).await.is_err(), "refused whole, nothing half-written");
     let fast = store.slots().fast_access(&[key, "DCM/Time"]).unwrap();
@@ -100,11 +122,24 @@ async fn events_call_naoqi_subscribers_in_another_process_and_stream_to_sdk_ones
     let memory = Proxy::connect(&url, "ALMemory").await.unwrap();
     let mut stream = memory.subscribe("Hand/Touched").await.unwrap();
 
-    assert!(memory.call("subscribeToEvent", ("Hand/Touched", "Nobody", "onEvent")).await.unwrap_err().message.contains("no module named Nobody"));
-    assert!(memory.call("subscribeToEvent", ("Hand/Touched", "Recorder", "nope")).await.unwrap_err().message.contains("no method named nope"));
+    assert!(memory
+        .call("subscribeToEvent", ("Hand/Touched", "Nobody", "onEvent"))
+        .await
+        .unwrap_err()
+        .message
+        .contains("no module named Nobody"));
+    assert!(memory
+        .call("subscribeToEvent", ("Hand/Touched", "Recorder", "nope"))
+        .await
+        .unwrap_err()
+        .message
+        .contains("no method named nope"));
     memory.call("subscribeToEvent", ("Hand/Touched", "Recorder", "onEvent")).await.unwrap();
     memory.call("subscribeToMicroEvent", ("Tick", "Recorder", "my message", "onEvent")).await.unwrap();
-    assert_eq!(memory.call("getSubscribers", ("Hand/Touched",)).await.unwrap(), Value::Array(vec!["Recorder".into()]));
+    assert_eq!(
+        memory.call("getSubscribers", ("Hand/Touched",)).await.unwrap(),
+        Value::Array(vec!["Recorder".into()])
+    );
 
     // Raising an undeclared event declares it, as NAOqi does.
     for i in 0..5 {
@@ -116,7 +151,10 @@ async fn events_call_naoqi_subscribers_in_another_process_and_stream_to_sdk_ones
     }
     assert_eq!(memory.call("getData", ("Hand/Touched",)).await.unwrap(), Value::from(4));
     assert_eq!(memory.call("getType", ("Tick",)).await.unwrap(), Value::from("MicroEvent"));
-    assert_eq!(memory.call("getEventHistory", ("Hand/Touched",)).await.unwrap(), Value::Array(vec![2.into(), 3.into(), 4.into()]));
+    assert_eq!(
+        memory.call("getEventHistory", ("Hand/Touched",)).await.unwrap(),
+        Value::Array(vec![2.into(), 3.into(), 4.into()])
+    );
     assert_eq!(memory.call("getEventList", ()).await.unwrap(), Value::Array(vec!["Hand/Touched".into()]));
     assert_eq!(memory.call("getMicroEventList", ()).await.unwrap(), Value::Array(vec!["Tick".into()]));
 

@@ -95,20 +95,12 @@ impl Envelope {
             Envelope::Welcome { version, heartbeat_ms } => {
                 vec![Self::WELCOME.into(), (*version).into(), (*heartbeat_ms).into()]
             }
-            Envelope::Call { id, module, method, args } => vec![
-                Self::CALL.into(),
-                (*id).into(),
-                s(module),
-                s(method),
-                Value::Array(args.clone()),
-            ],
-            Envelope::Post { id, module, method, args } => vec![
-                Self::POST.into(),
-                (*id).into(),
-                s(module),
-                s(method),
-                Value::Array(args.clone()),
-            ],
+            Envelope::Call { id, module, method, args } => {
+                vec![Self::CALL.into(), (*id).into(), s(module), s(method), Value::Array(args.clone())]
+            }
+            Envelope::Post { id, module, method, args } => {
+                vec![Self::POST.into(), (*id).into(), s(module), s(method), Value::Array(args.clone())]
+            }
             Envelope::Reply { id, value } => vec![Self::REPLY.into(), (*id).into(), value.clone()],
             Envelope::Error { id, message } => vec![Self::ERROR.into(), (*id).into(), s(message)],
             Envelope::Event { name, value } => vec![Self::EVENT.into(), s(name), value.clone()],
@@ -154,8 +146,8 @@ impl Envelope {
             return Err(ProtocolError::TooLarge { size: frame.len(), limit: max_frame_bytes });
         }
         let mut cursor = frame;
-        let value = rmpv::decode::read_value(&mut cursor)
-            .map_err(|e| ProtocolError::Malformed(e.to_string()))?;
+        let value =
+            rmpv::decode::read_value(&mut cursor).map_err(|e| ProtocolError::Malformed(e.to_string()))?;
         if !cursor.is_empty() {
             return Err(ProtocolError::TrailingBytes(cursor.len()));
         }
@@ -179,10 +171,9 @@ impl Envelope {
         let mut fields = Fields { items: items.into_iter(), position: 0 };
         let kind = fields.uint("kind")?;
         let envelope = match kind {
-            Self::HELLO => Envelope::Hello {
-                version: fields.u32("version")?,
-                client: fields.string("client")?,
-            },
+            Self::HELLO => {
+                Envelope::Hello { version: fields.u32("version")?, client: fields.string("client")? }
+            }
             Self::WELCOME => Envelope::Welcome {
                 version: fields.u32("version")?,
                 heartbeat_ms: fields.uint("heartbeat_ms")?,
@@ -200,27 +191,17 @@ impl Envelope {
                 args: fields.array("args")?,
             },
             Self::REPLY => Envelope::Reply { id: fields.uint("id")?, value: fields.any("value")? },
-            Self::ERROR => {
-                Envelope::Error { id: fields.uint("id")?, message: fields.string("message")? }
-            }
-            Self::EVENT => {
-                Envelope::Event { name: fields.string("name")?, value: fields.any("value")? }
-            }
+            Self::ERROR => Envelope::Error { id: fields.uint("id")?, message: fields.string("message")? },
+            Self::EVENT => Envelope::Event { name: fields.string("name")?, value: fields.any("value")? },
             Self::REGISTER => Envelope::Register {
                 id: fields.uint("id")?,
                 module: fields.string("module")?,
-                methods: fields
-                    .array("methods")?
-                    .into_iter()
-                    .map(method_info)
-                    .collect::<Result<_, _>>()?,
+                methods: fields.array("methods")?.into_iter().map(method_info).collect::<Result<_, _>>()?,
             },
             Self::UNREGISTER => {
                 Envelope::Unregister { id: fields.uint("id")?, module: fields.string("module")? }
             }
-            Self::SUBSCRIBE => {
-                Envelope::Subscribe { id: fields.uint("id")?, event: fields.string("event")? }
-            }
+            Self::SUBSCRIBE => Envelope::Subscribe { id: fields.uint("id")?, event: fields.string("event")? },
             Self::UNSUBSCRIBE => {
                 Envelope::Unsubscribe { id: fields.uint("id")?, event: fields.string("event")? }
             }
@@ -242,8 +223,7 @@ fn method_info(value: Value) -> Result<MethodInfo, ProtocolError> {
     match &value {
         Value::Array(parts) if parts.len() == 3 => Ok(MethodInfo {
             name: text(parts.first()).ok_or_else(|| bad("method name must be a string".into()))?,
-            signature: text(parts.get(1))
-                .ok_or_else(|| bad("method signature must be a string".into()))?,
+            signature: text(parts.get(1)).ok_or_else(|| bad("method signature must be a string".into()))?,
             help: text(parts.get(2)).ok_or_else(|| bad("method help must be a string".into()))?,
         }),
         _ => Err(bad("each method must be [name, signature, help]".into())),
@@ -258,16 +238,12 @@ struct Fields {
 impl Fields {
     fn any(&mut self, name: &str) -> Result<Value, ProtocolError> {
         self.position += 1;
-        self.items
-            .next()
-            .ok_or_else(|| bad(format!("missing field {} ({name})", self.position - 1)))
+        self.items.next().ok_or_else(|| bad(format!("missing field {} ({name})", self.position - 1)))
     }
 
     fn uint(&mut self, name: &str) -> Result<u64, ProtocolError> {
         let value = self.any(name)?;
-        value
-            .as_u64()
-            .ok_or_else(|| bad(format!("field {name} must be an unsigned integer, got {value}")))
+        value.as_u64().ok_or_else(|| bad(format!("field {name} must be an unsigned integer, got {value}")))
     }
 
     fn u32(&mut self, name: &str) -> Result<u32, ProtocolError> {
@@ -345,10 +321,7 @@ mod tests {
             method: "getData".into(),
             args: vec!["x".into()],
         };
-        assert_eq!(
-            call.encode(),
-            b"\x95\x02\x01\xa8ALMemory\xa7getData\x91\xa1x".to_vec()
-        );
+        assert_eq!(call.encode(), b"\x95\x02\x01\xa8ALMemory\xa7getData\x91\xa1x".to_vec());
         let reply = Envelope::Reply { id: 1, value: Value::F64(0.5) };
         assert_eq!(reply.encode(), b"\x93\x04\x01\xcb\x3f\xe0\x00\x00\x00\x00\x00\x00".to_vec());
     }
@@ -360,10 +333,7 @@ mod tests {
         assert!(matches!(Envelope::decode(b"\x01", 100), Err(ProtocolError::NotAnEnvelope(_))));
         assert!(matches!(Envelope::decode(b"\x91\x63", 100), Err(ProtocolError::NotAnEnvelope(_))));
         assert!(matches!(Envelope::decode(b"\x91\x0b\x00", 100), Err(ProtocolError::TrailingBytes(1))));
-        assert_eq!(
-            Envelope::decode(&[0x90; 10], 4),
-            Err(ProtocolError::TooLarge { size: 10, limit: 4 })
-        );
+        assert_eq!(Envelope::decode(&[0x90; 10], 4), Err(ProtocolError::TooLarge { size: 10, limit: 4 }));
         let not_call = b"\x95\x02\x09\xa1M\x05\x90";
         assert_eq!(Envelope::salvage_id(not_call), 9);
         assert!(Envelope::decode(not_call, 100).is_err());

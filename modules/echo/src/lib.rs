@@ -17,12 +17,16 @@ impl Module for Echo {
             Ok(value)
         })
         .add("calls", "How many times echo was called.", |this, _, ()| Ok(this.calls))
-        .add("shout", "Raises the event Echo/Shouted with the text, in upper case.", |_, ctx, (text,): (String,)| {
-            if text.is_empty() {
-                return Err(CallError::new("nothing to shout"));
-            }
-            ctx.raise_event("Echo/Shouted", text.to_uppercase().into());
-            Ok(())
-        });
+        .add(
+            "shout",
+            "Raises the event Echo/Shouted with the text, in upper case.",
+            |_, ctx, (text,): (String,)| {
+                if text.is_empty() {
+                    return Err(CallError::new("nothing to shout"));
+                }
+                ctx.raise_event("Echo/Shouted", text.to_uppercase().into());
+                Ok(())
+            },
+        );
     }
 }

@@ -87,9 +87,7 @@ impl Actuator {
             .iter()
             .filter(|command| {
                 let at = self.position(command.time);
-                at < self.commands.len()
-                    && self.commands[at].time == command.time
-                    && !cleared.contains(&at)
+                at < self.commands.len() && self.commands[at].time == command.time && !cleared.contains(&at)
             })
             .count();
         kept + new.len() - duplicates

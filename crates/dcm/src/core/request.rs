@@ -111,7 +111,10 @@ impl Aliases {
     pub fn create(&mut self, model: &DeviceModel, request: &Value) -> Result<Value, String> {
         let items = array(request, "the createAlias request")?;
         if items.len() != 2 {
-            return Err(format!("the createAlias request must be [alias, [actuator, ...]], got {} elements", items.len()));
+            return Err(format!(
+                "the createAlias request must be [alias, [actuator, ...]], got {} elements",
+                items.len()
+            ));
         }
         let name = string(&items[0], "the alias name")?;
         if name.is_empty() {
@@ -158,7 +161,9 @@ fn number(value: &Value, what: &str) -> Result<f64, String> {
 /// the roll-over without wrapping (Python does) still means the wrapped time.
 fn time(value: &Value, what: &str) -> Result<DcmTime, String> {
     match value {
-        Value::Integer(i) => i.as_i64().map(|t| t as DcmTime).ok_or_else(|| format!("{what} is out of range")),
+        Value::Integer(i) => {
+            i.as_i64().map(|t| t as DcmTime).ok_or_else(|| format!("{what} is out of range"))
+        }
         Value::F64(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => Ok(*x as i64 as DcmTime),
         other => Err(format!("{what} must be an integer DCM time in ms, got {other}")),
     }
@@ -181,7 +186,12 @@ impl RequestParser<'_> {
         }
     }
 
-    fn group(&self, actuator: usize, update: UpdateType, mut commands: Vec<TimedCommand>) -> ActuatorCommands {
+    fn group(
+        &self,
+        actuator: usize,
+        update: UpdateType,
+        mut commands: Vec<TimedCommand>,
+    ) -> ActuatorCommands {
         let spec = &self.model.actuators[actuator];
         for command in &mut commands {
             if !command.value.is_nan() {
@@ -263,7 +273,11 @@ impl RequestParser<'_> {
                 }
                 let lists = array(&items[3], "the per-actuator command lists")?;
                 if lists.len() != members.len() {
-                    return Err(format!("alias {name} has {} actuators but the request has {} command lists", members.len(), lists.len()));
+                    return Err(format!(
+                        "alias {name} has {} actuators but the request has {} command lists",
+                        members.len(),
+                        lists.len()
+                    ));
                 }
                 lists
                     .iter()
@@ -282,7 +296,11 @@ impl RequestParser<'_> {
                     .collect::<Result<Vec<_>, _>>()?;
                 let lists = array(&items[5], "the per-actuator value lists")?;
                 if lists.len() != members.len() {
-                    return Err(format!("alias {name} has {} actuators but the request has {} value lists", members.len(), lists.len()));
+                    return Err(format!(
+                        "alias {name} has {} actuators but the request has {} value lists",
+                        members.len(),
+                        lists.len()
+                    ));
                 }
                 lists
                     .iter()
@@ -290,20 +308,32 @@ impl RequestParser<'_> {
                     .map(|(i, list)| {
                         let values = array(list, &format!("value list {}", i + 1))?;
                         if values.len() != times.len() {
-                            return Err(format!("value list {} has {} values but there are {} times", i + 1, values.len(), times.len()));
+                            return Err(format!(
+                                "value list {} has {} values but there are {} times",
+                                i + 1,
+                                values.len(),
+                                times.len()
+                            ));
                         }
                         values
                             .iter()
                             .zip(&times)
                             .enumerate()
                             .map(|(j, (v, &t))| {
-                                Ok(TimedCommand { time: t, value: number(v, &format!("value list {}, value {}", i + 1, j + 1))? })
+                                Ok(TimedCommand {
+                                    time: t,
+                                    value: number(v, &format!("value list {}, value {}", i + 1, j + 1))?,
+                                })
                             })
                             .collect()
                     })
                     .collect::<Result<_, String>>()?
             }
-            other => return Err(format!("unknown setAlias format {other:?} (expected time-mixed or time-separate)")),
+            other => {
+                return Err(format!(
+                    "unknown setAlias format {other:?} (expected time-mixed or time-separate)"
+                ))
+            }
         };
         let mut groups = Vec::with_capacity(members.len());
         let mut had = Vec::with_capacity(members.len());
@@ -358,28 +388,68 @@ mod validation_tests {
         let model = DeviceModel::new(RobotDescription::nao_v6()).unwrap();
         let mut aliases = Aliases::default();
         let created = aliases
-            .create(&model, &arr(vec!["Chest".into(), arr(vec!["ChestBoard/Led/Red/Actuator/Value".into(), "Nope".into()])]))
+            .create(
+                &model,
+                &arr(vec![
+                    "Chest".into(),
+                    arr(vec!["ChestBoard/Led/Red/Actuator/Value".into(), "Nope".into()]),
+                ]),
+            )
             .unwrap();
-        assert_eq!(created, arr(vec!["Chest".into(), arr(vec!["ChestBoard/Led/Red/Actuator/Value".into(), "".into()])]));
+        assert_eq!(
+            created,
+            arr(vec!["Chest".into(), arr(vec!["ChestBoard/Led/Red/Actuator/Value".into(), "".into()])])
+        );
         let clash = aliases.create(&model, &arr(vec!["HeadYaw/Position/Actuator/Value".into(), arr(vec![])]));
         assert!(clash.unwrap_err().contains("named like a device"));
         let parser = RequestParser { model: &model, aliases: &aliases };
-        let set = |name: &str, update: &str, commands: Value| parser.set(&arr(vec![name.into(), update.into(), commands]));
-        assert!(set("Nope", "Merge", arr(vec![cmd(1.0, 10)])).unwrap_err().contains("unknown actuator or alias \"Nope\""));
-        assert!(set("HeadYaw/Position/Sensor/Value", "Merge", arr(vec![cmd(1.0, 10)])).unwrap_err().contains("is a sensor"));
-        assert!(set("HeadYaw/Position/Actuator/Value", "Replace", arr(vec![])).unwrap_err().contains("unknown update type"));
-        assert!(set("HeadYaw/Position/Actuator/Value", "Merge", arr(vec![arr(vec!["x".into(), 10.into()])])).unwrap_err().contains("must be a number"));
-        assert!(set("HeadYaw/Position/Actuator/Value", "Merge", cmd(1.0, 10)).unwrap_err().contains("command 1 must be"));
-        let separate = |times: Vec<Value>, lists: Vec<Value>| {
-            parser.set_alias(&arr(vec!["Chest".into(), "Merge".into(), "time-separate".into(), 0.into(), arr(times), arr(lists)]))
+        let set = |name: &str, update: &str, commands: Value| {
+            parser.set(&arr(vec![name.into(), update.into(), commands]))
         };
-        assert!(separate(vec![10.into()], vec![arr(vec![1.into()])]).unwrap_err().contains("has 2 actuators"));
-        assert!(separate(vec![10.into()], vec![arr(vec![1.into()]), arr(vec![])]).unwrap_err().contains("value list 2 has 0 values"));
-        let ok = separate(vec![10.into(), 20.into()], vec![arr(vec![1.into(), 0.into()]), arr(vec![1.into(), 1.into()])]).unwrap();
+        assert!(set("Nope", "Merge", arr(vec![cmd(1.0, 10)]))
+            .unwrap_err()
+            .contains("unknown actuator or alias \"Nope\""));
+        assert!(set("HeadYaw/Position/Sensor/Value", "Merge", arr(vec![cmd(1.0, 10)]))
+            .unwrap_err()
+            .contains("is a sensor"));
+        assert!(set("HeadYaw/Position/Actuator/Value", "Replace", arr(vec![]))
+            .unwrap_err()
+            .contains("unknown update type"));
+        assert!(set("HeadYaw/Position/Actuator/Value", "Merge", arr(vec![arr(vec!["x".into(), 10.into()])]))
+            .unwrap_err()
+            .contains("must be a number"));
+        assert!(set("HeadYaw/Position/Actuator/Value", "Merge", cmd(1.0, 10))
+            .unwrap_err()
+            .contains("command 1 must be"));
+        let separate = |times: Vec<Value>, lists: Vec<Value>| {
+            parser.set_alias(&arr(vec![
+                "Chest".into(),
+                "Merge".into(),
+                "time-separate".into(),
+                0.into(),
+                arr(times),
+                arr(lists),
+            ]))
+        };
+        assert!(separate(vec![10.into()], vec![arr(vec![1.into()])])
+            .unwrap_err()
+            .contains("has 2 actuators"));
+        assert!(separate(vec![10.into()], vec![arr(vec![1.into()]), arr(vec![])])
+            .unwrap_err()
+            .contains("value list 2 has 0 values"));
+        let ok = separate(
+            vec![10.into(), 20.into()],
+            vec![arr(vec![1.into(), 0.into()]), arr(vec![1.into(), 1.into()])],
+        )
+        .unwrap();
         assert_eq!(ok.groups().len(), 1, "the unknown member is skipped");
-        let format = parser.set_alias(&arr(vec!["Chest".into(), "Merge".into(), "time-sorted".into(), arr(vec![])]));
+        let format =
+            parser.set_alias(&arr(vec!["Chest".into(), "Merge".into(), "time-sorted".into(), arr(vec![])]));
         assert!(format.unwrap_err().contains("unknown setAlias format"));
-        assert!(parser.set_alias(&arr(vec!["Nope".into(), "Merge".into(), "time-mixed".into(), arr(vec![])])).unwrap_err().contains("unknown alias"));
+        assert!(parser
+            .set_alias(&arr(vec!["Nope".into(), "Merge".into(), "time-mixed".into(), arr(vec![])]))
+            .unwrap_err()
+            .contains("unknown alias"));
     }
 
     #[test]
@@ -388,7 +458,11 @@ mod validation_tests {
         let aliases = Aliases::default();
         let parser = RequestParser { model: &model, aliases: &aliases };
         let request = parser
-            .set(&arr(vec!["ChestBoard/Led/Red/Actuator/Value".into(), "Merge".into(), arr(vec![cmd(3.0, 20), cmd(0.2, 10), cmd(0.7, 10)])]))
+            .set(&arr(vec![
+                "ChestBoard/Led/Red/Actuator/Value".into(),
+                "Merge".into(),
+                arr(vec![cmd(3.0, 20), cmd(0.2, 10), cmd(0.7, 10)]),
+            ]))
             .unwrap();
         assert_eq!(
             request.groups()[0].commands,

@@ -2,8 +2,7 @@ use nix::sys::time::TimeSpec;
 use nix::time::{clock_gettime, clock_nanosleep, ClockId, ClockNanosleepFlags};
 use serde::Deserialize;
 use thread_priority::unix::{
-    set_thread_priority_and_policy, thread_native_id, RealtimeThreadSchedulePolicy,
-    ThreadSchedulePolicy,
+    set_thread_priority_and_policy, thread_native_id, RealtimeThreadSchedulePolicy, ThreadSchedulePolicy,
 };
 use thread_priority::ThreadPriority;
 
@@ -42,7 +41,8 @@ pub(crate) fn make_realtime(priority: u8, cpu: Option<usize>, mlock: bool) -> bo
     }
     if let Some(cpu) = cpu {
         let mut set = nix::sched::CpuSet::new();
-        let pinned = set.set(cpu).and_then(|_| nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set));
+        let pinned =
+            set.set(cpu).and_then(|_| nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set));
         if let Err(error) = pinned {
             tracing::warn!(cpu, %error, "cannot pin the DCM cycle thread to its CPU");
         }
@@ -52,11 +52,12 @@ pub(crate) fn make_realtime(priority: u8, cpu: Option<usize>, mlock: bool) -> bo
         return false;
     }
     let fifo = ThreadSchedulePolicy::Realtime(RealtimeThreadSchedulePolicy::Fifo);
-    let result = priority
-        .min(99)
-        .try_into()
-        .map_err(|_| thread_priority::Error::Priority("out of range"))
-        .and_then(|value| set_thread_priority_and_policy(thread_native_id(), ThreadPriority::Crossplatform(value), fifo));
+    let result =
+        priority.min(99).try_into().map_err(|_| thread_priority::Error::Priority("out of range")).and_then(
+            |value| {
+                set_thread_priority_and_policy(thread_native_id(), ThreadPriority::Crossplatform(value), fifo)
+            },
+        );
     match result {
         Ok(()) => {
             tracing::info!(priority, "DCM cycle thread runs SCHED_FIFO");

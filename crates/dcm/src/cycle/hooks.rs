@@ -22,7 +22,12 @@ pub struct Hook {
 }
 
 impl Hook {
-    pub(crate) fn new(id: u32, phase: Phase, name: &str, callback: Box<dyn FnMut(&mut CycleContext<'_>) + Send>) -> Hook {
+    pub(crate) fn new(
+        id: u32,
+        phase: Phase,
+        name: &str,
+        callback: Box<dyn FnMut(&mut CycleContext<'_>) + Send>,
+    ) -> Hook {
         Hook { id, phase, name: name.to_owned(), callback }
     }
 

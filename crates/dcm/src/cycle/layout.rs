@@ -35,8 +35,10 @@ impl DcmSlots {
             (first, ())
         };
         let (actuators, ()) = block(model.actuators.iter().map(|a| a.full_name()).collect());
-        let (actuator_gain, ()) = block(model.actuators.iter().map(|a| property(&a.full_name(), "Gain")).collect());
-        let (actuator_offset, ()) = block(model.actuators.iter().map(|a| property(&a.full_name(), "Offset")).collect());
+        let (actuator_gain, ()) =
+            block(model.actuators.iter().map(|a| property(&a.full_name(), "Gain")).collect());
+        let (actuator_offset, ()) =
+            block(model.actuators.iter().map(|a| property(&a.full_name(), "Offset")).collect());
         let (sensors, ()) = block(model.sensors.iter().map(|s| s.full_name()).collect());
         let mut add = |name: &str, kind: SlotKind| layout.add(name, kind);
         let slots = DcmSlots {

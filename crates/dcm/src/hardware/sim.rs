@@ -135,7 +135,8 @@ impl Hardware for SimRobot {
             }
             let follow = (dt * stiffness / TIME_CONSTANT_S).min(1.0);
             let limit = joint.max_velocity * dt;
-            joint.position = (joint.position + (error * follow).clamp(-limit, limit)).clamp(joint.min, joint.max);
+            joint.position =
+                (joint.position + (error * follow).clamp(-limit, limit)).clamp(joint.min, joint.max);
             joint.current = stiffness * (error.abs() * 2.0).min(1.5);
         }
         if let Some(trigger) = self.sonar_trigger {
