@@ -12,7 +12,7 @@ mod hooks;
 mod layout;
 mod stats;
 
-pub use clock::{monotonic_ns, ClockMode};
+pub use clock::{make_realtime, monotonic_ns, sleep_until, ClockMode};
 pub use hooks::{CycleContext, Hook, HookCommands, Phase, MAX_HOOKS};
 pub use layout::DcmSlots;
 pub use stats::{CycleReport, CycleStats, LATENESS_BUCKETS_US};

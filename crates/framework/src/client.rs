@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use actix::Recipient;
 use bytes::Bytes;
+use futures::FutureExt;
 use naobroker_protocol::{
     Envelope, MethodInfo, Value, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS,
     PROTOCOL_VERSION,
@@ -32,6 +33,14 @@ impl EventStream {
     }
 }
 
+/// The send half of the current connection.
+enum Writer {
+    Disconnected,
+    Idle(zeromq::DealerSendHalf),
+    /// A send is waiting for room; later messages queue behind it, in order.
+    Busy(std::collections::VecDeque<Bytes>),
+}
+
 /// Events read from the socket before the client tells the broker it has room again.
 const ACK_EVERY: u32 = 256;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -45,7 +54,7 @@ struct Inner {
     url: String,
     client_name: String,
     call_timeout: Cell<Duration>,
-    writer: RefCell<Option<mpsc::UnboundedSender<Bytes>>>,
+    writer: RefCell<Writer>,
     pending: RefCell<HashMap<u64, oneshot::Sender<CallResult>>>,
     next_id: Cell<u64>,
     subscriptions: RefCell<HashMap<String, Vec<mpsc::Sender<Event>>>>,
@@ -73,7 +82,7 @@ impl ClientSession {
                 url: url.to_owned(),
                 client_name: client_name.to_owned(),
                 call_timeout: Cell::new(Duration::from_secs(10)),
-                writer: RefCell::new(None),
+                writer: RefCell::new(Writer::Disconnected),
                 pending: RefCell::default(),
                 next_id: Cell::new(0),
                 subscriptions: RefCell::default(),
@@ -166,15 +175,7 @@ impl ClientSession {
             Envelope::Error { message, .. } => return Err(message),
             other => return Err(format!("expected Welcome, got {other:?}")),
         }
-        let (writer, mut outgoing) = mpsc::unbounded_channel::<Bytes>();
-        actix_rt::spawn(async move {
-            while let Some(payload) = outgoing.recv().await {
-                if send_half.send(ZmqMessage::from(payload)).await.is_err() {
-                    break;
-                }
-            }
-        });
-        *self.inner.writer.borrow_mut() = Some(writer);
+        *self.inner.writer.borrow_mut() = Writer::Idle(send_half);
         Ok(recv_half)
     }
 
@@ -209,7 +210,7 @@ impl ClientSession {
     /// notices the silence and unregisters what this session had registered.
     pub fn close(&self) {
         self.inner.closed.send_replace(true);
-        self.inner.writer.borrow_mut().take();
+        *self.inner.writer.borrow_mut() = Writer::Disconnected;
     }
 
     async fn read_until_lost(&self, mut receiver: DealerRecvHalf) {
@@ -235,7 +236,7 @@ impl ClientSession {
                 }
             }
         }
-        self.inner.writer.borrow_mut().take();
+        *self.inner.writer.borrow_mut() = Writer::Disconnected;
         let pending: Vec<_> = self.inner.pending.borrow_mut().drain().collect();
         for (_, sender) in pending {
             let _ = sender.send(Err(CallError::new("connection to the broker lost")));
@@ -294,11 +295,59 @@ impl ClientSession {
         }
     }
 
+    /// Hand a message to the socket on the caller's task: no hop to a writer task
+    /// while the socket takes messages at once, a queue behind it when it does not.
     fn send(&self, envelope: &Envelope) -> bool {
-        match &*self.inner.writer.borrow() {
-            Some(writer) => writer.send(Bytes::from(envelope.encode())).is_ok(),
-            None => false,
+        let payload = Bytes::from(envelope.encode());
+        let mut writer = self.inner.writer.borrow_mut();
+        let mut half = match std::mem::replace(&mut *writer, Writer::Disconnected) {
+            Writer::Disconnected => return false,
+            Writer::Busy(mut backlog) => {
+                backlog.push_back(payload);
+                *writer = Writer::Busy(backlog);
+                return true;
+            }
+            Writer::Idle(half) => half,
+        };
+        let mut sending = async move {
+            let sent = half.send(ZmqMessage::from(payload)).await.is_ok();
+            (half, sent)
         }
+        .boxed_local();
+        let mut context = std::task::Context::from_waker(futures::task::noop_waker_ref());
+        if let std::task::Poll::Ready((half, sent)) = sending.poll_unpin(&mut context) {
+            if sent {
+                *writer = Writer::Idle(half);
+            }
+            return sent;
+        }
+        *writer = Writer::Busy(Default::default());
+        drop(writer);
+        let weak = Rc::downgrade(&self.inner);
+        actix_rt::spawn(async move {
+            let (mut half, mut sent) = sending.await;
+            loop {
+                let Some(inner) = weak.upgrade() else { return };
+                let next = match &mut *inner.writer.borrow_mut() {
+                    Writer::Busy(backlog) if sent => backlog.pop_front(),
+                    _ => None,
+                };
+                match next {
+                    Some(payload) => sent = half.send(ZmqMessage::from(payload)).await.is_ok(),
+                    None => {
+                        let mut writer = inner.writer.borrow_mut();
+                        // Reconnected meanwhile (Idle), or failed: this socket is done.
+                        if !sent {
+                            *writer = Writer::Disconnected;
+                        } else if matches!(*writer, Writer::Busy(_)) {
+                            *writer = Writer::Idle(half);
+                        }
+                        return;
+                    }
+                }
+            }
+        });
+        true
     }
 
     /// Send a request and wait for its reply, with the session's call timeout.

@@ -22,7 +22,7 @@ pub fn monotonic_ns() -> i64 {
 }
 
 /// Sleep to an absolute CLOCK_MONOTONIC deadline: no drift, whatever a cycle took.
-pub(crate) fn sleep_until(deadline_ns: i64) {
+pub fn sleep_until(deadline_ns: i64) {
     let deadline = TimeSpec::new(deadline_ns / 1_000_000_000, deadline_ns % 1_000_000_000);
     while let Err(nix::errno::Errno::EINTR) =
         clock_nanosleep(ClockId::CLOCK_MONOTONIC, ClockNanosleepFlags::TIMER_ABSTIME, &deadline)
@@ -32,7 +32,7 @@ pub(crate) fn sleep_until(deadline_ns: i64) {
 /// Ask for SCHED_FIFO, CPU affinity and locked memory, as configured. Each refusal
 /// is said clearly once, before the cycle starts; the cycle runs anyway.
 /// Returns whether the thread got its real-time priority.
-pub(crate) fn make_realtime(priority: u8, cpu: Option<usize>, mlock: bool) -> bool {
+pub fn make_realtime(priority: u8, cpu: Option<usize>, mlock: bool) -> bool {
     if mlock {
         use nix::sys::mman::{mlockall, MlockAllFlags};
         if let Err(error) = mlockall(MlockAllFlags::MCL_CURRENT | MlockAllFlags::MCL_FUTURE) {

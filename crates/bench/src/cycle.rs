@@ -1,0 +1,189 @@
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
+use naobroker_dcm::cycle::{
+    make_realtime, monotonic_ns, sleep_until, ClockMode, CycleConfig, CycleReport, CycleThread, DcmSlots,
+};
+use naobroker_dcm::device::{DeviceModel, RobotDescription};
+use naobroker_dcm::hardware::sim::SimRobot;
+use naobroker_memory::RtSlots;
+
+use crate::stats::{print, Row, Samples};
+
+struct Measured {
+    lateness: Samples,
+    compute: Samples,
+    overruns: u64,
+}
+
+/// Keeps one CPU busy while alive.
+struct BusyLoad {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl BusyLoad {
+    fn on(cpu: usize) -> BusyLoad {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            let mut set = nix::sched::CpuSet::new();
+            let _ = set.set(cpu);
+            let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set);
+            let mut x = 0u64;
+            while !flag.load(Ordering::Relaxed) {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        });
+        BusyLoad { stop, thread: Some(thread) }
+    }
+}
+
+impl Drop for BusyLoad {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The floor: a bare clock_nanosleep loop with the same priority, on the same CPU.
+fn bare_loop(period_us: u32, seconds: f64, priority: u8, cpu: usize) -> Measured {
+    let handle = std::thread::spawn(move || {
+        make_realtime(priority, Some(cpu), false);
+        let period = i64::from(period_us) * 1000;
+        let cycles = (seconds * 1e6 / f64::from(period_us)) as usize;
+        let mut lateness = Vec::with_capacity(cycles);
+        let mut overruns = 0;
+        let mut deadline = monotonic_ns();
+        for _ in 0..cycles {
+            deadline += period;
+            sleep_until(deadline);
+            let woke = monotonic_ns();
+            lateness.push((woke - deadline) as f64 / 1000.0);
+            if woke > deadline + period {
+                overruns += 1;
+                deadline += (woke - deadline) / period * period;
+            }
+        }
+        Measured { lateness: Samples(lateness), compute: Samples(Vec::new()), overruns }
+    });
+    handle.join().unwrap()
+}
+
+/// The DCM cycle on the simulated robot, every actuator's buffer `depth` deep.
+fn dcm(period_us: u32, seconds: f64, priority: u8, cpu: usize, depth: usize) -> Measured {
+    let model = Arc::new(DeviceModel::new(RobotDescription::nao_v6()).unwrap());
+    let (layout, dcm_slots) = DcmSlots::layout(&model);
+    let slots = RtSlots::new(layout);
+    let config = CycleConfig {
+        period_us,
+        priority,
+        cpu: Some(cpu),
+        clock: ClockMode::Real,
+        start_time_ms: 0,
+        buffer_capacity: 4096,
+        ..CycleConfig::default()
+    };
+    let (cycle, mut channels, mut reports, _wake) =
+        CycleThread::start(Arc::clone(&model), Box::new(SimRobot::new(&model)), slots, dcm_slots, &config)
+            .unwrap();
+    let shared = Arc::clone(cycle.shared());
+    let mut channel = channels.remove(0);
+    let horizon_ms = (seconds * 1000.0) as i32 + 1000;
+    if depth > 0 {
+        for actuator in 0..model.actuators.len() {
+            let mut request = Request::default();
+            let step = (horizon_ms / depth as i32).max(1);
+            let commands = (1..=depth as i32)
+                .map(|i| TimedCommand { time: shared.now() + 100 + i * step, value: 0.1 * f64::from(i % 7) })
+                .collect();
+            request.push(actuator, UpdateType::Merge, commands);
+            while channel.send(request.clone()).is_err() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    while reports.pop().is_ok() {}
+    let overruns_before = shared.stats.overruns.load(Ordering::Relaxed);
+    let mut collected: Vec<CycleReport> = Vec::new();
+    let deadline = monotonic_ns() + (seconds * 1e9) as i64;
+    while monotonic_ns() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        while let Ok(report) = reports.pop() {
+            collected.push(report);
+        }
+    }
+    let overruns = shared.stats.overruns.load(Ordering::Relaxed) - overruns_before;
+    drop(cycle);
+    Measured {
+        lateness: Samples(collected.iter().map(|r| r.lateness_us as f64).collect()),
+        compute: Samples(collected.iter().map(|r| f64::from(r.compute_us)).collect()),
+        overruns,
+    }
+}
+
+pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool) {
+    let other_cpu = if cpu == 0 { 1 } else { 0 };
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    for period_us in [10_000u32, 1_000] {
+        for busy in [false, true] {
+            let load = busy.then(|| BusyLoad::on(other_cpu));
+            let floor = bare_loop(period_us, seconds, priority, cpu);
+            let measured = dcm(period_us, seconds, priority, cpu, 2000);
+            drop(load);
+            let label =
+                format!("{} ms{}", period_us / 1000, if busy { ", other core busy" } else { ", idle" });
+            rows.push(Row {
+                name: format!("floor: bare loop, {label}"),
+                fields: vec![
+                    ("lateness p50 µs", floor.lateness.p50()),
+                    ("p99 µs", floor.lateness.p99()),
+                    ("max µs", floor.lateness.max()),
+                    ("overruns", floor.overruns as f64),
+                    ("compute p50 µs", f64::NAN),
+                    ("compute p99 µs", f64::NAN),
+                ],
+            });
+            rows.push(Row {
+                name: format!("DCM, 140 actuators × 2000 commands, {label}"),
+                fields: vec![
+                    ("lateness p50 µs", measured.lateness.p50()),
+                    ("p99 µs", measured.lateness.p99()),
+                    ("max µs", measured.lateness.max()),
+                    ("overruns", measured.overruns as f64),
+                    ("compute p50 µs", measured.compute.p50()),
+                    ("compute p99 µs", measured.compute.p99()),
+                ],
+            });
+            notes.push(format!(
+                "{label}: DCM − floor lateness p50 {:+.0} µs, p99 {:+.0} µs (target ≤ +20); overruns {} vs {}",
+                measured.lateness.p50() - floor.lateness.p50(),
+                measured.lateness.p99() - floor.lateness.p99(),
+                measured.overruns,
+                floor.overruns
+            ));
+        }
+    }
+    for depth in [0usize, 4000] {
+        let measured = dcm(1_000, seconds.min(10.0), priority, cpu, depth);
+        rows.push(Row {
+            name: format!("DCM compute, 1 ms, buffers {depth} deep"),
+            fields: vec![
+                ("lateness p50 µs", measured.lateness.p50()),
+                ("p99 µs", measured.lateness.p99()),
+                ("max µs", measured.lateness.max()),
+                ("overruns", measured.overruns as f64),
+                ("compute p50 µs", measured.compute.p50()),
+                ("compute p99 µs", measured.compute.p99()),
+            ],
+        });
+    }
+    notes.push(format!("{seconds} s per configuration; priority {priority} SCHED_FIFO, CPU {cpu}; compute is wake-up to end of cycle (hooks included, none here)"));
+    print("cycle", &rows, &notes, json);
+}

@@ -1,0 +1,147 @@
+//! Child processes the benchmarks measure against, and the broker they start.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use naobroker_dcm::cycle::monotonic_ns;
+use naobroker_framework::{ClientSession, Value};
+use zeromq::{Socket, SocketRecv, SocketSend};
+
+use crate::stats::Samples;
+
+pub fn sibling(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("own path");
+    let path = exe.with_file_name(name);
+    if !path.exists() {
+        eprintln!(
+            "naobench: {} is missing: build everything first (cargo build --release --workspace)",
+            path.display()
+        );
+        std::process::exit(2);
+    }
+    path
+}
+
+/// A child killed when dropped.
+pub struct Guard(pub Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Start `naobroker` (real clock, defaults) on a TCP and an ipc endpoint.
+pub fn start_broker() -> (Guard, String, String) {
+    let tcp = format!("tcp://127.0.0.1:{}", free_port());
+    let ipc = format!("ipc:///tmp/naobench-{}.sock", std::process::id());
+    let child = Command::new(sibling("naobroker"))
+        .args(["--config", "/dev/null", "--listen", &tcp, "--listen", &ipc])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start naobroker");
+    let child = Guard(child);
+    let started = Instant::now();
+    while !actix_rt::System::new().block_on(async { ClientSession::connect(&tcp, "probe").await.is_ok() }) {
+        assert!(started.elapsed() < Duration::from_secs(20), "naobroker did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (child, tcp, ipc)
+}
+
+/// Spawn `naobench <args>` and wait for its "ready" line; returns what follows "ready".
+pub fn spawn_helper(args: &[&str]) -> (Guard, String) {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn helper");
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    let rest = line.trim().strip_prefix("ready").unwrap_or_else(|| panic!("helper {args:?} did not start"));
+    (Guard(child), rest.trim().to_owned())
+}
+
+/// The floor: a blocking std TCP server answering `reply_bytes` to every `request_bytes`.
+pub fn tcp_echo(request_bytes: usize, reply_bytes: usize) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    println!("ready {}", listener.local_addr().unwrap().port());
+    std::io::stdout().flush().unwrap();
+    let (mut stream, _) = listener.accept().unwrap();
+    stream.set_nodelay(true).unwrap();
+    let mut request = vec![0u8; request_bytes];
+    let reply = vec![0x42u8; reply_bytes];
+    while stream.read_exact(&mut request).is_ok() {
+        if stream.write_all(&reply).is_err() {
+            break;
+        }
+    }
+}
+
+/// Raw zmq.rs: a ROUTER that sends every message straight back.
+pub fn zmq_echo(url: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let mut router = zeromq::RouterSocket::new();
+        router.bind(url).await.unwrap();
+        println!("ready");
+        std::io::stdout().flush().unwrap();
+        while let Ok(message) = router.recv().await {
+            if router.send(message).await.is_err() {
+                break;
+            }
+        }
+    });
+}
+
+/// Subscribe to `event`, whose values are CLOCK_MONOTONIC send times in ns; print the
+/// delivery latencies (µs) as one JSON array after `count` events.
+pub fn subscriber(url: &str, event: &str, count: usize) {
+    let system = actix_rt::System::new();
+    system.block_on(async {
+        let session = ClientSession::connect(url, "naobench-subscriber").await.unwrap();
+        let mut stream = session.subscribe(event).await.unwrap();
+        println!("ready");
+        std::io::stdout().flush().unwrap();
+        let mut latencies = Vec::with_capacity(count);
+        while latencies.len() < count {
+            match tokio::time::timeout(Duration::from_secs(10), stream.next()).await {
+                Ok(Some(event)) => {
+                    if let Some(sent) = event.value.as_i64() {
+                        latencies.push((monotonic_ns() - sent) as f64 / 1000.0);
+                    }
+                }
+                _ => break,
+            }
+        }
+        println!("{}", serde_json::to_string(&latencies).unwrap());
+    });
+}
+
+/// Time `calls` sequential round trips of `call`.
+pub async fn time_calls<F, Fut>(calls: usize, mut call: F) -> Samples
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Value>,
+{
+    for _ in 0..calls / 10 {
+        call().await;
+    }
+    let mut samples = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let started = Instant::now();
+        call().await;
+        samples.push(started.elapsed().as_secs_f64() * 1e6);
+    }
+    Samples(samples)
+}

@@ -1,0 +1,73 @@
+//! naobench: measurements of naobroker beside a floor or a peer measured in the same run.
+//!
+//! This machine is a VM where a thread wake-up costs 50–100 µs and the host adds
+//! millisecond pauses: every table reports medians, and ratios against a reference
+//! measured in the same run, never absolute targets alone.
+
+mod cycle;
+mod helpers;
+mod ingest;
+mod memory;
+mod rpc;
+mod stats;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(version, about = "naobroker benchmarks")]
+struct Cli {
+    /// Print one JSON object instead of a table.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Round-trip latency of ALMemory.getData from another process, beside a TCP floor and raw zeromq.
+    Rpc {
+        #[arg(long, default_value_t = 5000)]
+        calls: usize,
+    },
+    /// ALMemory round trips, getListData of 150 DCM keys, event delivery to 1 and 10 processes.
+    Memory {
+        #[arg(long, default_value_t = 3000)]
+        calls: usize,
+    },
+    /// Timed commands accepted per second through setAlias time-separate.
+    Ingest {
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
+    },
+    /// DCM cycle lateness and compute time beside a bare clock_nanosleep loop.
+    Cycle {
+        /// Seconds per configuration (8 configurations).
+        #[arg(long, default_value_t = 60.0)]
+        seconds: f64,
+        #[arg(long, default_value_t = 80)]
+        priority: u8,
+        /// CPU for the cycle and the floor; the busy load runs on the other one.
+        #[arg(long, default_value_t = 1)]
+        cpu: usize,
+    },
+    #[command(hide = true)]
+    TcpEcho { request_bytes: usize, reply_bytes: usize },
+    #[command(hide = true)]
+    ZmqEcho { url: String },
+    #[command(hide = true)]
+    Subscriber { url: String, event: String, count: usize },
+}
+
+fn main() {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Rpc { calls } => rpc::run(calls, cli.json),
+        Command::Memory { calls } => memory::run(calls, cli.json),
+        Command::Ingest { seconds } => ingest::run(seconds, cli.json),
+        Command::Cycle { seconds, priority, cpu } => cycle::run(seconds, priority, cpu, cli.json),
+        Command::TcpEcho { request_bytes, reply_bytes } => helpers::tcp_echo(request_bytes, reply_bytes),
+        Command::ZmqEcho { url } => helpers::zmq_echo(&url),
+        Command::Subscriber { url, event, count } => helpers::subscriber(&url, &event, count),
+    }
+}
