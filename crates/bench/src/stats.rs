@@ -50,7 +50,7 @@ pub fn print(title: &str, rows: &[Row], notes: &[String], json: bool) {
     println!("## naobench {title}\n");
     let columns: Vec<&str> =
         rows.first().map(|r| r.fields.iter().map(|(k, _)| *k).collect()).unwrap_or_default();
-    println!("| {} | {} |", "what", columns.join(" | "));
+    println!("| what | {} |", columns.join(" | "));
     println!("|---|{}|", columns.iter().map(|_| "---:").collect::<Vec<_>>().join("|"));
     for row in rows {
         let cells: Vec<String> = row.fields.iter().map(|(_, v)| format_number(*v)).collect();
