@@ -291,3 +291,22 @@ fn step_needs_the_manual_clock() {
     std::thread::sleep(std::time::Duration::from_millis(50));
     assert!(broker.call("DCM.getTime", &["0"]).as_i64().unwrap() > before, "the real clock moves by itself");
 }
+
+#[test]
+fn dcm_cycle_events_reach_a_remote_subscriber_once_per_cycle_in_order() {
+    let broker = TestBroker::start("start_time_ms = 0\n");
+    let session = naobroker_framework::blocking::Session::connect(&broker.url).unwrap();
+    let pre = session.subscribe("DCM/PreProcess").unwrap();
+    let post = session.subscribe("DCM/PostProcess").unwrap();
+    broker.step(5);
+    for cycle in 1..=5i64 {
+        for events in [&pre, &post] {
+            let event = events.recv_timeout(std::time::Duration::from_secs(5)).unwrap();
+            assert_eq!(
+                naobroker_framework::from_value::<(i64, i64)>(event.value).unwrap(),
+                (cycle, cycle * 10)
+            );
+        }
+    }
+    assert!(pre.try_recv().is_err() && post.try_recv().is_err(), "one event of each per cycle");
+}
