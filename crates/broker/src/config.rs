@@ -4,6 +4,7 @@ use std::time::Duration;
 use naobroker_dcm::DcmConfig;
 use naobroker_framework::BrokerConfig;
 use naobroker_memory::MemoryConfig;
+use naobroker_motion::MotionConfig;
 use serde::Deserialize;
 
 /// `broker.toml`: one file, every section optional, defaults that run unprivileged.
@@ -13,6 +14,7 @@ pub struct Config {
     pub broker: BrokerSection,
     pub memory: MemoryConfig,
     pub dcm: DcmConfig,
+    pub motion: MotionConfig,
 }
 
 /// `[broker]`.

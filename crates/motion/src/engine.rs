@@ -1,0 +1,364 @@
+//! The motion engine: tasks turn into timed DCM commands, once per motion cycle.
+//! It is pure (no thread, no clock): the motion thread drives it, tests too.
+
+use std::sync::Arc;
+
+use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
+use naobroker_dcm::time::DcmTime;
+use naobroker_memory::{FastAccess, RtSlots};
+
+use crate::body::Body;
+use crate::trajectory::Track;
+
+/// What a track drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    Position,
+    Stiffness,
+}
+
+#[derive(Debug, Clone)]
+pub struct TrackEntry {
+    pub motor: usize,
+    pub channel: Channel,
+    pub track: Track,
+    /// Values are relative to the value at start (`angleInterpolation(..., isAbsolute=false)`).
+    pub relative: bool,
+}
+
+/// A motion task: tracks on some motors, started at the next motion cycle.
+#[derive(Debug, Clone)]
+pub struct MotionTask {
+    pub id: u64,
+    pub tracks: Vec<TrackEntry>,
+}
+
+impl MotionTask {
+    pub fn mask(&self, channel: Channel) -> u64 {
+        self.tracks.iter().filter(|t| t.channel == channel).fold(0, |mask, t| mask | 1 << t.motor)
+    }
+}
+
+/// Commands from ALMotion's API to the engine.
+#[derive(Debug)]
+pub enum ToEngine {
+    Start(Box<MotionTask>),
+    Kill(u64),
+    KillAll,
+    /// Kill every task using one of these motors.
+    KillMotors(u64),
+    SmartStiffness(bool),
+}
+
+/// What the engine reports after a cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FromEngine {
+    /// The task ended: completed (`true`) or killed/replaced (`false`).
+    Finished {
+        id: u64,
+        completed: bool,
+    },
+    Cycle {
+        cycle: u64,
+        time: DcmTime,
+    },
+}
+
+struct Running {
+    task: Box<MotionTask>,
+    started_at: Option<DcmTime>,
+    /// Per track: value at start.
+    start: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct MotorState {
+    position: f64,
+    stiffness: f64,
+    sent_position: Option<f64>,
+    sent_stiffness: Option<f64>,
+    idle_cycles: u32,
+    smart_lowered: bool,
+    /// Stiffness driven by someone else through the DCM: smart stiffness stays away.
+    external_stiffness: bool,
+}
+
+/// Smart stiffness lowers a joint idle this many cycles...
+const SMART_IDLE_CYCLES: u32 = 25;
+/// ... and holding less than this current (A) ...
+const SMART_LOAD_A: f64 = 0.2;
+/// ... to this fraction of its stiffness.
+const SMART_FACTOR: f64 = 0.6;
+/// Differences smaller than the DCM's rounding are not someone else's commands.
+const SAME_VALUE: f64 = 1e-3;
+
+/// A `Toward` track is done on its target, the others at their last key.
+fn arrived(track: &Track, value: f64, min: f64, max: f64, elapsed: f64) -> bool {
+    match track {
+        Track::Toward { target, .. } => (value - target.clamp(min, max)).abs() < 1e-9,
+        track => elapsed >= track.duration(),
+    }
+}
+
+pub struct Engine {
+    body: Arc<Body>,
+    period_ms: i32,
+    running: Vec<Running>,
+    motors: Vec<MotorState>,
+    smart_stiffness: bool,
+    actuators: FastAccess,
+    currents: FastAccess,
+    /// Values read each cycle: positions then stiffnesses as the DCM sends them.
+    read: Vec<f64>,
+    currents_read: Vec<f64>,
+    cycle: u64,
+}
+
+impl Engine {
+    pub fn new(body: Arc<Body>, slots: &Arc<RtSlots>, period_ms: i32) -> Result<Engine, String> {
+        let mut keys: Vec<&str> = body.motors.iter().map(|m| m.position_key.as_str()).collect();
+        keys.extend(body.motors.iter().map(|m| m.stiffness_key.as_str()));
+        let actuators = slots.fast_access(&keys)?;
+        let current_keys: Vec<&str> = body.motors.iter().map(|m| m.current_key.as_str()).collect();
+        let currents = slots.fast_access(&current_keys)?;
+        let count = body.motors.len();
+        let mut engine = Engine {
+            body,
+            period_ms,
+            running: Vec::new(),
+            motors: vec![MotorState::default(); count],
+            smart_stiffness: true,
+            read: vec![0.0; 2 * count],
+            currents_read: vec![0.0; count],
+            actuators,
+            currents,
+            cycle: 0,
+        };
+        engine.actuators.read(&mut engine.read);
+        for (index, motor) in engine.motors.iter_mut().enumerate() {
+            motor.position = engine.read[index];
+            motor.stiffness = engine.read[count + index];
+        }
+        Ok(engine)
+    }
+
+    pub fn position(&self, motor: usize) -> f64 {
+        self.motors[motor].position
+    }
+
+    pub fn stiffness(&self, motor: usize) -> f64 {
+        self.motors[motor].stiffness
+    }
+
+    pub fn smart_stiffness(&self) -> bool {
+        self.smart_stiffness
+    }
+
+    fn owner(&self, motor: usize, channel: Channel) -> Option<usize> {
+        self.running
+            .iter()
+            .position(|r| r.task.tracks.iter().any(|t| t.motor == motor && t.channel == channel))
+    }
+
+    /// Apply a command from the API; returns the tasks it ended.
+    pub fn command(&mut self, command: ToEngine, finished: &mut Vec<FromEngine>) {
+        match command {
+            ToEngine::Start(task) => {
+                // A new task on a joint replaces the old one on that joint.
+                let (positions, stiffnesses) = (task.mask(Channel::Position), task.mask(Channel::Stiffness));
+                for running in &mut self.running {
+                    running.task.tracks.retain(|t| {
+                        let mask = if t.channel == Channel::Position { positions } else { stiffnesses };
+                        mask & (1 << t.motor) == 0
+                    });
+                }
+                self.reap(finished, false);
+                let start = vec![0.0; task.tracks.len()];
+                self.running.push(Running { task, started_at: None, start });
+            }
+            ToEngine::Kill(id) => {
+                for running in &mut self.running {
+                    if running.task.id == id {
+                        running.task.tracks.clear();
+                    }
+                }
+                self.reap(finished, false);
+            }
+            ToEngine::KillAll => {
+                for running in &mut self.running {
+                    running.task.tracks.clear();
+                }
+                self.reap(finished, false);
+            }
+            ToEngine::KillMotors(mask) => {
+                for running in &mut self.running {
+                    if running.task.tracks.iter().any(|t| mask & (1 << t.motor) != 0) {
+                        running.task.tracks.clear();
+                    }
+                }
+                self.reap(finished, false);
+            }
+            ToEngine::SmartStiffness(on) => self.smart_stiffness = on,
+        }
+    }
+
+    fn reap(&mut self, finished: &mut Vec<FromEngine>, completed: bool) {
+        self.running.retain(|r| {
+            let keep = !r.task.tracks.is_empty();
+            if !keep {
+                finished.push(FromEngine::Finished { id: r.task.id, completed });
+            }
+            keep
+        });
+    }
+
+    /// One motion cycle at DCM time `now`: intentions for `now + period` go into `request`.
+    pub fn cycle(&mut self, now: DcmTime, request: &mut Request, finished: &mut Vec<FromEngine>) {
+        self.cycle += 1;
+        let count = self.motors.len();
+        let target_time = now.wrapping_add(self.period_ms);
+        let dt = f64::from(self.period_ms) / 1000.0;
+        self.actuators.read(&mut self.read);
+        self.currents.read(&mut self.currents_read);
+
+        // Refresh the command model from what the DCM actually sends: a joint someone
+        // else drove through the DCM resumes from there, without a jump.
+        for motor in 0..count {
+            let (dcm_position, dcm_stiffness) = (self.read[motor], self.read[count + motor]);
+            if self.owner(motor, Channel::Position).is_none() {
+                let state = &mut self.motors[motor];
+                if state.sent_position.is_none_or(|sent| (sent - dcm_position).abs() > SAME_VALUE) {
+                    state.position = dcm_position;
+                    state.sent_position = None;
+                }
+            }
+            if self.owner(motor, Channel::Stiffness).is_none() {
+                let state = &mut self.motors[motor];
+                if let Some(sent) = state.sent_stiffness {
+                    if (sent - dcm_stiffness).abs() > SAME_VALUE {
+                        state.external_stiffness = true;
+                        state.smart_lowered = false;
+                        state.stiffness = dcm_stiffness;
+                        state.sent_stiffness = None;
+                    }
+                } else if !state.smart_lowered {
+                    state.stiffness = dcm_stiffness;
+                }
+            }
+        }
+
+        let mut positions_sent = 0u64;
+        let mut stiffness_sent = 0u64;
+        for index in 0..self.running.len() {
+            let running = &mut self.running[index];
+            if running.started_at.is_none() {
+                let mut delay = 0;
+                for (slot, track) in running.task.tracks.iter().enumerate() {
+                    let state = &mut self.motors[track.motor];
+                    running.start[slot] = match track.channel {
+                        Channel::Position => state.position,
+                        Channel::Stiffness => state.stiffness,
+                    };
+                    if track.channel == Channel::Position && state.smart_lowered {
+                        // Restore the stiffness first; the motion starts one cycle later.
+                        state.smart_lowered = false;
+                        let value = state.stiffness;
+                        request.push(
+                            self.body.motors[track.motor].stiffness_actuator,
+                            UpdateType::ClearAll,
+                            vec![TimedCommand { time: target_time, value }],
+                        );
+                        state.sent_stiffness = Some(value);
+                        stiffness_sent |= 1 << track.motor;
+                        delay = self.period_ms;
+                    }
+                }
+                running.started_at = Some(now.wrapping_add(delay));
+            }
+            let started = running.started_at.unwrap_or(now);
+            let elapsed = f64::from(target_time.wrapping_sub(started)) / 1000.0;
+            if elapsed <= 0.0 {
+                continue;
+            }
+            let mut all_done = true;
+            for (slot, entry) in running.task.tracks.iter().enumerate() {
+                let motor = &self.body.motors[entry.motor];
+                let state = &mut self.motors[entry.motor];
+                let start = running.start[slot];
+                let current = match entry.channel {
+                    Channel::Position => state.position,
+                    Channel::Stiffness => state.stiffness,
+                };
+                let mut value = entry.track.value(start, current, elapsed, dt);
+                if entry.relative {
+                    value += start;
+                }
+                match entry.channel {
+                    Channel::Position => {
+                        let step = motor.spec.max_velocity * dt;
+                        value = value.clamp(state.position - step, state.position + step);
+                        value = value.clamp(motor.spec.min, motor.spec.max);
+                        state.position = value;
+                        state.sent_position = Some(value);
+                        state.idle_cycles = 0;
+                        positions_sent |= 1 << entry.motor;
+                        request.push(
+                            motor.position_actuator,
+                            UpdateType::ClearAll,
+                            vec![TimedCommand { time: target_time, value }],
+                        );
+                        all_done &= arrived(&entry.track, value, motor.spec.min, motor.spec.max, elapsed);
+                    }
+                    Channel::Stiffness => {
+                        value = value.clamp(0.0, 1.0);
+                        state.stiffness = value;
+                        state.sent_stiffness = Some(value);
+                        state.external_stiffness = false;
+                        state.smart_lowered = false;
+                        stiffness_sent |= 1 << entry.motor;
+                        request.push(
+                            motor.stiffness_actuator,
+                            UpdateType::ClearAll,
+                            vec![TimedCommand { time: target_time, value }],
+                        );
+                        all_done &= arrived(&entry.track, value, 0.0, 1.0, elapsed);
+                    }
+                }
+            }
+            if all_done {
+                running.task.tracks.clear();
+            }
+        }
+        self.reap(finished, true);
+
+        for motor in 0..count {
+            if positions_sent & (1 << motor) != 0 {
+                continue;
+            }
+            let stiffness_owned = self.owner(motor, Channel::Stiffness).is_some();
+            let state = &mut self.motors[motor];
+            state.idle_cycles = state.idle_cycles.saturating_add(1);
+            // Only stiffness ALMotion itself set: a module driving it through the DCM
+            // is never second-guessed.
+            let smart = self.smart_stiffness
+                && state.sent_stiffness.is_some()
+                && !state.external_stiffness
+                && !state.smart_lowered
+                && stiffness_sent & (1 << motor) == 0
+                && state.idle_cycles >= SMART_IDLE_CYCLES
+                && state.stiffness > 0.0
+                && self.currents_read[motor].abs() < SMART_LOAD_A;
+            if smart && !stiffness_owned {
+                state.smart_lowered = true;
+                let value = state.stiffness * SMART_FACTOR;
+                state.sent_stiffness = Some(value);
+                request.push(
+                    self.body.motors[motor].stiffness_actuator,
+                    UpdateType::ClearAll,
+                    vec![TimedCommand { time: target_time, value }],
+                );
+            }
+        }
+        finished.push(FromEngine::Cycle { cycle: self.cycle, time: now });
+    }
+}

@@ -1,0 +1,66 @@
+//! ALMotion: a motion cycle synchronized to the DCM (every 2nd DCM cycle at 10 ms)
+//! that turns tasks (angles, key frames, stiffness) into timed DCM commands.
+#![deny(unsafe_code, unreachable_pub)]
+
+pub mod body;
+pub mod engine;
+mod module;
+mod runner;
+pub mod trajectory;
+
+use std::sync::Arc;
+
+use naobroker_dcm::cycle::{ClockMode, RequestChannel};
+use naobroker_dcm::DcmHandle;
+use naobroker_framework::Broker;
+use serde::Deserialize;
+
+pub use module::ALMotion;
+
+/// `[motion]` in `broker.toml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MotionConfig {
+    /// Motion cycle period; a multiple of the DCM period.
+    pub period_ms: u32,
+}
+
+impl Default for MotionConfig {
+    fn default() -> Self {
+        MotionConfig { period_ms: 20 }
+    }
+}
+
+/// Start the motion thread and its DCM hook; the module to add to the broker.
+/// `dcm_priority` is the DCM's SCHED_FIFO priority: the motion thread runs just below.
+pub fn start(
+    config: &MotionConfig,
+    dcm: &DcmHandle,
+    channel: RequestChannel,
+    broker: Broker,
+    dcm_priority: u8,
+) -> Result<ALMotion, String> {
+    let shared = Arc::clone(dcm.shared());
+    let dcm_period_us = shared.period_us;
+    let motion_us = config.period_ms * 1000;
+    if motion_us == 0 || !motion_us.is_multiple_of(dcm_period_us) {
+        return Err(format!(
+            "[motion] period_ms = {} is not a multiple of the DCM period ({} µs)",
+            config.period_ms, dcm_period_us
+        ));
+    }
+    let ratio = u64::from(motion_us / dcm_period_us);
+    let body = Arc::new(body::Body::new(dcm.model())?);
+    let engine = engine::Engine::new(Arc::clone(&body), &shared.slots, config.period_ms as i32)?;
+    let priority = dcm_priority.saturating_sub(1);
+    let started = runner::start(engine, channel, body.motors.len(), priority, shared.clock)
+        .map_err(|error| format!("cannot start the motion thread: {error}"))?;
+    let sync = Arc::clone(&started.thread.sync);
+    let lockstep = shared.clock == ClockMode::Manual;
+    let hook = dcm.at_post_process("ALMotion", move |context| {
+        if context.cycle % ratio == 0 {
+            sync.tick(context.cycle / ratio, context.time, lockstep);
+        }
+    })?;
+    Ok(ALMotion::new(body, started, hook, Arc::clone(&shared.slots), broker, config.period_ms as i32))
+}

@@ -1,0 +1,571 @@
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::os::unix::net::UnixDatagram;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use naobroker_dcm::HookConnection;
+use naobroker_framework::{Broker, CallError, Methods, Module, ModuleContext, Value};
+use naobroker_memory::RtSlots;
+use tokio::sync::oneshot;
+
+use crate::body::Body;
+use crate::engine::{Channel, FromEngine, ToEngine, TrackEntry};
+use crate::runner::{MotionShared, MotionThread};
+use crate::trajectory::Track;
+
+/// NAO's StandInit posture (radians), used by `wakeUp`.
+const STAND_INIT: &[(&str, f64)] = &[
+    ("HeadYaw", 0.0),
+    ("HeadPitch", 0.0),
+    ("LShoulderPitch", 1.40),
+    ("LShoulderRoll", 0.30),
+    ("LElbowYaw", -1.39),
+    ("LElbowRoll", -1.00),
+    ("LWristYaw", 0.0),
+    ("LHand", 0.25),
+    ("LHipYawPitch", 0.0),
+    ("LHipRoll", 0.0),
+    ("LHipPitch", -0.45),
+    ("LKneePitch", 0.70),
+    ("LAnklePitch", -0.35),
+    ("LAnkleRoll", 0.0),
+    ("RHipRoll", 0.0),
+    ("RHipPitch", -0.45),
+    ("RKneePitch", 0.70),
+    ("RAnklePitch", -0.35),
+    ("RAnkleRoll", 0.0),
+    ("RShoulderPitch", 1.40),
+    ("RShoulderRoll", -0.30),
+    ("RElbowYaw", 1.39),
+    ("RElbowRoll", 1.00),
+    ("RWristYaw", 0.0),
+    ("RHand", 0.25),
+];
+
+/// NAO's crouch, used by `rest` before stiffness goes off.
+const CROUCH: &[(&str, f64)] = &[
+    ("HeadYaw", 0.0),
+    ("HeadPitch", 0.0),
+    ("LShoulderPitch", 1.50),
+    ("LShoulderRoll", 0.15),
+    ("LElbowYaw", -1.20),
+    ("LElbowRoll", -0.50),
+    ("LWristYaw", 0.0),
+    ("LHand", 0.25),
+    ("LHipYawPitch", 0.0),
+    ("LHipRoll", 0.0),
+    ("LHipPitch", -0.87),
+    ("LKneePitch", 2.09),
+    ("LAnklePitch", -1.18),
+    ("LAnkleRoll", 0.0),
+    ("RHipRoll", 0.0),
+    ("RHipPitch", -0.87),
+    ("RKneePitch", 2.09),
+    ("RAnklePitch", -1.18),
+    ("RAnkleRoll", 0.0),
+    ("RShoulderPitch", 1.50),
+    ("RShoulderRoll", -0.15),
+    ("RElbowYaw", 1.20),
+    ("RElbowRoll", 0.50),
+    ("RWristYaw", 0.0),
+    ("RHand", 0.25),
+];
+
+struct TaskInfo {
+    id: u64,
+    name: &'static str,
+    motors: u64,
+}
+
+/// The API side of ALMotion, shared by its methods and their futures.
+struct Client {
+    body: Arc<Body>,
+    commands: RefCell<rtrb::Producer<ToEngine>>,
+    shared: Arc<MotionShared>,
+    tasks: RefCell<Vec<TaskInfo>>,
+    waiters: RefCell<HashMap<u64, oneshot::Sender<bool>>>,
+    next_id: Cell<u64>,
+    awake: Cell<bool>,
+}
+
+/// Kills its task if the waiting call goes away first (`stop` on a posted call).
+struct KillOnDrop {
+    client: Rc<Client>,
+    id: u64,
+    armed: bool,
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = self.client.send(ToEngine::Kill(self.id));
+        }
+    }
+}
+
+impl Client {
+    fn send(&self, command: ToEngine) -> Result<(), CallError> {
+        self.commands
+            .borrow_mut()
+            .push(command)
+            .map_err(|_| CallError::new("the motion command queue is full"))
+    }
+
+    fn start(
+        &self,
+        name: &'static str,
+        tracks: Vec<TrackEntry>,
+    ) -> Result<(u64, oneshot::Receiver<bool>), CallError> {
+        let id = self.next_id.get() + 1;
+        self.next_id.set(id);
+        let motors = tracks.iter().fold(0u64, |mask, t| mask | 1 << t.motor);
+        let (done, finished) = oneshot::channel();
+        self.waiters.borrow_mut().insert(id, done);
+        self.tasks.borrow_mut().push(TaskInfo { id, name, motors });
+        self.send(ToEngine::Start(Box::new(crate::engine::MotionTask { id, tracks })))?;
+        Ok((id, finished))
+    }
+
+    /// Start a task and wait for its end; `Ok(false)` when it was killed or replaced.
+    async fn run(self: Rc<Self>, name: &'static str, tracks: Vec<TrackEntry>) -> Result<bool, CallError> {
+        let (id, finished) = self.start(name, tracks)?;
+        let mut guard = KillOnDrop { client: Rc::clone(&self), id, armed: true };
+        let completed = finished.await.map_err(|_| CallError::new("ALMotion stopped"))?;
+        guard.armed = false;
+        Ok(completed)
+    }
+
+    fn on_report(&self, report: FromEngine) {
+        if let FromEngine::Finished { id, completed } = report {
+            self.tasks.borrow_mut().retain(|t| t.id != id);
+            if let Some(waiter) = self.waiters.borrow_mut().remove(&id) {
+                let _ = waiter.send(completed);
+            }
+        }
+    }
+
+    fn joint_name(&self, joint: usize) -> &str {
+        &self.body.joints[joint].name
+    }
+
+    /// Numbers for each joint: one number for all, or one per joint.
+    fn per_joint(&self, joints: &[usize], values: &Value, what: &str) -> Result<Vec<f64>, CallError> {
+        let numbers: Vec<f64> = match values {
+            Value::Array(items) => items.iter().map(|v| number(v, what)).collect::<Result<_, _>>()?,
+            single => vec![number(single, what)?; joints.len()],
+        };
+        if numbers.len() != joints.len() {
+            return Err(CallError::new(format!(
+                "{} {what} for {} joints: the lists must match",
+                numbers.len(),
+                joints.len()
+            )));
+        }
+        for (value, &joint) in numbers.iter().zip(joints) {
+            if value.is_nan() {
+                return Err(CallError::new(format!("NaN {what} for {}", self.joint_name(joint))));
+            }
+        }
+        Ok(numbers)
+    }
+
+    fn clamp_angle(&self, joint: usize, angle: f64) -> f64 {
+        let spec = &self.body.joints[joint].spec;
+        let clamped = angle.clamp(spec.min, spec.max);
+        if clamped != angle {
+            tracing::info!(joint = %spec.name, requested = angle, clamped, "target out of the joint's range: clamped");
+        }
+        clamped
+    }
+
+    fn fraction(value: f64) -> Result<f64, CallError> {
+        if value > 0.0 && value <= 1.0 {
+            Ok(value)
+        } else {
+            Err(CallError::new(format!("fractionMaxSpeed must be in (0, 1], got {value}")))
+        }
+    }
+
+    /// Tracks moving `joints` to `targets` with the smooth profile, peak speed at most
+    /// `fraction` of each joint's maximum; all joints arrive together.
+    fn with_speed(&self, joints: &[usize], targets: &[f64], fraction: f64) -> Vec<TrackEntry> {
+        let duration = joints
+            .iter()
+            .zip(targets)
+            .map(|(&joint, &target)| {
+                let motor = self.body.joints[joint].motor;
+                // The smooth profile peaks at 1.5 × the mean speed.
+                1.5 * (target - self.shared.position(motor)).abs()
+                    / (fraction * self.body.joints[joint].spec.max_velocity)
+            })
+            .fold(0.02, f64::max);
+        joints
+            .iter()
+            .zip(targets)
+            .map(|(&joint, &target)| TrackEntry {
+                motor: self.body.joints[joint].motor,
+                channel: Channel::Position,
+                track: Track::Keys { times: vec![duration], values: vec![self.clamp_angle(joint, target)] },
+                relative: false,
+            })
+            .collect()
+    }
+
+    fn posture(&self, posture: &[(&str, f64)]) -> Result<(Vec<usize>, Vec<f64>), CallError> {
+        let mut joints = Vec::new();
+        let mut targets = Vec::new();
+        for (name, angle) in posture {
+            if let Ok(found) = self.body.expand(name) {
+                joints.extend(&found);
+                targets.push(*angle);
+            }
+        }
+        Ok((joints, targets))
+    }
+
+    fn stiffness_tracks(&self, joints: &[usize], targets: &[f64], seconds: f64) -> Vec<TrackEntry> {
+        joints
+            .iter()
+            .zip(targets)
+            .map(|(&joint, &target)| TrackEntry {
+                motor: self.body.joints[joint].motor,
+                channel: Channel::Stiffness,
+                track: Track::Keys { times: vec![seconds], values: vec![target.clamp(0.0, 1.0)] },
+                relative: false,
+            })
+            .collect()
+    }
+}
+
+fn number(value: &Value, what: &str) -> Result<f64, CallError> {
+    match value {
+        Value::F64(x) => Ok(*x),
+        Value::F32(x) => Ok(f64::from(*x)),
+        Value::Integer(i) => i.as_f64().ok_or_else(|| CallError::new(format!("{what} out of range"))),
+        other => Err(CallError::new(format!("{what} must be numbers, got {other}"))),
+    }
+}
+
+/// One joint's key frames: (angles, times in s).
+type KeyFrames = (Vec<f64>, Vec<f64>);
+
+/// Key frames per joint: `lists` is one list per joint, or one list (or number) for a
+/// single joint; `times` likewise, or one list shared by all joints.
+fn key_frames(
+    client: &Client,
+    joints: &[usize],
+    lists: &Value,
+    times: &Value,
+) -> Result<Vec<KeyFrames>, CallError> {
+    let per_joint = |value: &Value, what: &str| -> Result<Vec<Vec<f64>>, CallError> {
+        let as_list = |v: &Value| -> Result<Vec<f64>, CallError> {
+            match v {
+                Value::Array(items) => items.iter().map(|x| number(x, what)).collect(),
+                single => Ok(vec![number(single, what)?]),
+            }
+        };
+        match value {
+            Value::Array(items) if joints.len() > 1 && items.iter().all(|i| matches!(i, Value::Array(_))) => {
+                items.iter().map(as_list).collect()
+            }
+            Value::Array(items) if joints.len() > 1 && what == "times" => {
+                Ok(vec![as_list(&Value::Array(items.clone()))?; joints.len()])
+            }
+            Value::Array(items) if joints.len() > 1 => items.iter().map(as_list).collect(),
+            single => Ok(vec![as_list(single)?]),
+        }
+    };
+    let angles = per_joint(lists, "angles")?;
+    let times = per_joint(times, "times")?;
+    if angles.len() != joints.len() || times.len() != joints.len() {
+        return Err(CallError::new(format!(
+            "{} joints but {} angle lists and {} time lists: the lists must match",
+            joints.len(),
+            angles.len(),
+            times.len()
+        )));
+    }
+    let mut frames = Vec::with_capacity(joints.len());
+    for ((&joint, angles), times) in joints.iter().zip(angles).zip(times) {
+        let name = client.joint_name(joint);
+        if angles.len() != times.len() {
+            return Err(CallError::new(format!("{name}: {} angles but {} times", angles.len(), times.len())));
+        }
+        if angles.iter().any(|a| a.is_nan()) {
+            return Err(CallError::new(format!("NaN angle for {name}")));
+        }
+        let mut previous = 0.0;
+        for &time in &times {
+            if time.is_nan() || time <= previous {
+                return Err(CallError::new(format!(
+                    "{name}: key-frame times must be positive and increasing, got {times:?}"
+                )));
+            }
+            previous = time;
+        }
+        frames.push((angles, times));
+    }
+    Ok(frames)
+}
+
+/// The ALMotion module.
+pub struct ALMotion {
+    client: Rc<Client>,
+    slots: Arc<RtSlots>,
+    broker: Broker,
+    period_ms: i32,
+    signal: Option<(rtrb::Consumer<FromEngine>, UnixDatagram)>,
+    _thread: MotionThread,
+    _hook: HookConnection,
+}
+
+impl ALMotion {
+    pub(crate) fn new(
+        body: Arc<Body>,
+        started: crate::runner::Started,
+        hook: HookConnection,
+        slots: Arc<RtSlots>,
+        broker: Broker,
+        period_ms: i32,
+    ) -> ALMotion {
+        let client = Rc::new(Client {
+            body,
+            commands: RefCell::new(started.commands),
+            shared: started.shared,
+            tasks: RefCell::default(),
+            waiters: RefCell::default(),
+            next_id: Cell::new(0),
+            awake: Cell::new(false),
+        });
+        ALMotion {
+            client,
+            slots,
+            broker,
+            period_ms,
+            signal: Some((started.reports, started.wake)),
+            _thread: started.thread,
+            _hook: hook,
+        }
+    }
+
+    fn joints(&self, names: &Value) -> Result<Vec<usize>, CallError> {
+        Ok(self.client.body.resolve(names)?)
+    }
+
+    fn follow(&mut self) {
+        let Some((mut reports, wake)) = self.signal.take() else { return };
+        let client = Rc::clone(&self.client);
+        let broker = self.broker.clone();
+        actix_rt::spawn(async move {
+            let Ok(wake) = tokio::net::UnixDatagram::from_std(wake) else { return };
+            let mut buffer = [0u8; 64];
+            while wake.recv(&mut buffer).await.is_ok() {
+                while wake.try_recv(&mut buffer).is_ok() {}
+                while let Ok(report) = reports.pop() {
+                    if let FromEngine::Cycle { cycle, time } = report {
+                        let value = Value::Array(vec![cycle.into(), time.into()]);
+                        for event in ["ALMotion/PreProcess", "ALMotion/PostProcess"] {
+                            let args = vec![event.into(), value.clone()];
+                            let _ = broker.call("ALMemory", "raiseEvent", args, false).await;
+                        }
+                    }
+                    client.on_report(report);
+                }
+            }
+        });
+    }
+}
+
+impl Module for ALMotion {
+    fn name(&self) -> String {
+        "ALMotion".into()
+    }
+
+    fn description(&self) -> String {
+        "Joint motion: angles, stiffness, tasks, on a 20 ms cycle driving the DCM.".into()
+    }
+
+    fn methods(m: &mut Methods<Self>) {
+        m.add("setAngles", "setAngles(names, angles, fractionMaxSpeed): move toward the angles, non-blocking (reactive).",
+            |this, _, (names, angles, fraction): (Value, Value, f64)| {
+                let fraction = Client::fraction(fraction)?;
+                let joints = this.joints(&names)?;
+                let targets = this.client.per_joint(&joints, &angles, "angles")?;
+                let tracks = joints.iter().zip(&targets).map(|(&j, &target)| {
+                    let spec = &this.client.body.joints[j].spec;
+                    TrackEntry { motor: this.client.body.joints[j].motor, channel: Channel::Position, track: Track::Toward { target: this.client.clamp_angle(j, target), speed: fraction * spec.max_velocity }, relative: false }
+                }).collect();
+                this.client.start("setAngles", tracks)?;
+                Ok(())
+            })
+        .add("changeAngles", "changeAngles(names, changes, fractionMaxSpeed): setAngles relative to the current command.",
+            |this, _, (names, changes, fraction): (Value, Value, f64)| {
+                let fraction = Client::fraction(fraction)?;
+                let joints = this.joints(&names)?;
+                let changes = this.client.per_joint(&joints, &changes, "changes")?;
+                let tracks = joints.iter().zip(&changes).map(|(&j, &change)| {
+                    let joint = &this.client.body.joints[j];
+                    let target = this.client.clamp_angle(j, this.client.shared.position(joint.motor) + change);
+                    TrackEntry { motor: joint.motor, channel: Channel::Position, track: Track::Toward { target, speed: fraction * joint.spec.max_velocity }, relative: false }
+                }).collect();
+                this.client.start("changeAngles", tracks)?;
+                Ok(())
+            })
+        .add_async("angleInterpolation", "angleInterpolation(names, angleLists, timeLists, isAbsolute): smooth key frames (times in s); blocks until done.",
+            |this, _, (names, angles, times, absolute): (Value, Value, Value, bool)| {
+                let client = Rc::clone(&this.client);
+                let tracks = this.joints(&names).and_then(|joints| {
+                    let frames = key_frames(&client, &joints, &angles, &times)?;
+                    Ok(joints.iter().zip(frames).map(|(&j, (angles, times))| TrackEntry {
+                        motor: client.body.joints[j].motor,
+                        channel: Channel::Position,
+                        track: Track::Keys { times, values: if absolute { angles.iter().map(|&a| client.clamp_angle(j, a)).collect() } else { angles } },
+                        relative: !absolute,
+                    }).collect::<Vec<_>>())
+                });
+                async move { client.run("angleInterpolation", tracks?).await.map(|_| ()) }
+            })
+        .add_async("angleInterpolationWithSpeed", "angleInterpolationWithSpeed(names, targetAngles, fractionMaxSpeed): blocks until done.",
+            |this, _, (names, targets, fraction): (Value, Value, f64)| {
+                let client = Rc::clone(&this.client);
+                let tracks = Client::fraction(fraction).and_then(|fraction| {
+                    let joints = this.joints(&names)?;
+                    let targets = client.per_joint(&joints, &targets, "angles")?;
+                    Ok(client.with_speed(&joints, &targets, fraction))
+                });
+                async move { client.run("angleInterpolationWithSpeed", tracks?).await.map(|_| ()) }
+            })
+        .add_async("angleInterpolationBezier", "angleInterpolationBezier(names, times, controlPoints): control points [angle, [type, dTime, dAngle], [type, dTime, dAngle]] per key.",
+            |this, _, (names, times, points): (Value, Value, Value)| {
+                let client = Rc::clone(&this.client);
+                let tracks = this.joints(&names).and_then(|joints| {
+                    let Value::Array(per_joint) = &points else { return Err(CallError::new("controlPoints must be a list per joint")) };
+                    let frames = key_frames(&client, &joints, &Value::Array(per_joint.iter().map(|keys| match keys {
+                        Value::Array(keys) => Value::Array(keys.iter().map(|k| k.as_array().and_then(|k| k.first()).cloned().unwrap_or(Value::Nil)).collect()),
+                        other => other.clone(),
+                    }).collect()), &times)?;
+                    joints.iter().zip(frames).zip(per_joint).map(|((&j, (values, times)), keys)| {
+                        let handle = |key: &Value, side: usize| -> Result<(f64, f64), CallError> {
+                            let h = key.as_array().and_then(|k| k.get(side)).and_then(Value::as_array)
+                                .ok_or_else(|| CallError::new(format!("{}: each control point is [angle, [type, dTime, dAngle], [type, dTime, dAngle]]", client.joint_name(j))))?;
+                            Ok((number(h.get(1).unwrap_or(&Value::Nil), "dTime")?, number(h.get(2).unwrap_or(&Value::Nil), "dAngle")?))
+                        };
+                        let keys = keys.as_array().cloned().unwrap_or_default();
+                        let handles = keys.iter().map(|k| Ok([handle(k, 1)?, handle(k, 2)?])).collect::<Result<Vec<_>, CallError>>()?;
+                        Ok(TrackEntry { motor: client.body.joints[j].motor, channel: Channel::Position, track: Track::Bezier { times, values, handles }, relative: false })
+                    }).collect::<Result<Vec<_>, CallError>>()
+                });
+                async move { client.run("angleInterpolationBezier", tracks?).await.map(|_| ()) }
+            })
+        .add("getAngles", "getAngles(names, useSensors): commanded angles, or measured ones.",
+            |this, _, (names, sensors): (Value, bool)| {
+                this.joints(&names)?.iter().map(|&j| {
+                    let motor = &this.client.body.motors[this.client.body.joints[j].motor];
+                    Ok(if sensors {
+                        let index = this.slots.layout().index_of(&motor.sensor_key).ok_or_else(|| CallError::new("no position sensor"))?;
+                        this.slots.get(index)
+                    } else {
+                        this.client.shared.position(this.client.body.joints[j].motor)
+                    })
+                }).collect::<Result<Vec<f64>, CallError>>()
+            })
+        .add("getBodyNames", "Joints of a chain (Head, LArm, LLeg, RLeg, RArm) or group (Body, Joints, JointActuators, Arms, Legs), or \"Chains\".",
+            |this, _, (name,): (String,)| Ok(this.client.body.body_names(&name)?))
+        .add("getLimits", "[[min, max, maxVelocity, maxTorque], ...] of the joints.", |this, _, (names,): (Value,)| {
+            Ok(this.joints(&names)?.iter().map(|&j| {
+                let s = &this.client.body.joints[j].spec;
+                vec![s.min, s.max, s.max_velocity, s.max_torque]
+            }).collect::<Vec<_>>())
+        })
+        .add("getSensorNames", "Joints that have a position sensor.", |this, _, ()| {
+            Ok(this.client.body.joints.iter().map(|j| j.name.clone()).collect::<Vec<_>>())
+        })
+        .add("getMotionCycleTime", "Motion cycle period in ms.", |this, _, ()| Ok(this.period_ms))
+        .add("setStiffnesses", "setStiffnesses(names, stiffnesses): at once (one value for all, or one each).",
+            |this, _, (names, values): (Value, Value)| {
+                let joints = this.joints(&names)?;
+                let values = this.client.per_joint(&joints, &values, "stiffnesses")?;
+                let tracks = joints.iter().zip(&values).map(|(&j, &v)| TrackEntry { motor: this.client.body.joints[j].motor, channel: Channel::Stiffness, track: Track::Toward { target: v.clamp(0.0, 1.0), speed: f64::INFINITY }, relative: false }).collect();
+                this.client.start("setStiffnesses", tracks)?;
+                Ok(())
+            })
+        .add("getStiffnesses", "Commanded stiffness of the joints.", |this, _, (names,): (Value,)| {
+            Ok(this.joints(&names)?.iter().map(|&j| this.client.shared.stiffness(this.client.body.joints[j].motor)).collect::<Vec<_>>())
+        })
+        .add_async("stiffnessInterpolation", "stiffnessInterpolation(names, stiffnessLists, timeLists): blocks until done.",
+            |this, _, (names, values, times): (Value, Value, Value)| {
+                let client = Rc::clone(&this.client);
+                let tracks = this.joints(&names).and_then(|joints| {
+                    let frames = key_frames(&client, &joints, &values, &times)?;
+                    Ok(joints.iter().zip(frames).map(|(&j, (values, times))| TrackEntry { motor: client.body.joints[j].motor, channel: Channel::Stiffness, track: Track::Keys { times, values: values.iter().map(|v| v.clamp(0.0, 1.0)).collect() }, relative: false }).collect::<Vec<_>>())
+                });
+                async move { client.run("stiffnessInterpolation", tracks?).await.map(|_| ()) }
+            })
+        .add_async("wakeUp", "Stiffness on, then the StandInit posture. Blocks until done.", |this, _, ()| {
+            let client = Rc::clone(&this.client);
+            async move {
+                let all: Vec<usize> = (0..client.body.joints.len()).collect();
+                let ones = vec![1.0; all.len()];
+                client.clone().run("wakeUp", client.stiffness_tracks(&all, &ones, 0.5)).await?;
+                let (joints, targets) = client.posture(STAND_INIT)?;
+                let completed = client.clone().run("wakeUp", client.with_speed(&joints, &targets, 0.3)).await?;
+                client.awake.set(completed);
+                Ok(())
+            }
+        })
+        .add_async("rest", "The crouch posture, then stiffness off. Blocks until done.", |this, _, ()| {
+            let client = Rc::clone(&this.client);
+            async move {
+                let (joints, targets) = client.posture(CROUCH)?;
+                client.clone().run("rest", client.with_speed(&joints, &targets, 0.3)).await?;
+                let all: Vec<usize> = (0..client.body.joints.len()).collect();
+                let zeros = vec![0.0; all.len()];
+                client.clone().run("rest", client.stiffness_tracks(&all, &zeros, 0.5)).await?;
+                client.awake.set(false);
+                Ok(())
+            }
+        })
+        .add("robotIsWakeUp", "True after wakeUp, until rest.", |this, _, ()| Ok(this.client.awake.get()))
+        .add("getTaskList", "[[name, id, [joints]], ...] of the running tasks.", |this, _, ()| {
+            Ok(this.client.tasks.borrow().iter().map(|task| {
+                let joints: Vec<Value> = this.client.body.motors.iter().enumerate().filter(|(m, _)| task.motors & (1 << m) != 0).map(|(_, motor)| motor.name.as_str().into()).collect();
+                Value::Array(vec![task.name.into(), task.id.into(), Value::Array(joints)])
+            }).collect::<Vec<_>>())
+        })
+        .add("killTask", "Stops a task; true when it was running.", |this, _, (id,): (u64,)| {
+            let running = this.client.tasks.borrow().iter().any(|t| t.id == id);
+            if running {
+                this.client.send(ToEngine::Kill(id))?;
+            }
+            Ok(running)
+        })
+        .add("killAll", "Stops every task within one motion cycle.", |this, _, ()| this.client.send(ToEngine::KillAll))
+        .add("areResourcesAvailable", "True when no task uses these joints.", |this, _, (names,): (Value,)| {
+            let joints = this.joints(&names)?;
+            let mask = this.client.body.motor_mask(&joints);
+            Ok(!this.client.tasks.borrow().iter().any(|t| t.motors & mask != 0))
+        })
+        .add("killTasksUsingResources", "Stops the tasks using these joints.", |this, _, (names,): (Value,)| {
+            let joints = this.joints(&names)?;
+            this.client.send(ToEngine::KillMotors(this.client.body.motor_mask(&joints)))
+        })
+        .add("setSmartStiffnessEnabled", "Smart stiffness: lower the stiffness of idle, unloaded joints (on by default).",
+            |this, _, (on,): (bool,)| this.client.send(ToEngine::SmartStiffness(on)))
+        .add("getSmartStiffnessEnabled", "Whether smart stiffness is on.", |this, _, ()| {
+            Ok(this.client.shared.smart_stiffness.load(std::sync::atomic::Ordering::Acquire))
+        })
+        .add("stats", "Motion cycles run, skipped (fell behind) and requests the DCM refused.", |this, _, ()| {
+            let load = |c: &std::sync::atomic::AtomicU64| Value::from(c.load(std::sync::atomic::Ordering::Relaxed));
+            Ok(Value::Map(vec![
+                ("cycles".into(), load(&this.client.shared.cycles)),
+                ("skipped".into(), load(&this.client.shared.skipped)),
+                ("refused".into(), load(&this.client.shared.refused)),
+            ]))
+        });
+    }
+
+    fn started(&mut self, _context: &ModuleContext) {
+        self.follow();
+    }
+}

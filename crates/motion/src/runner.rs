@@ -1,0 +1,168 @@
+//! The motion thread: woken by the DCM every `ratio` cycles, in lockstep with it under
+//! the manual clock.
+
+use std::os::unix::net::UnixDatagram;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread::{self, JoinHandle, Thread};
+
+use naobroker_dcm::core::Request;
+use naobroker_dcm::cycle::{make_realtime, ClockMode, RequestChannel};
+
+use crate::engine::{Engine, FromEngine, ToEngine};
+
+/// Values the API reads without asking the motion thread.
+pub(crate) struct MotionShared {
+    positions: Box<[AtomicU64]>,
+    stiffnesses: Box<[AtomicU64]>,
+    pub(crate) smart_stiffness: AtomicBool,
+    pub(crate) cycles: AtomicU64,
+    /// Motion cycles skipped because the thread fell behind by more than one.
+    pub(crate) skipped: AtomicU64,
+    pub(crate) refused: AtomicU64,
+}
+
+impl MotionShared {
+    pub(crate) fn position(&self, motor: usize) -> f64 {
+        f64::from_bits(self.positions[motor].load(Ordering::Acquire))
+    }
+
+    pub(crate) fn stiffness(&self, motor: usize) -> f64 {
+        f64::from_bits(self.stiffnesses[motor].load(Ordering::Acquire))
+    }
+}
+
+/// Rendezvous between the DCM cycle (its postProcess hook) and the motion thread.
+pub(crate) struct Sync {
+    requested: AtomicU64,
+    requested_time: AtomicI32,
+    done: AtomicU64,
+    stop: AtomicBool,
+    dcm_thread: OnceLock<Thread>,
+    motion_thread: OnceLock<Thread>,
+}
+
+impl Sync {
+    /// Called on the DCM thread at every motion cycle's DCM cycle. With the real
+    /// clock it only wakes the motion thread; with the manual clock it also waits for
+    /// it, so that the next DCM cycle carries the motion cycle's commands.
+    pub(crate) fn tick(&self, motion_cycle: u64, time: i32, lockstep: bool) {
+        self.requested_time.store(time, Ordering::Release);
+        self.requested.store(motion_cycle, Ordering::Release);
+        if let Some(thread) = self.motion_thread.get() {
+            thread.unpark();
+        }
+        if lockstep {
+            self.dcm_thread.get_or_init(thread::current);
+            while self.done.load(Ordering::Acquire) < motion_cycle && !self.stop.load(Ordering::Acquire) {
+                thread::park_timeout(std::time::Duration::from_millis(100));
+            }
+        }
+    }
+}
+
+pub(crate) struct MotionThread {
+    pub(crate) sync: Arc<Sync>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Drop for MotionThread {
+    fn drop(&mut self) {
+        self.sync.stop.store(true, Ordering::Release);
+        if let Some(thread) = self.sync.motion_thread.get() {
+            thread.unpark();
+        }
+        if let Some(thread) = self.sync.dcm_thread.get() {
+            thread.unpark();
+        }
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+pub(crate) struct Started {
+    pub(crate) thread: MotionThread,
+    pub(crate) commands: rtrb::Producer<ToEngine>,
+    pub(crate) reports: rtrb::Consumer<FromEngine>,
+    pub(crate) wake: UnixDatagram,
+    pub(crate) shared: Arc<MotionShared>,
+}
+
+pub(crate) fn start(
+    mut engine: Engine,
+    mut channel: RequestChannel,
+    motors: usize,
+    priority: u8,
+    clock: ClockMode,
+) -> std::io::Result<Started> {
+    let shared = Arc::new(MotionShared {
+        positions: (0..motors).map(|m| AtomicU64::new(engine.position(m).to_bits())).collect(),
+        stiffnesses: (0..motors).map(|m| AtomicU64::new(engine.stiffness(m).to_bits())).collect(),
+        smart_stiffness: AtomicBool::new(true),
+        cycles: AtomicU64::new(0),
+        skipped: AtomicU64::new(0),
+        refused: AtomicU64::new(0),
+    });
+    let sync = Arc::new(Sync {
+        requested: AtomicU64::new(0),
+        requested_time: AtomicI32::new(0),
+        done: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        dcm_thread: OnceLock::new(),
+        motion_thread: OnceLock::new(),
+    });
+    let (commands, mut incoming) = rtrb::RingBuffer::new(1024);
+    let (mut outgoing, reports) = rtrb::RingBuffer::new(8192);
+    let (wake_sender, wake) = UnixDatagram::pair()?;
+    wake_sender.set_nonblocking(true)?;
+    wake.set_nonblocking(true)?;
+    let thread_sync = Arc::clone(&sync);
+    let thread_shared = Arc::clone(&shared);
+    let handle = thread::Builder::new().name("motion-cycle".into()).spawn(move || {
+        if clock == ClockMode::Real && priority > 0 {
+            make_realtime(priority, None, false);
+        }
+        let sync = thread_sync;
+        let shared = thread_shared;
+        let mut done = 0u64;
+        let mut request = Request::default();
+        let mut events = Vec::with_capacity(64);
+        while !sync.stop.load(Ordering::Acquire) {
+            let requested = sync.requested.load(Ordering::Acquire);
+            if requested <= done {
+                thread::park();
+                continue;
+            }
+            if requested > done + 1 {
+                // Fell behind by more than a cycle: continue from the present.
+                shared.skipped.fetch_add(requested - done - 1, Ordering::Relaxed);
+            }
+            while let Ok(command) = incoming.pop() {
+                engine.command(command, &mut events);
+            }
+            shared.smart_stiffness.store(engine.smart_stiffness(), Ordering::Release);
+            request.clear();
+            engine.cycle(sync.requested_time.load(Ordering::Acquire), &mut request, &mut events);
+            if !request.groups().is_empty() && channel.send(std::mem::take(&mut request)).is_err() {
+                shared.refused.fetch_add(1, Ordering::Relaxed);
+            }
+            for motor in 0..motors {
+                shared.positions[motor].store(engine.position(motor).to_bits(), Ordering::Release);
+                shared.stiffnesses[motor].store(engine.stiffness(motor).to_bits(), Ordering::Release);
+            }
+            shared.cycles.fetch_add(1, Ordering::AcqRel);
+            for event in events.drain(..) {
+                let _ = outgoing.push(event);
+            }
+            done = requested;
+            sync.done.store(done, Ordering::Release);
+            if let Some(thread) = sync.dcm_thread.get() {
+                thread.unpark();
+            }
+            let _ = wake_sender.send(&[0]);
+        }
+    })?;
+    let _ = sync.motion_thread.set(handle.thread().clone());
+    Ok(Started { thread: MotionThread { sync, handle: Some(handle) }, commands, reports, wake, shared })
+}
