@@ -1,6 +1,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use fall_guard::FallGuardConfig;
 use naobroker_dcm::DcmConfig;
 use naobroker_framework::BrokerConfig;
 use naobroker_memory::MemoryConfig;
@@ -15,6 +16,7 @@ pub struct Config {
     pub memory: MemoryConfig,
     pub dcm: DcmConfig,
     pub motion: MotionConfig,
+    pub fall_guard: FallGuardConfig,
 }
 
 /// `[broker]`.

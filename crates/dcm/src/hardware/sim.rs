@@ -35,6 +35,9 @@ pub struct SimRobot {
     initial: Vec<f64>,
     forced: Vec<Option<f64>>,
     any_forced: bool,
+    /// Sensors released since the last read: back to their own value.
+    released: Vec<bool>,
+    any_released: bool,
     last_time: Option<DcmTime>,
     noise_state: u64,
 }
@@ -72,6 +75,8 @@ impl SimRobot {
             initial: model.sensors.iter().map(|s| s.initial).collect(),
             forced: vec![None; model.sensors.len()],
             any_forced: false,
+            released: vec![false; model.sensors.len()],
+            any_released: false,
             last_time: None,
             noise_state: 0x9E37_79B9_7F4A_7C15,
         }
@@ -109,6 +114,14 @@ impl Hardware for SimRobot {
             for &sensor in &self.sonar_sensors {
                 sensors[sensor] = echo;
             }
+        }
+        if self.any_released {
+            for (index, released) in self.released.iter_mut().enumerate() {
+                if std::mem::take(released) {
+                    sensors[index] = self.initial[index];
+                }
+            }
+            self.any_released = false;
         }
         if self.any_forced {
             for (value, forced) in sensors.iter_mut().zip(&self.forced) {
@@ -151,6 +164,10 @@ impl Hardware for SimRobot {
             return false;
         }
         self.forced[sensor] = value;
+        if value.is_none() {
+            self.released[sensor] = true;
+            self.any_released = true;
+        }
         self.any_forced = self.forced.iter().any(Option::is_some);
         true
     }
