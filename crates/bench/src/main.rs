@@ -29,6 +29,9 @@ enum Command {
     Rpc {
         #[arg(long, default_value_t = 5000)]
         calls: usize,
+        /// Also the Python client beside libqi's (clients/python/bench_rpc.py).
+        #[arg(long)]
+        python: bool,
     },
     /// ALMemory round trips, getListData of 150 DCM keys, event delivery to 1 and 10 processes.
     Memory {
@@ -62,7 +65,12 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     match cli.command {
-        Command::Rpc { calls } => rpc::run(calls, cli.json),
+        Command::Rpc { calls, python } => {
+            rpc::run(calls, cli.json);
+            if python {
+                rpc::python(calls, cli.json);
+            }
+        }
         Command::Memory { calls } => memory::run(calls, cli.json),
         Command::Ingest { seconds } => ingest::run(seconds, cli.json),
         Command::Cycle { seconds, priority, cpu } => cycle::run(seconds, priority, cpu, cli.json),

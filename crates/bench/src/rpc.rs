@@ -146,3 +146,23 @@ pub fn run(calls: usize, json: bool) {
     ];
     print("rpc", &rows, &notes, json);
 }
+
+/// The Python client beside libqi's Python client, by clients/python/bench_rpc.py.
+pub fn python(calls: usize, json: bool) {
+    let exe = std::env::current_exe().expect("own path");
+    let script = exe
+        .ancestors()
+        .map(|dir| dir.join("clients/python/bench_rpc.py"))
+        .find(|path| path.exists())
+        .expect("clients/python/bench_rpc.py above the naobench binary");
+    let broker = crate::helpers::sibling("naobroker");
+    let mut command = std::process::Command::new("python3");
+    command.arg(script).arg("--broker").arg(broker).arg("--calls").arg(calls.to_string());
+    if json {
+        command.arg("--json");
+    }
+    let status = command.status().expect("python3 runs");
+    if !status.success() {
+        eprintln!("naobench: the Python benchmark failed");
+    }
+}
