@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use naobroker_dcm::cycle::{CycleThread, DcmSlots};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
+use naobroker_dcm::hardware::serial::SerialBoard;
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_dcm::hardware::Hardware;
 use naobroker_dcm::{Backend, Dcm, DcmHandle};
@@ -35,6 +36,10 @@ pub async fn start(config: &Config) -> Result<Running, String> {
     let store = Store::new(Arc::clone(&slots));
     let hardware: Box<dyn Hardware> = match config.dcm.backend {
         Backend::Sim => Box::new(SimRobot::new(&model)),
+        Backend::Serial => Box::new(
+            SerialBoard::start(config.dcm.serial.clone(), model.actuators.len(), model.sensors.len())
+                .map_err(|error| format!("cannot start the serial backend: {error}"))?,
+        ),
     };
     let cycle_config = config.dcm.cycle_config(2);
     let (cycle, mut channels, reports, wake) =

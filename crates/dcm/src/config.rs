@@ -3,12 +3,14 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 use crate::cycle::{ClockMode, CycleConfig};
+use crate::hardware::serial::SerialConfig;
 use crate::time::DcmTime;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     Sim,
+    Serial,
 }
 
 /// `[dcm]` in `broker.toml`. Every field has a default that runs unprivileged.
@@ -35,6 +37,8 @@ pub struct DcmConfig {
     pub event_decimation: u32,
     /// A real-time hook taking longer than this is reported.
     pub hook_budget_us: u32,
+    /// The `serial` backend's port.
+    pub serial: SerialConfig,
 }
 
 impl Default for DcmConfig {
@@ -52,6 +56,7 @@ impl Default for DcmConfig {
             backend: Backend::Sim,
             event_decimation: 1,
             hook_budget_us: cycle.hook_budget_us,
+            serial: SerialConfig::default(),
         }
     }
 }

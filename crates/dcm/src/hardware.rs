@@ -1,6 +1,7 @@
 //! The robot's hardware behind a tiny trait: read sensors, write actuators.
 //! The cycle's time comes from the clock, not from the hardware.
 
+pub mod serial;
 pub mod sim;
 
 use crate::time::DcmTime;

@@ -1,0 +1,144 @@
+//! The serial backend against the board emulator on a pseudo-terminal: frames both
+//! ways, ACK/NACK counted, the board unplugged mid-run and plugged back.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
+use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel, Shared};
+use naobroker_dcm::device::{DeviceModel, RobotDescription};
+use naobroker_dcm::hardware::serial::emulator::Emulator;
+use naobroker_dcm::hardware::serial::{SerialBoard, SerialConfig};
+use naobroker_memory::RtSlots;
+use serialport::{SerialPort, TTYPort};
+
+/// A board on a fresh pty, reachable through the symlink `link` (what a udev rule
+/// gives a real board: the same name whenever it is plugged in).
+fn plug(link: &Path, sensors: usize, nack_every: Option<u64>) -> Emulator {
+    let (master, slave) = TTYPort::pair().unwrap();
+    let name = slave.name().unwrap();
+    let _ = std::fs::remove_file(link);
+    std::os::unix::fs::symlink(name, link).unwrap();
+    drop(slave);
+    Emulator::start(Box::new(master) as Box<dyn SerialPort>, sensors, nack_every)
+}
+
+struct Bench {
+    model: Arc<DeviceModel>,
+    cycle: CycleThread,
+    channel: RequestChannel,
+    link: PathBuf,
+}
+
+impl Bench {
+    fn new(label: &str, nack_every: Option<u64>) -> (Bench, Emulator) {
+        let dir = std::env::temp_dir().join(format!("naobroker-serial-{label}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let link = dir.join("board");
+        let model = Arc::new(DeviceModel::new(RobotDescription::nao_v6()).unwrap());
+        let emulator = plug(&link, model.sensors.len(), nack_every);
+        let config = SerialConfig {
+            port: link.display().to_string(),
+            baud: 1_000_000,
+            reply_timeout_ms: 100,
+            reopen_ms: 20,
+        };
+        let board = SerialBoard::start(config, model.actuators.len(), model.sensors.len()).unwrap();
+        let (layout, dcm_slots) = DcmSlots::layout(&model);
+        let cycle_config =
+            CycleConfig { priority: 0, clock: ClockMode::Manual, start_time_ms: 0, ..CycleConfig::default() };
+        let (cycle, mut channels, _reports, _wake) = CycleThread::start(
+            Arc::clone(&model),
+            Box::new(board),
+            RtSlots::new(layout),
+            dcm_slots,
+            &cycle_config,
+        )
+        .unwrap();
+        let channel = channels.remove(0);
+        (Bench { model, cycle, channel, link }, emulator)
+    }
+
+    fn shared(&self) -> &Shared {
+        self.cycle.shared()
+    }
+
+    fn slot(&self, key: &str) -> f64 {
+        let shared = self.shared();
+        shared.slots.get(shared.slots.layout().index_of(key).unwrap())
+    }
+
+    fn step(&self) {
+        let target = self.shared().grant(1);
+        while self.shared().cycles() < target {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// Step cycles until `done` (the I/O thread works beside the cycle).
+    fn step_until(&self, what: &str, done: impl Fn(&Bench) -> bool) {
+        let started = Instant::now();
+        while !done(self) {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "timed out waiting for {what}: HAL/Ack {} HAL/Nack {} HAL/Error {}",
+                self.slot("HAL/Ack"),
+                self.slot("HAL/Nack"),
+                self.slot("HAL/Error")
+            );
+            self.step();
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+#[test]
+fn frames_flow_both_ways_and_the_link_survives_an_unplug() {
+    let (mut bench, emulator) = Bench::new("plug", None);
+    let head = bench.model.actuator("HeadYaw/Position/Actuator/Value").unwrap();
+    let mut request = Request::default();
+    request.push(head, UpdateType::ClearAll, vec![TimedCommand { time: 10, value: 0.5 }]);
+    bench.channel.send(request).unwrap();
+    bench.step_until("the board to get HeadYaw", |_| {
+        emulator.observed.last_raw.lock().unwrap().get(head) == Some(&2048)
+    });
+    bench.step_until("sensor frames to come back", |b| b.slot("HAL/Ack") >= 3.0);
+    let sensor = bench.model.sensor("Battery/Charge/Sensor/Value").unwrap();
+    let reported = bench.slot("Device/SubDeviceList/Battery/Charge/Sensor/Value") - sensor as f64 * 0.5;
+    assert!(reported >= 1.0 && reported.fract() == 0.0, "the emulator's values arrived: {reported}");
+    assert_eq!(bench.slot("HAL/Error"), 0.0);
+
+    // Unplugged: cycles go on, values hold, errors are counted.
+    drop(emulator);
+    let errors_before = bench.slot("HAL/Error");
+    let acks = bench.slot("HAL/Ack");
+    bench.step_until("errors to be counted", |b| b.slot("HAL/Error") > errors_before + 2.0);
+    assert_eq!(bench.slot("Device/SubDeviceList/HeadYaw/Position/Actuator/Value"), 0.5, "actuators hold");
+    let held = bench.slot("Device/SubDeviceList/Battery/Charge/Sensor/Value");
+    assert!(held > 0.0, "sensors hold their last values");
+
+    // Plugged back under the same name: the link recovers by itself.
+    let emulator = plug(&bench.link, bench.model.sensors.len(), None);
+    bench.step_until("the link to recover", |b| b.slot("HAL/Ack") > acks + 2.0);
+    assert!(emulator.observed.frames.load(Ordering::Acquire) >= 2);
+    let mut request = Request::default();
+    request.push(
+        head,
+        UpdateType::ClearAll,
+        vec![TimedCommand { time: bench.shared().now() + 10, value: -0.25 }],
+    );
+    bench.channel.send(request).unwrap();
+    bench.step_until("the new command to reach the board", |_| {
+        emulator.observed.last_raw.lock().unwrap().get(head) == Some(&-1024)
+    });
+    let _ = std::fs::remove_dir_all(bench.link.parent().unwrap());
+}
+
+#[test]
+fn refused_frames_are_counted_as_nack() {
+    let (bench, _emulator) = Bench::new("nack", Some(2));
+    bench.step_until("acks and nacks", |b| b.slot("HAL/Ack") >= 3.0 && b.slot("HAL/Nack") >= 3.0);
+    let _ = std::fs::remove_dir_all(bench.link.parent().unwrap());
+}
