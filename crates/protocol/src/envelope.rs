@@ -324,6 +324,8 @@ mod tests {
         assert_eq!(call.encode(), b"\x95\x02\x01\xa8ALMemory\xa7getData\x91\xa1x".to_vec());
         let reply = Envelope::Reply { id: 1, value: Value::F64(0.5) };
         assert_eq!(reply.encode(), b"\x93\x04\x01\xcb\x3f\xe0\x00\x00\x00\x00\x00\x00".to_vec());
+        assert_eq!(Envelope::Heartbeat.encode(), b"\x91\x0b".to_vec());
+        assert_eq!(Envelope::Ack { count: 256 }.encode(), b"\x92\x0c\xcd\x01\x00".to_vec());
     }
 
     #[test]
