@@ -73,6 +73,8 @@ pub struct TestBroker {
     pub url: String,
     pub dir: PathBuf,
     config: PathBuf,
+    /// A command the broker runs under (`setpriv ...`), if any.
+    wrapper: Vec<String>,
     process: Option<Process>,
 }
 
@@ -84,32 +86,43 @@ impl TestBroker {
 
     /// `top_extra` is added before the tables (other sections can follow it).
     pub fn start_with(top_extra: &str, dcm_extra: &str) -> TestBroker {
+        TestBroker::start_wrapped(&[], top_extra, dcm_extra)
+    }
+
+    /// Run the broker under `wrapper` (e.g. `setpriv` dropping a capability).
+    pub fn start_wrapped(wrapper: &[&str], top_extra: &str, dcm_extra: &str) -> TestBroker {
         let dir = scratch_dir("broker");
         let url = format!("tcp://127.0.0.1:{}", free_port());
         let config = dir.join("broker.toml");
         let has_clock = dcm_extra.contains("clock");
+        let has_priority = dcm_extra.contains("priority");
         std::fs::write(
             &config,
             format!(
-                "{top_extra}\n[broker]\nlisten = [\"{url}\"]\n\n[dcm]\npriority = 0\n{}{dcm_extra}\n",
+                "{top_extra}\n[broker]\nlisten = [\"{url}\"]\n\n[dcm]\n{}{}{dcm_extra}\n",
+                if has_priority { "" } else { "priority = 0\n" },
                 if has_clock { "" } else { "clock = \"manual\"\n" }
             ),
         )
         .unwrap();
-        let mut broker = TestBroker { url, dir, config, process: None };
+        let wrapper = wrapper.iter().map(|w| w.to_string()).collect();
+        let mut broker = TestBroker { url, dir, config, wrapper, process: None };
         broker.launch();
         broker
     }
 
     fn launch(&mut self) {
         let log = std::fs::File::create(self.dir.join("broker.log")).unwrap();
-        self.process = Some(Process::spawn(
-            Command::new(bin("naobroker"))
-                .arg("--config")
-                .arg(&self.config)
-                .stdout(Stdio::null())
-                .stderr(log),
-        ));
+        let mut command = match self.wrapper.split_first() {
+            Some((program, args)) => {
+                let mut command = Command::new(program);
+                command.args(args).arg(bin("naobroker"));
+                command
+            }
+            None => Command::new(bin("naobroker")),
+        };
+        self.process =
+            Some(Process::spawn(command.arg("--config").arg(&self.config).stdout(Stdio::null()).stderr(log)));
         let started = Instant::now();
         loop {
             let output = self.naocli(&["call", "ServiceDirectory.ping"]);

@@ -157,3 +157,37 @@ fn the_broker_listens_on_ipc_too() {
     assert!(answered, "no answer over {ipc}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn refused_real_time_priority_is_said_and_the_broker_runs_anyway() {
+    // CAP_SYS_NICE dropped: the OS refuses SCHED_FIFO, as for an unprivileged user.
+    let broker = TestBroker::start_wrapped(
+        &["setpriv", "--inh-caps=-sys_nice", "--bounding-set=-sys_nice"],
+        "",
+        "priority = 80\nclock = \"real\"\n",
+    );
+    assert_eq!(broker.call("ALMemory.getData", &["DCM/Realtime"]), json!(false));
+    assert_eq!(broker.call("DCM.stats", &[])["realtime"], json!(false));
+    assert!(broker.log().contains("the OS refused SCHED_FIFO for the DCM cycle"), "{}", broker.log());
+    let before = broker.call("ALMemory.getData", &["DCM/Cycle"]).as_i64().unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(broker.call("ALMemory.getData", &["DCM/Cycle"]).as_i64().unwrap() > before, "the cycle runs");
+}
+
+#[test]
+fn subscriptions_come_back_after_the_broker_restarts() {
+    let mut broker = TestBroker::start("");
+    let session = naobroker_framework::blocking::Session::connect(&broker.url).unwrap();
+    let events = session.subscribe("Test/AfterRestart").unwrap();
+    broker.restart();
+    // The session notices the new broker (heartbeats) and subscribes again.
+    let mut received = None;
+    for i in 0..100 {
+        broker.call("ALMemory.raiseEvent", &["Test/AfterRestart", &i.to_string()]);
+        if let Ok(event) = events.recv_timeout(Duration::from_millis(100)) {
+            received = Some(event);
+            break;
+        }
+    }
+    assert!(received.is_some(), "no event after the restart");
+}
