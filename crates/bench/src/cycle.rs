@@ -127,6 +127,21 @@ fn dcm(period_us: u32, seconds: f64, priority: u8, cpu: usize, depth: usize) -> 
     }
 }
 
+/// A table row; the floor has no compute time (empty samples print as "–").
+fn row(name: String, measured: &Measured) -> Row {
+    Row {
+        name,
+        fields: vec![
+            ("lateness p50 µs", measured.lateness.p50()),
+            ("p99 µs", measured.lateness.p99()),
+            ("max µs", measured.lateness.max()),
+            ("overruns", measured.overruns as f64),
+            ("compute p50 µs", measured.compute.p50()),
+            ("compute p99 µs", measured.compute.p99()),
+        ],
+    }
+}
+
 pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool) {
     let other_cpu = if cpu == 0 { 1 } else { 0 };
     let mut rows = Vec::new();
@@ -139,28 +154,8 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool) {
             drop(load);
             let label =
                 format!("{} ms{}", period_us / 1000, if busy { ", other core busy" } else { ", idle" });
-            rows.push(Row {
-                name: format!("floor: bare loop, {label}"),
-                fields: vec![
-                    ("lateness p50 µs", floor.lateness.p50()),
-                    ("p99 µs", floor.lateness.p99()),
-                    ("max µs", floor.lateness.max()),
-                    ("overruns", floor.overruns as f64),
-                    ("compute p50 µs", f64::NAN),
-                    ("compute p99 µs", f64::NAN),
-                ],
-            });
-            rows.push(Row {
-                name: format!("DCM, 140 actuators × 2000 commands, {label}"),
-                fields: vec![
-                    ("lateness p50 µs", measured.lateness.p50()),
-                    ("p99 µs", measured.lateness.p99()),
-                    ("max µs", measured.lateness.max()),
-                    ("overruns", measured.overruns as f64),
-                    ("compute p50 µs", measured.compute.p50()),
-                    ("compute p99 µs", measured.compute.p99()),
-                ],
-            });
+            rows.push(row(format!("floor: bare loop, {label}"), &floor));
+            rows.push(row(format!("DCM, 140 actuators × 2000 commands, {label}"), &measured));
             notes.push(format!(
                 "{label}: DCM − floor lateness p50 {:+.0} µs, p99 {:+.0} µs (target ≤ +20); overruns {} vs {}",
                 measured.lateness.p50() - floor.lateness.p50(),
@@ -172,17 +167,7 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool) {
     }
     for depth in [0usize, 4000] {
         let measured = dcm(1_000, seconds.min(10.0), priority, cpu, depth);
-        rows.push(Row {
-            name: format!("DCM compute, 1 ms, buffers {depth} deep"),
-            fields: vec![
-                ("lateness p50 µs", measured.lateness.p50()),
-                ("p99 µs", measured.lateness.p99()),
-                ("max µs", measured.lateness.max()),
-                ("overruns", measured.overruns as f64),
-                ("compute p50 µs", measured.compute.p50()),
-                ("compute p99 µs", measured.compute.p99()),
-            ],
-        });
+        rows.push(row(format!("DCM compute, 1 ms, buffers {depth} deep"), &measured));
     }
     notes.push(format!("{seconds} s per configuration; priority {priority} SCHED_FIFO, CPU {cpu}; compute is wake-up to end of cycle (hooks included, none here)"));
     print("cycle", &rows, &notes, json);
