@@ -7,7 +7,7 @@ mod request;
 pub use actuator::{Actuator, TimedCommand};
 pub use request::{ActuatorCommands, Aliases, Request, RequestParser, UpdateType};
 
-use crate::device::{DeviceKind, DeviceModel};
+use crate::device::{Conversion, DeviceKind, DeviceModel};
 use crate::time::DcmTime;
 
 /// Refusal of a request that would overflow an actuator's buffer.
@@ -22,6 +22,7 @@ pub struct Overflow {
 /// Every actuator's buffer and interpolation state, and the values last sent.
 pub struct DcmCore {
     actuators: Vec<Actuator>,
+    conversions: Vec<Conversion>,
     capacity: usize,
     /// What each actuator was sent at the last cycle, after rounding to precision.
     sent: Vec<f64>,
@@ -47,7 +48,8 @@ impl DcmCore {
             .collect();
         let raw = model.actuators.iter().map(|spec| spec.to_hardware(spec.clamp(spec.initial))).collect();
         let count = actuators.len();
-        DcmCore { actuators, capacity, sent, raw, fired: vec![false; count] }
+        let conversions = model.actuators.iter().map(|spec| spec.conversion()).collect();
+        DcmCore { actuators, conversions, capacity, sent, raw, fired: vec![false; count] }
     }
 
     pub fn capacity(&self) -> usize {
@@ -87,13 +89,12 @@ impl DcmCore {
 
     /// Run one cycle at `now`: every actuator through the algorithm, values rounded to
     /// the hardware's precision. Returns the values actually sent.
-    pub fn cycle(&mut self, now: DcmTime, model: &DeviceModel) -> &[f64] {
-        for (index, actuator) in self.actuators.iter_mut().enumerate() {
-            let spec = &model.actuators[index];
+    pub fn cycle(&mut self, now: DcmTime) -> &[f64] {
+        for (index, (actuator, conversion)) in self.actuators.iter_mut().zip(&self.conversions).enumerate() {
             let (value, fired) = actuator.cycle(now);
-            let raw = spec.to_hardware(value);
+            let raw = conversion.to_hardware(value);
             self.raw[index] = raw;
-            self.sent[index] = spec.from_hardware(raw);
+            self.sent[index] = conversion.from_hardware(raw);
             self.fired[index] = fired;
         }
         &self.sent

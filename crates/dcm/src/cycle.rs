@@ -396,7 +396,7 @@ impl Cycle {
         self.run_hooks(Phase::Pre, cycle, time);
         self.drain_inbound();
         self.apply_hook_commands(time);
-        self.core.cycle(time, &self.model);
+        self.core.cycle(time);
         self.hardware.write_actuators(time, self.core.sent(), self.core.raw(), self.core.fired());
         let compute_ns = monotonic_ns() - woke_ns;
         self.publish(cycle, time, compute_ns, lateness_ns);

@@ -36,21 +36,42 @@ pub struct DeviceSpec {
     pub initial: f64,
 }
 
-impl DeviceSpec {
-    pub fn full_name(&self) -> String {
-        format!("{SUBDEVICE_PREFIX}{}", self.name)
-    }
+/// What turns a value into the hardware's integer and back, packed for the cycle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Conversion {
+    pub gain: f64,
+    pub offset: f64,
+}
 
+impl Conversion {
     /// The integer the hardware receives for `value`.
     #[inline]
-    pub fn to_hardware(&self, value: f64) -> i64 {
+    pub fn to_hardware(self, value: f64) -> i64 {
         (value * self.gain + self.offset).round() as i64
     }
 
     /// The value an integer stands for: what was actually sent.
     #[inline]
-    pub fn from_hardware(&self, raw: i64) -> f64 {
+    pub fn from_hardware(self, raw: i64) -> f64 {
         (raw as f64 - self.offset) / self.gain
+    }
+}
+
+impl DeviceSpec {
+    pub fn conversion(&self) -> Conversion {
+        Conversion { gain: self.gain, offset: self.offset }
+    }
+
+    pub fn full_name(&self) -> String {
+        format!("{SUBDEVICE_PREFIX}{}", self.name)
+    }
+
+    pub fn to_hardware(&self, value: f64) -> i64 {
+        self.conversion().to_hardware(value)
+    }
+
+    pub fn from_hardware(&self, raw: i64) -> f64 {
+        self.conversion().from_hardware(raw)
     }
 
     /// `value` clamped to the device's range.

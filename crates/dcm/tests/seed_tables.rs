@@ -50,11 +50,11 @@ fn replay(shift: i64) {
         let mut core = DcmCore::new(&model, 4096, start);
         set(&mut core, &model, &case.commands_before, shift);
         for &t in &case.cycles_before {
-            core.cycle((t + shift) as i32, &model);
+            core.cycle((t + shift) as i32);
         }
         set(&mut core, &model, &case.commands_at, shift);
         for &(t, expected) in &case.expect {
-            let sent = core.cycle((t + shift) as i32, &model)[0];
+            let sent = core.cycle((t + shift) as i32)[0];
             assert!(
                 (sent - expected).abs() < 0.01,
                 "{} (shift {shift}): at t={t} sent {sent}, the seed says {expected}",

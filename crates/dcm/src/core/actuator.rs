@@ -13,6 +13,9 @@ pub struct TimedCommand {
 /// One actuator's timed-command buffer and the state of the seed's algorithm.
 #[derive(Debug, Clone)]
 pub struct Actuator {
+    /// A copy of the buffer's first command: most cycles only need it, and it sits
+    /// in the dense actuator array while the buffer lives elsewhere on the heap.
+    next: Option<TimedCommand>,
     commands: VecDeque<TimedCommand>,
     trigger: bool,
     /// `sendCommandDouble`: the last computed command, unrounded.
@@ -27,6 +30,7 @@ pub struct Actuator {
 impl Actuator {
     pub fn new(trigger: bool, initial: f64, start: DcmTime, capacity: usize) -> Actuator {
         Actuator {
+            next: None,
             commands: VecDeque::with_capacity(capacity),
             trigger,
             send_double: initial,
@@ -106,6 +110,15 @@ impl Actuator {
                 _ => self.commands.insert(at, *command),
             }
         }
+        self.next = self.commands.front().copied();
+    }
+
+    fn consume(&mut self, command: TimedCommand) {
+        self.send_double = command.value;
+        self.last_value = command.value;
+        self.last_time = command.time;
+        self.commands.pop_front();
+        self.next = self.commands.front().copied();
     }
 
     /// One cycle of the seed's algorithm at `now`. Returns the value to send (before
@@ -113,26 +126,20 @@ impl Actuator {
     pub fn cycle(&mut self, now: DcmTime) -> (f64, bool) {
         if self.trigger {
             let mut fired = false;
-            while let Some(command) = self.commands.front().copied() {
+            while let Some(command) = self.next {
                 if is_before(now, command.time) {
                     break;
                 }
-                self.send_double = command.value;
-                self.last_value = command.value;
-                self.last_time = command.time;
-                self.commands.pop_front();
+                self.consume(command);
                 fired = true;
             }
             self.last_cycle = now;
             return (self.send_double, fired);
         }
-        while let Some(command) = self.commands.front().copied() {
+        while let Some(command) = self.next {
             if !is_before(now, command.time) {
                 // In the past or right now: apply it and forget it.
-                self.send_double = command.value;
-                self.last_value = command.value;
-                self.last_time = command.time;
-                self.commands.pop_front();
+                self.consume(command);
                 if command.time == now {
                     break;
                 }
