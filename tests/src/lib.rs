@@ -3,6 +3,7 @@
 //! The binaries are the ones `cargo test --workspace` builds beside the test
 //! executables (each binary's package has an integration test of its own, which is
 //! what makes cargo build it).
+#![deny(unsafe_code)]
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};

@@ -185,6 +185,13 @@ fn values_are_clamped_to_the_device_range_and_precision() {
     let sent = broker.memory("Device/SubDeviceList/HeadPitch/Position/Actuator/Value");
     assert_eq!(sent, (0.5149f64 * 4096.0).round() / 4096.0, "clamped to max, rounded to 1/4096 rad");
     assert_eq!(broker.memory("Device/SubDeviceList/HeadPitch/Position/Actuator/Gain"), 4096.0);
+    // The full name works too, and the optional importance field is accepted.
+    broker.call(
+        "DCM.set",
+        &[r#"["Device/SubDeviceList/HeadPitch/Position/Actuator/Value", "ClearAll", [[-0.25, 20, 0]]]"#],
+    );
+    broker.step(1);
+    assert_eq!(broker.memory("Device/SubDeviceList/HeadPitch/Position/Actuator/Value"), -0.25);
 }
 
 #[test]

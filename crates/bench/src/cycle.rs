@@ -18,6 +18,15 @@ struct Measured {
     overruns: u64,
 }
 
+impl Measured {
+    fn merge(mut self, other: Measured) -> Measured {
+        self.lateness.0.extend(other.lateness.0);
+        self.compute.0.extend(other.compute.0);
+        self.overruns += other.overruns;
+        self
+    }
+}
+
 /// Keeps one CPU busy while alive.
 struct BusyLoad {
     stop: Arc<AtomicBool>,
@@ -147,9 +156,15 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool) {
     for period_us in [10_000u32, 1_000] {
         for busy in [false, true] {
             let load = busy.then(|| BusyLoad::on(other_cpu));
-            let floor = bare_loop(period_us, seconds, priority, cpu);
-            let measured = dcm(period_us, seconds, priority, cpu, 2000);
+            // ABBA order: host pauses and drift fall on both loops alike.
+            let half = seconds / 2.0;
+            let floor_a = bare_loop(period_us, half, priority, cpu);
+            let dcm_a = dcm(period_us, half, priority, cpu, 2000);
+            let dcm_b = dcm(period_us, half, priority, cpu, 2000);
+            let floor_b = bare_loop(period_us, half, priority, cpu);
             drop(load);
+            let floor = floor_a.merge(floor_b);
+            let measured = dcm_a.merge(dcm_b);
             let label =
                 format!("{} ms{}", period_us / 1000, if busy { ", other core busy" } else { ", idle" });
             rows.push(row(format!("floor: bare loop, {label}"), &floor));
@@ -169,6 +184,6 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool) {
             rows.push(row(format!("DCM, {} ms, buffers {depth} deep", period_us / 1000), &measured));
         }
     }
-    notes.push(format!("{seconds} s per configuration; priority {priority} SCHED_FIFO, CPU {cpu}; compute is wake-up to end of cycle (hooks included, none here)"));
+    notes.push(format!("{seconds} s per configuration (floor and DCM in ABBA halves); priority {priority} SCHED_FIFO, CPU {cpu}; compute is wake-up to end of cycle (hooks included, none here)"));
     print("cycle", &rows, &notes, json);
 }

@@ -3,6 +3,7 @@
 //! This machine is a VM where a thread wake-up costs 50–100 µs and the host adds
 //! millisecond pauses: every table reports medians, and ratios against a reference
 //! measured in the same run, never absolute targets alone.
+#![deny(unsafe_code)]
 
 mod cycle;
 mod helpers;

@@ -43,6 +43,8 @@ fn counted() -> u64 {
     COUNT.with(|count| count.get().unwrap_or(0))
 }
 
+// The one unsafe block of the tests: a global allocator is an unsafe trait; this one
+// only counts and forwards to the system allocator.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         note();

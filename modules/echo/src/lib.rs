@@ -1,4 +1,5 @@
 //! The smallest useful module. `docs/modules.md` walks through it line by line.
+#![deny(unsafe_code)]
 use naobroker_framework::{CallError, Methods, Module, Value};
 
 #[derive(Default)]

@@ -5,6 +5,7 @@
 //! thread itself (applied by the next cycle, before anything else can run) and keeps
 //! them off until `reset`. The event `FallGuard/Triggered` is raised off the real-time
 //! thread, by the module's actor, when it sees the latch.
+#![deny(unsafe_code)]
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;

@@ -2,6 +2,7 @@
 //! `ALMotion/PostProcess`, it reads the target in ALMemory (`HeadTracker/Target`, a
 //! `[yaw, pitch]` pair that any module may write) and the head's sensors, and at every
 //! motion cycle commands HeadYaw and HeadPitch through `ALMotion.setAngles`.
+#![deny(unsafe_code)]
 
 use std::cell::Cell;
 use std::rc::Rc;

@@ -2,6 +2,7 @@
 //! seconds goes to the DCM in one `setAlias` time-separate request (seed 000: "send a
 //! whole choreography to many actuators at the same time"); before it runs out, the
 //! next part replaces its tail with `ClearAfter`.
+#![deny(unsafe_code)]
 
 use std::cell::Cell;
 use std::f64::consts::PI;
