@@ -11,11 +11,13 @@ mod clock;
 mod hooks;
 mod layout;
 mod stats;
+mod wakeups;
 
 pub use clock::{make_realtime, monotonic_ns, sleep_until, ClockMode};
 pub use hooks::{CycleContext, Hook, HookCommands, Phase, MAX_HOOKS};
 pub use layout::DcmSlots;
 pub use stats::{CycleReport, CycleStats, LATENESS_BUCKETS_US};
+pub use wakeups::Wakeups;
 
 use std::os::unix::net::UnixDatagram;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};

@@ -8,7 +8,7 @@ use naobroker_memory::FastAccess;
 use tokio::sync::oneshot;
 
 use crate::core::{Aliases, RequestParser};
-use crate::cycle::{ClockMode, CycleContext, CycleReport, Phase, RequestChannel, Shared};
+use crate::cycle::{ClockMode, CycleContext, CycleReport, Phase, RequestChannel, Shared, Wakeups};
 use crate::device::{DeviceModel, DEVICE_PREFIX, SUBDEVICE_PREFIX};
 
 struct StepWaiter {
@@ -145,20 +145,15 @@ impl Dcm {
         let decimation = self.event_decimation;
         let events_dropped = Rc::clone(&self.events_dropped);
         actix_rt::spawn(async move {
-            let wake = match tokio::net::UnixDatagram::from_std(wake) {
-                Ok(wake) => wake,
+            let wakeups = match Wakeups::new(wake) {
+                Ok(wakeups) => wakeups,
                 Err(error) => {
                     tracing::error!(%error, "cannot follow the DCM cycle");
                     return;
                 }
             };
-            let mut buffer = [0u8; 64];
             let in_flight = Rc::new(std::cell::Cell::new(0u32));
-            loop {
-                if wake.recv(&mut buffer).await.is_err() {
-                    break;
-                }
-                while wake.try_recv(&mut buffer).is_ok() {}
+            while wakeups.next().await {
                 while let Ok(report) = reports.pop() {
                     if report.cycle % decimation != 0 {
                         continue;

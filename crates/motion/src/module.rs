@@ -4,6 +4,7 @@ use std::os::unix::net::UnixDatagram;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use naobroker_dcm::cycle::Wakeups;
 use naobroker_dcm::HookConnection;
 use naobroker_framework::{Broker, CallError, Methods, Module, ModuleContext, Value};
 use naobroker_memory::RtSlots;
@@ -358,10 +359,14 @@ impl ALMotion {
         let client = Rc::clone(&self.client);
         let broker = self.broker.clone();
         actix_rt::spawn(async move {
-            let Ok(wake) = tokio::net::UnixDatagram::from_std(wake) else { return };
-            let mut buffer = [0u8; 64];
-            while wake.recv(&mut buffer).await.is_ok() {
-                while wake.try_recv(&mut buffer).is_ok() {}
+            let wakeups = match Wakeups::new(wake) {
+                Ok(wakeups) => wakeups,
+                Err(error) => {
+                    tracing::error!(%error, "cannot follow the motion cycle");
+                    return;
+                }
+            };
+            while wakeups.next().await {
                 while let Ok(report) = reports.pop() {
                     if let FromEngine::Cycle { cycle, time } = report {
                         let value = Value::Array(vec![cycle.into(), time.into()]);
