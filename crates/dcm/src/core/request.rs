@@ -368,12 +368,6 @@ mod tests {
         ]);
         assert!(parser.set(&request).unwrap().groups().is_empty());
     }
-}
-
-#[cfg(test)]
-mod validation_tests {
-    use super::*;
-    use crate::device::RobotDescription;
 
     fn arr(items: Vec<Value>) -> Value {
         Value::Array(items)
