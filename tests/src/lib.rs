@@ -56,10 +56,6 @@ impl Process {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
 }
 
 impl Drop for Process {

@@ -52,14 +52,6 @@ impl DcmCore {
         DcmCore { actuators, conversions, capacity, sent, raw, fired: vec![false; count] }
     }
 
-    pub fn capacity(&self) -> usize {
-        self.capacity
-    }
-
-    pub fn actuator(&self, index: usize) -> &Actuator {
-        &self.actuators[index]
-    }
-
     pub fn buffer_len(&self, index: usize) -> usize {
         self.actuators[index].len()
     }
@@ -112,11 +104,6 @@ impl DcmCore {
     /// Trigger actuators that applied a command this cycle.
     pub fn fired(&self) -> &[bool] {
         &self.fired
-    }
-
-    /// The value the actuator holds right now (the command model before rounding).
-    pub fn command_value(&self, index: usize) -> f64 {
-        self.actuators[index].send_command_double()
     }
 
     /// Apply one command to one actuator (real-time hooks), if it fits.

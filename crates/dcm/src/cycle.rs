@@ -158,6 +158,8 @@ pub struct RequestChannel {
     shared: Arc<Shared>,
     model: Arc<DeviceModel>,
     next_hook_id: u32,
+    /// Names of the hooks added through this channel, by id, for `DCM.stats`.
+    hook_names: Vec<(u32, String)>,
 }
 
 impl RequestChannel {
@@ -223,12 +225,20 @@ impl RequestChannel {
     ) -> Result<u32, String> {
         self.next_hook_id += 1;
         let id = self.next_hook_id;
-        self.push(ToCycle::AddHook(Box::new(Hook::new(id, phase, name, callback))))?;
+        self.push(ToCycle::AddHook(Box::new(Hook::new(id, phase, callback))))?;
+        self.hook_names.push((id, name.to_owned()));
         Ok(id)
     }
 
     pub fn remove_hook(&mut self, id: u32) -> Result<(), String> {
-        self.push(ToCycle::RemoveHook(id))
+        self.push(ToCycle::RemoveHook(id))?;
+        self.hook_names.retain(|(hook, _)| *hook != id);
+        Ok(())
+    }
+
+    /// `(id, name)` of the hooks added through this channel and still connected.
+    pub fn hook_names(&self) -> &[(u32, String)] {
+        &self.hook_names
     }
 
     pub fn shared(&self) -> &Arc<Shared> {
@@ -284,6 +294,7 @@ impl CycleThread {
                 shared: Arc::clone(&shared),
                 model: Arc::clone(&model),
                 next_hook_id: 0,
+                hook_names: Vec::new(),
             });
             inbound.push((from_producer, to_producer));
         }

@@ -182,10 +182,6 @@ impl DeviceModel {
     pub fn sensor(&self, name: &str) -> Option<usize> {
         self.sensor_index.get(Self::short(name)).copied()
     }
-
-    pub fn joint(&self, name: &str) -> Option<&JointSpec> {
-        self.joints.iter().find(|j| j.name == name)
-    }
 }
 
 #[cfg(test)]

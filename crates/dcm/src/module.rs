@@ -58,6 +58,11 @@ impl DcmHandle {
         &self.shared
     }
 
+    /// Cycle statistics, with each hook's name.
+    pub fn cycle_stats(&self) -> Value {
+        self.shared.stats.to_value(self.channel.borrow().hook_names())
+    }
+
     /// An actuator's index for [`CycleContext::set`].
     pub fn actuator(&self, name: &str) -> Result<usize, String> {
         self.model.actuator(name).ok_or_else(|| format!("unknown actuator {name}"))
@@ -242,7 +247,7 @@ impl Module for Dcm {
                     }
                     Ok(naobroker_framework::to_value(&chains))
                 }
-                "Diagnostic" => Ok(this.handle.shared.stats.to_value()),
+                "Diagnostic" => Ok(this.handle.cycle_stats()),
                 other => Err(CallError::new(format!("unknown special {other:?} (Version, Reset, Config, Chain, Diagnostic)"))),
             })
         .add_async("step", "Manual clock only: run n cycles, answer the new DCM time.",
@@ -267,7 +272,7 @@ impl Module for Dcm {
             })
         .add("stats", "Cycle statistics: cycles, overruns, lateness histogram, compute time, hooks.",
             |this, _, ()| {
-                let mut stats = match this.handle.shared.stats.to_value() {
+                let mut stats = match this.handle.cycle_stats() {
                     Value::Map(entries) => entries,
                     _ => Vec::new(),
                 };

@@ -92,6 +92,9 @@ fn a_slow_hook_is_reported_and_a_disconnected_hook_stops() {
     assert_eq!(calls.load(Ordering::SeqCst), 4);
     let over = shared.stats.hooks.iter().map(|h| h.over_budget()).sum::<u64>();
     assert_eq!(over, 4, "1.5 ms each against a 500 µs budget");
+    let stats = serde_json::to_value(dcm.cycle_stats()).unwrap();
+    assert_eq!(stats["hooks"][0]["name"], "slow", "the report names the hook: {stats}");
+    assert_eq!(stats["hooks"][0]["over_budget"], 4);
     slow.disconnect();
     step(&shared, 3);
     assert_eq!(calls.load(Ordering::SeqCst), 4, "no call after disconnect");

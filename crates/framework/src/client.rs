@@ -60,7 +60,6 @@ struct Inner {
     subscriptions: RefCell<HashMap<String, Vec<mpsc::Sender<Event>>>>,
     served: RefCell<HashMap<String, ServedModule>>,
     events_unacked: Cell<u32>,
-    reconnects: Cell<u64>,
     closed: tokio::sync::watch::Sender<bool>,
 }
 
@@ -88,7 +87,6 @@ impl ClientSession {
                 subscriptions: RefCell::default(),
                 served: RefCell::default(),
                 events_unacked: Cell::new(0),
-                reconnects: Cell::new(0),
                 closed: tokio::sync::watch::channel(false).0,
             }),
         };
@@ -114,7 +112,6 @@ impl ClientSession {
                     }
                     match session.open().await {
                         Ok(receiver) => {
-                            session.inner.reconnects.set(session.inner.reconnects.get() + 1);
                             tracing::info!(url = %session.inner.url, "reconnected to the broker");
                             session.restore();
                             break receiver;
@@ -143,15 +140,6 @@ impl ClientSession {
     /// Default timeout of every call made through this session (10 s unless set).
     pub fn set_call_timeout(&self, timeout: Duration) {
         self.inner.call_timeout.set(timeout);
-    }
-
-    pub fn url(&self) -> &str {
-        &self.inner.url
-    }
-
-    /// How many times the session had to reconnect.
-    pub fn reconnects(&self) -> u64 {
-        self.inner.reconnects.get()
     }
 
     /// Open a socket, say hello and wait for the broker's welcome.

@@ -232,6 +232,12 @@ async fn a_module_that_never_answers_times_out_and_a_dead_one_is_unregistered() 
     assert!(started.elapsed() < Duration::from_secs(3));
     assert!(broker.module_exists("Other"));
 
+    // A client's own timeout, set shorter than the broker's.
+    let impatient = ClientSession::connect(&url, "impatient").await.unwrap();
+    impatient.set_call_timeout(Duration::from_millis(100));
+    let error = impatient.call("Other", "never", vec![], false).await.unwrap_err();
+    assert_eq!(error.message, "Other.never timed out after 100 ms");
+
     // The caller leaves mid-call: the broker and other clients carry on.
     let leaving = ClientSession::connect(&url, "leaving").await.unwrap();
     let pending = actix_rt::spawn({

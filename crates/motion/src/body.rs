@@ -96,10 +96,6 @@ impl Body {
         Ok(Body { joints, motors, chains })
     }
 
-    pub fn chains(&self) -> &[String] {
-        &self.chains
-    }
-
     /// Joint indices a name stands for: a joint, a chain or a group.
     pub fn expand(&self, name: &str) -> Result<Vec<usize>, String> {
         if let Some(index) = self.joints.iter().position(|j| j.name == name) {

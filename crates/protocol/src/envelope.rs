@@ -71,21 +71,6 @@ impl Envelope {
     pub const HEARTBEAT: u64 = 11;
     pub const ACK: u64 = 12;
 
-    /// The request id, for the kinds that carry one.
-    pub fn id(&self) -> Option<u64> {
-        match self {
-            Envelope::Call { id, .. }
-            | Envelope::Post { id, .. }
-            | Envelope::Reply { id, .. }
-            | Envelope::Error { id, .. }
-            | Envelope::Register { id, .. }
-            | Envelope::Unregister { id, .. }
-            | Envelope::Subscribe { id, .. }
-            | Envelope::Unsubscribe { id, .. } => Some(*id),
-            _ => None,
-        }
-    }
-
     pub fn to_value(&self) -> Value {
         let s = |x: &str| Value::from(x);
         let items: Vec<Value> = match self {

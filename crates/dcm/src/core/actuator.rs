@@ -52,10 +52,6 @@ impl Actuator {
         self.commands.iter()
     }
 
-    pub fn send_command_double(&self) -> f64 {
-        self.send_double
-    }
-
     /// Index of the first buffered command not before `time`.
     fn position(&self, time: DcmTime) -> usize {
         self.commands.partition_point(|c| is_before(c.time, time))

@@ -55,10 +55,6 @@ impl Request {
         &self.groups
     }
 
-    pub fn command_count(&self) -> usize {
-        self.groups.iter().map(|g| g.commands.len()).sum()
-    }
-
     /// Add commands for one actuator (used by in-process producers such as ALMotion).
     pub fn push(&mut self, actuator: usize, update: UpdateType, mut commands: Vec<TimedCommand>) {
         normalize(&mut commands);

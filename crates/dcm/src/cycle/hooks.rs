@@ -17,22 +17,12 @@ pub enum Phase {
 pub struct Hook {
     pub(crate) id: u32,
     pub(crate) phase: Phase,
-    pub(crate) name: String,
     pub(crate) callback: Box<dyn FnMut(&mut CycleContext<'_>) + Send>,
 }
 
 impl Hook {
-    pub(crate) fn new(
-        id: u32,
-        phase: Phase,
-        name: &str,
-        callback: Box<dyn FnMut(&mut CycleContext<'_>) + Send>,
-    ) -> Hook {
-        Hook { id, phase, name: name.to_owned(), callback }
-    }
-
-    pub fn name(&self) -> &str {
-        &self.name
+    pub(crate) fn new(id: u32, phase: Phase, callback: Box<dyn FnMut(&mut CycleContext<'_>) + Send>) -> Hook {
+        Hook { id, phase, callback }
     }
 }
 

@@ -86,8 +86,9 @@ impl CycleStats {
         self.compute_max_us.fetch_max(report.compute_us, Ordering::Relaxed);
     }
 
-    /// Everything as one map, for `DCM.stats` and `naocli call DCM.stats`.
-    pub fn to_value(&self) -> Value {
+    /// Everything as one map, for `DCM.stats` and `naocli call DCM.stats`; hooks are
+    /// named from `hook_names` (`(id, name)`).
+    pub fn to_value(&self, hook_names: &[(u32, String)]) -> Value {
         let load = |counter: &AtomicU64| Value::from(counter.load(Ordering::Relaxed));
         let last = LATENESS_BUCKETS_US[LATENESS_BUCKETS_US.len() - 1];
         let histogram = std::iter::once(0)
@@ -103,8 +104,11 @@ impl CycleStats {
             .iter()
             .filter(|h| h.id() != 0)
             .map(|h| {
+                let name =
+                    hook_names.iter().find(|(id, _)| *id == h.id()).map_or("", |(_, name)| name.as_str());
                 Value::Map(vec![
                     ("id".into(), h.id().into()),
+                    ("name".into(), name.into()),
                     ("calls".into(), load(&h.calls)),
                     ("over_budget".into(), load(&h.over_budget)),
                     ("last_us".into(), (h.last_ns.load(Ordering::Relaxed) / 1000).into()),
