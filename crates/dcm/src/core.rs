@@ -5,7 +5,7 @@ mod actuator;
 mod request;
 
 pub use actuator::{Actuator, TimedCommand};
-pub use request::{ActuatorCommands, Aliases, Request, RequestParser, UpdateType};
+pub use request::{number, ActuatorCommands, Aliases, Request, RequestParser, UpdateType};
 
 use crate::device::{Conversion, DeviceKind, DeviceModel};
 use crate::time::DcmTime;

@@ -240,12 +240,7 @@ impl Client {
 }
 
 fn number(value: &Value, what: &str) -> Result<f64, CallError> {
-    match value {
-        Value::F64(x) => Ok(*x),
-        Value::F32(x) => Ok(f64::from(*x)),
-        Value::Integer(i) => i.as_f64().ok_or_else(|| CallError::new(format!("{what} out of range"))),
-        other => Err(CallError::new(format!("{what} must be numbers, got {other}"))),
-    }
+    Ok(naobroker_dcm::core::number(value, what)?)
 }
 
 /// One joint's key frames: (angles, times in s).

@@ -144,7 +144,8 @@ fn string<'a>(value: &'a Value, what: &str) -> Result<&'a str, String> {
     value.as_str().ok_or_else(|| format!("{what} must be a string, got {value}"))
 }
 
-fn number(value: &Value, what: &str) -> Result<f64, String> {
+/// A float from any MessagePack number; `what` names it in the error.
+pub fn number(value: &Value, what: &str) -> Result<f64, String> {
     match value {
         Value::F64(x) => Ok(*x),
         Value::F32(x) => Ok(f64::from(*x)),
