@@ -83,7 +83,8 @@ enum Origin {
 
 struct PendingCall {
     target: Bytes,
-    what: String,
+    module: String,
+    method: String,
     deadline: Instant,
     origin: Origin,
 }
@@ -337,7 +338,8 @@ impl Broker {
                 id,
                 PendingCall {
                     target: peer.clone(),
-                    what: format!("{module}.{method}"),
+                    module: module.to_owned(),
+                    method: method.to_owned(),
                     deadline: Instant::now() + self.inner.config.call_timeout,
                     origin,
                 },
@@ -565,18 +567,17 @@ impl Broker {
             let mut state = self.inner.state.borrow_mut();
             let Some(entry) = state.modules.remove(module) else { return };
             let Location::Remote(peer) = entry.location else { return };
-            let prefix = format!("{module}.");
             let ids: Vec<u64> = state
                 .pending
                 .iter()
-                .filter(|(_, call)| call.target == peer && call.what.starts_with(&prefix))
+                .filter(|(_, call)| call.target == peer && call.module == module)
                 .map(|(id, _)| *id)
                 .collect();
             ids.into_iter().filter_map(|id| state.pending.remove(&id)).collect()
         };
         tracing::info!(module, "module unregistered");
         for call in failed {
-            let message = format!("{}: module {module} disconnected", call.what);
+            let message = format!("{module}.{}: module {module} disconnected", call.method);
             self.deliver(call.origin, Err(CallError::new(message)));
         }
         for listener in self.inner.module_removed.borrow().iter() {
@@ -627,7 +628,7 @@ impl Broker {
         }
         let limit = self.inner.config.call_timeout.as_millis();
         for call in expired {
-            let message = format!("{} timed out after {limit} ms", call.what);
+            let message = format!("{}.{} timed out after {limit} ms", call.module, call.method);
             self.deliver(call.origin, Err(CallError::new(message)));
         }
         for peer in peers {
