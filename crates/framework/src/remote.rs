@@ -36,6 +36,27 @@ pub async fn attach<M: Module>(session: &ClientSession, module: M) -> Result<(),
     session.register(&name, address.recipient(), methods).await
 }
 
+/// The broker URL a module process was given: its first argument, else
+/// `$NAOBROKER_URL`, else `tcp://127.0.0.1:9559`.
+fn url_from_args() -> String {
+    std::env::args()
+        .nth(1)
+        .or_else(|| std::env::var("NAOBROKER_URL").ok())
+        .unwrap_or_else(|| "tcp://127.0.0.1:9559".into())
+}
+
+/// The whole `main` of a module process: serve `module` at the URL the process was given until it
+/// exits; a failure is printed as `program: error` with exit code 1.
+pub fn main<M: Module>(program: &str, module: M) -> std::process::ExitCode {
+    match run(&url_from_args(), module) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("{program}: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// Block on a remote module until its system stops (`exit`, or a signal).
 pub fn run<M: Module>(url: &str, module: M) -> Result<(), CallError> {
     let system = actix_rt::System::new();
