@@ -88,6 +88,10 @@ struct Client {
     waiters: RefCell<HashMap<u64, oneshot::Sender<bool>>>,
     next_id: Cell<u64>,
     awake: Cell<bool>,
+    /// What the motion thread reported and the API has not read yet.
+    reports: RefCell<rtrb::Consumer<FromEngine>>,
+    /// Motion cycles whose events are to be raised, in order, by one task.
+    cycle_events: tokio::sync::mpsc::UnboundedSender<Value>,
 }
 
 /// Kills its task if the waiting call goes away first (`stop` on a posted call).
@@ -137,11 +141,22 @@ impl Client {
         Ok(completed)
     }
 
-    fn on_report(&self, report: FromEngine) {
-        if let FromEngine::Finished { id, completed } = report {
-            self.tasks.borrow_mut().retain(|t| t.id != id);
-            if let Some(waiter) = self.waiters.borrow_mut().remove(&id) {
-                let _ = waiter.send(completed);
+    /// Read everything the motion thread reported. Queries call it first: under the
+    /// manual clock the motion cycle has run when `DCM.step` returns, so what they
+    /// answer is exact whatever the order in which wake-ups reach this thread.
+    fn catch_up(&self) {
+        loop {
+            let Ok(report) = self.reports.borrow_mut().pop() else { break };
+            match report {
+                FromEngine::Cycle { cycle, time } => {
+                    let _ = self.cycle_events.send(Value::Array(vec![cycle.into(), time.into()]));
+                }
+                FromEngine::Finished { id, completed } => {
+                    self.tasks.borrow_mut().retain(|t| t.id != id);
+                    if let Some(waiter) = self.waiters.borrow_mut().remove(&id) {
+                        let _ = waiter.send(completed);
+                    }
+                }
             }
         }
     }
@@ -311,7 +326,7 @@ pub struct ALMotion {
     slots: Arc<RtSlots>,
     broker: Broker,
     period_ms: i32,
-    signal: Option<(rtrb::Consumer<FromEngine>, UnixDatagram)>,
+    signal: Option<(UnixDatagram, tokio::sync::mpsc::UnboundedReceiver<Value>)>,
     _thread: MotionThread,
     _hook: HookConnection,
 }
@@ -325,6 +340,7 @@ impl ALMotion {
         broker: Broker,
         period_ms: i32,
     ) -> ALMotion {
+        let (cycle_events, to_raise) = tokio::sync::mpsc::unbounded_channel();
         let client = Rc::new(Client {
             body,
             commands: RefCell::new(started.commands),
@@ -333,13 +349,15 @@ impl ALMotion {
             waiters: RefCell::default(),
             next_id: Cell::new(0),
             awake: Cell::new(false),
+            reports: RefCell::new(started.reports),
+            cycle_events,
         });
         ALMotion {
             client,
             slots,
             broker,
             period_ms,
-            signal: Some((started.reports, started.wake)),
+            signal: Some((started.wake, to_raise)),
             _thread: started.thread,
             _hook: hook,
         }
@@ -350,9 +368,17 @@ impl ALMotion {
     }
 
     fn follow(&mut self) {
-        let Some((mut reports, wake)) = self.signal.take() else { return };
+        let Some((wake, mut to_raise)) = self.signal.take() else { return };
         let client = Rc::clone(&self.client);
         let broker = self.broker.clone();
+        actix_rt::spawn(async move {
+            while let Some(value) = to_raise.recv().await {
+                for event in ["ALMotion/PreProcess", "ALMotion/PostProcess"] {
+                    let args = vec![event.into(), value.clone()];
+                    let _ = broker.call("ALMemory", "raiseEvent", args, false).await;
+                }
+            }
+        });
         actix_rt::spawn(async move {
             let wakeups = match Wakeups::new(wake) {
                 Ok(wakeups) => wakeups,
@@ -362,16 +388,7 @@ impl ALMotion {
                 }
             };
             while wakeups.next().await {
-                while let Ok(report) = reports.pop() {
-                    if let FromEngine::Cycle { cycle, time } = report {
-                        let value = Value::Array(vec![cycle.into(), time.into()]);
-                        for event in ["ALMotion/PreProcess", "ALMotion/PostProcess"] {
-                            let args = vec![event.into(), value.clone()];
-                            let _ = broker.call("ALMemory", "raiseEvent", args, false).await;
-                        }
-                    }
-                    client.on_report(report);
-                }
+                client.catch_up();
             }
         });
     }
@@ -528,12 +545,14 @@ impl Module for ALMotion {
         })
         .add("robotIsWakeUp", "True after wakeUp, until rest.", |this, _, ()| Ok(this.client.awake.get()))
         .add("getTaskList", "[[name, id, [joints]], ...] of the running tasks.", |this, _, ()| {
+            this.client.catch_up();
             Ok(this.client.tasks.borrow().iter().map(|task| {
                 let joints: Vec<Value> = this.client.body.motors.iter().enumerate().filter(|(m, _)| task.motors & (1 << m) != 0).map(|(_, motor)| motor.name.as_str().into()).collect();
                 Value::Array(vec![task.name.into(), task.id.into(), Value::Array(joints)])
             }).collect::<Vec<_>>())
         })
         .add("killTask", "Stops a task; true when it was running.", |this, _, (id,): (u64,)| {
+            this.client.catch_up();
             let running = this.client.tasks.borrow().iter().any(|t| t.id == id);
             if running {
                 this.client.send(ToEngine::Kill(id))?;
@@ -542,6 +561,7 @@ impl Module for ALMotion {
         })
         .add("killAll", "Stops every task within one motion cycle.", |this, _, ()| this.client.send(ToEngine::KillAll))
         .add("areResourcesAvailable", "True when no task uses these joints.", |this, _, (names,): (Value,)| {
+            this.client.catch_up();
             let joints = this.joints(&names)?;
             let mask = this.client.body.motor_mask(&joints);
             Ok(!this.client.tasks.borrow().iter().any(|t| t.motors & mask != 0))
