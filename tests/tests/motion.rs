@@ -43,6 +43,15 @@ impl Robot {
         self.call("ALMemory", "getData", vec![key.into()]).as_f64().unwrap()
     }
 
+    /// What a module driving the robot directly does: `DCM.set` with ClearAll, `value`
+    /// reached `in_ms` from now.
+    fn dcm_set(&self, actuator: &str, value: f64, in_ms: i64) {
+        let now = self.call("DCM", "getTime", vec![0.into()]).as_i64().unwrap();
+        let command = Value::Array(vec![v(value), (now + in_ms).into()]);
+        let request = Value::Array(vec![actuator.into(), "ClearAll".into(), Value::Array(vec![command])]);
+        self.call("DCM", "set", vec![request]);
+    }
+
     fn running(&self, task: u64) -> bool {
         self.motion("isRunning", vec![task.into()]) == Value::from(true)
     }
@@ -102,13 +111,7 @@ fn angle_interpolation_reaches_its_key_frame_exactly_on_time_within_speed_limits
 fn a_joint_driven_by_the_dcm_then_by_almotion_does_not_jump() {
     let robot = Robot::new();
     robot.motion("setStiffnesses", vec!["Head".into(), v(1.0)]);
-    let now = robot.call("DCM", "getTime", vec![0.into()]).as_i64().unwrap();
-    let request = Value::Array(vec![
-        "HeadYaw/Position/Actuator/Value".into(),
-        "ClearAll".into(),
-        Value::Array(vec![Value::Array(vec![v(1.2), (now + 300).into()])]),
-    ]);
-    robot.call("DCM", "set", vec![request]);
+    robot.dcm_set("HeadYaw/Position/Actuator/Value", 1.2, 300);
     robot.step(40);
     assert!((robot.memory(YAW) - 1.2).abs() < 1e-3);
     robot.motion("setAngles", vec!["HeadYaw".into(), v(-0.5), v(0.5)]);
@@ -158,13 +161,7 @@ fn smart_stiffness_lowers_idle_joints_restores_them_first_and_leaves_dcm_users_a
     assert_eq!(robot.memory(YAW_STIFFNESS), 1.0, "restored before the motion");
     assert_eq!(robot.memory(YAW), yaw_before, "the motion starts one cycle after the stiffness");
     // A module driving stiffness through the DCM is never second-guessed.
-    let now = robot.call("DCM", "getTime", vec![0.into()]).as_i64().unwrap();
-    let request = Value::Array(vec![
-        "HeadPitch/Hardness/Actuator/Value".into(),
-        "ClearAll".into(),
-        Value::Array(vec![Value::Array(vec![v(0.3), (now + 20).into()])]),
-    ]);
-    robot.call("DCM", "set", vec![request]);
+    robot.dcm_set("HeadPitch/Hardness/Actuator/Value", 0.3, 20);
     robot.step(120);
     assert!((robot.memory(PITCH_STIFFNESS) - 0.3).abs() < 1e-3);
     robot.motion("setSmartStiffnessEnabled", vec![false.into()]);
