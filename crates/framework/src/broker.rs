@@ -245,7 +245,7 @@ impl Broker {
         let state = &mut *state;
         if let Some(peers) = state.event_clients.get(name) {
             let payload =
-                Bytes::from(Envelope::Event { name: name.to_owned(), value: value.clone() }.encode());
+                Bytes::from(Envelope::Event { name: name.to_owned(), value: value.clone(), lost: 0 }.encode());
             for peer in peers {
                 let Some(client) = state.clients.get_mut(peer) else { continue };
                 if client.events_in_flight >= EVENT_WINDOW {
@@ -420,7 +420,7 @@ impl Broker {
 
     fn dispatch(&self, peer: Bytes, envelope: Envelope) {
         match envelope {
-            Envelope::Hello { version, client } => {
+            Envelope::Hello { version, client, .. } => {
                 if version != PROTOCOL_VERSION {
                     let message = format!(
                         "protocol version {version} is not supported (this broker speaks {PROTOCOL_VERSION})"
@@ -484,7 +484,7 @@ impl Broker {
                     client.events_in_flight = client.events_in_flight.saturating_sub(count);
                 }
             }
-            Envelope::Welcome { .. } | Envelope::Event { .. } => {
+            Envelope::Welcome { .. } | Envelope::Event { .. } | Envelope::Callback { .. } => {
                 self.bump(&self.inner.counters.bad_frames);
                 let message = "Welcome and Event are sent by the broker only".to_owned();
                 self.send(&peer, &Envelope::Error { id: 0, message });

@@ -8,7 +8,6 @@ use bytes::Bytes;
 use futures::FutureExt;
 use naobroker_protocol::{
     Envelope, MethodInfo, Value, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS,
-    PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, oneshot};
 use zeromq::{DealerRecvHalf, Socket, SocketOptions, SocketRecv, SocketSend, ZmqMessage};
@@ -152,7 +151,7 @@ impl ClientSession {
             .map_err(|_| "connection timed out".to_owned())?
             .map_err(|error| error.to_string())?;
         let (mut send_half, mut recv_half) = socket.split();
-        let hello = Envelope::Hello { version: PROTOCOL_VERSION, client: self.inner.client_name.clone() };
+        let hello = Envelope::hello(&self.inner.client_name);
         send_half.send(ZmqMessage::from(hello.encode())).await.map_err(|e| e.to_string())?;
         let welcome = tokio::time::timeout(CONNECT_TIMEOUT, recv_half.recv())
             .await
@@ -236,7 +235,7 @@ impl ClientSession {
             Envelope::Reply { id, value } => self.resolve(id, Ok(value)),
             Envelope::Error { id: 0, message } => tracing::warn!(%message, "broker error"),
             Envelope::Error { id, message } => self.resolve(id, Err(CallError::new(message))),
-            Envelope::Event { name, value } => {
+            Envelope::Event { name, value, .. } => {
                 let unacked = self.inner.events_unacked.get() + 1;
                 if unacked >= ACK_EVERY {
                     self.send(&Envelope::Ack { count: unacked });

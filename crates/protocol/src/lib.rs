@@ -4,8 +4,10 @@
 #![deny(unsafe_code, unreachable_pub)]
 
 mod envelope;
+mod excerpt;
 
-pub use envelope::{Envelope, MethodInfo, ProtocolError};
+pub use envelope::{DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
+pub use excerpt::{excerpt, value_excerpt, EXCERPT_CHARS};
 pub use rmpv::Value;
 
 /// Protocol version carried in every `Hello` and `Welcome`.
@@ -13,6 +15,9 @@ pub const PROTOCOL_VERSION: u32 = 1;
 
 /// Default largest frame the broker accepts (16 MiB).
 pub const DEFAULT_MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
+
+/// Default deepest nesting of arrays and maps inside one value.
+pub const DEFAULT_MAX_VALUE_DEPTH: usize = 32;
 
 /// Interval at which both sides send `Heartbeat` when otherwise idle.
 pub const HEARTBEAT_INTERVAL_MS: u64 = 1000;
