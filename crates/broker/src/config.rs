@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use fall_guard::FallGuardConfig;
 use naobroker_dcm::DcmConfig;
-use naobroker_framework::BrokerConfig;
+use naobroker_framework::{BrokerConfig, Limits};
 use naobroker_memory::MemoryConfig;
 use naobroker_motion::MotionConfig;
 use serde::Deserialize;
@@ -25,10 +25,10 @@ pub struct Config {
 pub struct BrokerSection {
     /// Endpoints to listen on: `tcp://HOST:PORT`, `ipc:///path`.
     pub listen: Vec<String>,
-    pub max_frame_bytes: usize,
-    pub call_timeout_ms: u64,
     /// A client silent this long is dropped with its modules and subscriptions.
     pub client_timeout_ms: u64,
+    /// `[broker.limits]`: sizes and per-client bounds.
+    pub limits: Limits,
 }
 
 impl Default for BrokerSection {
@@ -36,9 +36,8 @@ impl Default for BrokerSection {
         let defaults = BrokerConfig::default();
         BrokerSection {
             listen: defaults.listen,
-            max_frame_bytes: defaults.max_frame_bytes,
-            call_timeout_ms: defaults.call_timeout.as_millis() as u64,
             client_timeout_ms: defaults.client_timeout.as_millis() as u64,
+            limits: defaults.limits,
         }
     }
 }
@@ -47,9 +46,8 @@ impl BrokerSection {
     pub fn to_broker_config(&self) -> BrokerConfig {
         BrokerConfig {
             listen: self.listen.clone(),
-            max_frame_bytes: self.max_frame_bytes,
-            call_timeout: Duration::from_millis(self.call_timeout_ms),
             client_timeout: Duration::from_millis(self.client_timeout_ms),
+            limits: self.limits.clone(),
         }
     }
 }
@@ -74,6 +72,7 @@ mod tests {
         let shipped: Config = toml::from_str(include_str!("../../../broker.toml")).unwrap();
         let defaults = Config::default();
         assert_eq!(shipped.broker.listen, defaults.broker.listen);
+        assert_eq!(shipped.broker.limits, defaults.broker.limits);
         assert_eq!(shipped.dcm.period_us, defaults.dcm.period_us);
         assert_eq!(shipped.dcm.priority, defaults.dcm.priority);
     }

@@ -1,3 +1,5 @@
+//! The actor that hosts one module: its method table, NAOqi's base methods and posted tasks.
+
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -10,6 +12,7 @@ use tokio::sync::watch;
 
 use crate::args::Args;
 use crate::error::{CallError, CallResult};
+use crate::identity::Caller;
 use crate::module::{MethodEntry, Methods, Module, ModuleContext, Outcome};
 
 /// A call delivered to a module actor. `post` runs it as a task and answers its id.
@@ -17,6 +20,10 @@ pub struct Invoke {
     pub method: String,
     pub args: Vec<Value>,
     pub post: bool,
+    /// Who asked, for the module's permission checks.
+    pub caller: Caller,
+    /// For an event callback: events this subscriber lost since its previous one.
+    pub lost: u64,
 }
 
 impl Message for Invoke {
@@ -203,6 +210,10 @@ impl<M: Module> Handler<Invoke> for ModuleActor<M> {
     type Result = ResponseFuture<CallResult>;
 
     fn handle(&mut self, invoke: Invoke, _ctx: &mut Self::Context) -> Self::Result {
+        if invoke.lost > 0 {
+            tracing::warn!(module = %self.name, method = %invoke.method, lost = invoke.lost, "events lost before this callback");
+        }
+        self.context.set_current(invoke.caller, invoke.lost);
         let prefix = format!("{}.{}", self.name, invoke.method);
         let name_error = move |error: CallError| CallError::new(format!("{prefix}: {}", error.message));
         if invoke.post {

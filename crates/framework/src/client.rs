@@ -1,5 +1,11 @@
+//! A connection to a broker: calls, event streams, served modules, NAOqi callbacks, and
+//! everything restored by itself after a reconnect.
+
+mod liveness;
+
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -14,7 +20,9 @@ use zeromq::{DealerRecvHalf, Socket, SocketOptions, SocketRecv, SocketSend, ZmqM
 
 use crate::actor::Invoke;
 use crate::error::{CallError, CallResult};
+use crate::identity::Caller;
 use crate::Event;
+use liveness::Liveness;
 
 /// Events one subscription delivers, in order.
 pub struct EventStream {
@@ -49,17 +57,46 @@ struct ServedModule {
     methods: Vec<MethodInfo>,
 }
 
+/// One local stream of a subscription, with the events it missed because it was full.
+struct StreamSlot {
+    sender: mpsc::Sender<Event>,
+    lost: u64,
+}
+
+/// ALMemory calls that set up NAOqi callbacks, repeated after a reconnect: keyed by
+/// (event, module), the method and its arguments.
+type CallbackSubscriptions = HashMap<(String, String), (String, Vec<Value>)>;
+
 struct Inner {
     url: String,
     client_name: String,
-    call_timeout: Cell<Duration>,
+    /// This session's tag, the same over reconnects and on its liveness connection.
+    session_tag: Vec<u8>,
+    call_timeout: Cell<Option<Duration>>,
     writer: RefCell<Writer>,
     pending: RefCell<HashMap<u64, oneshot::Sender<CallResult>>>,
     next_id: Cell<u64>,
-    subscriptions: RefCell<HashMap<String, Vec<mpsc::Sender<Event>>>>,
+    subscriptions: RefCell<HashMap<String, Vec<StreamSlot>>>,
+    callbacks: RefCell<CallbackSubscriptions>,
     served: RefCell<HashMap<String, ServedModule>>,
     events_unacked: Cell<u32>,
     closed: tokio::sync::watch::Sender<bool>,
+    liveness: RefCell<Option<Liveness>>,
+}
+
+/// 16 bytes no other session will pick (the standard library's per-process random keys,
+/// mixed with the time).
+fn new_session_tag() -> Vec<u8> {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let mut tag = Vec::with_capacity(16);
+    for half in 0..2u64 {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u64(half);
+        hasher.write_u128(nanos.as_nanos());
+        hasher.write_u32(std::process::id());
+        tag.extend_from_slice(&hasher.finish().to_le_bytes());
+    }
+    tag
 }
 
 /// One connection to a broker: calls, event subscriptions and served remote modules.
@@ -79,20 +116,26 @@ impl ClientSession {
             inner: Rc::new(Inner {
                 url: url.to_owned(),
                 client_name: client_name.to_owned(),
-                call_timeout: Cell::new(Duration::from_secs(10)),
+                session_tag: new_session_tag(),
+                call_timeout: Cell::new(None),
                 writer: RefCell::new(Writer::Disconnected),
                 pending: RefCell::default(),
                 next_id: Cell::new(0),
                 subscriptions: RefCell::default(),
+                callbacks: RefCell::default(),
                 served: RefCell::default(),
                 events_unacked: Cell::new(0),
                 closed: tokio::sync::watch::channel(false).0,
+                liveness: RefCell::new(None),
             }),
         };
         let receiver = session
             .open()
             .await
             .map_err(|error| CallError::new(format!("cannot reach a broker at {url}: {error}")))?;
+        let liveness = Liveness::start(url, client_name, session.inner.session_tag.clone())
+            .map_err(|error| CallError::new(format!("cannot start the liveness thread: {error}")))?;
+        *session.inner.liveness.borrow_mut() = Some(liveness);
         let weak = Rc::downgrade(&session.inner);
         let mut closed = session.inner.closed.subscribe();
         actix_rt::spawn(async move {
@@ -136,8 +179,9 @@ impl ClientSession {
         Ok(session)
     }
 
-    /// Default timeout of every call made through this session (10 s unless set).
-    pub fn set_call_timeout(&self, timeout: Duration) {
+    /// A limit for every call made through this session. Without one (the default) a
+    /// call waits as long as the broker and the callee are alive.
+    pub fn set_call_timeout(&self, timeout: Option<Duration>) {
         self.inner.call_timeout.set(timeout);
     }
 
@@ -151,7 +195,12 @@ impl ClientSession {
             .map_err(|_| "connection timed out".to_owned())?
             .map_err(|error| error.to_string())?;
         let (mut send_half, mut recv_half) = socket.split();
-        let hello = Envelope::hello(&self.inner.client_name);
+        let hello = Envelope::Hello {
+            version: naobroker_protocol::PROTOCOL_VERSION,
+            client: self.inner.client_name.clone(),
+            session: self.inner.session_tag.clone(),
+            role: naobroker_protocol::Role::Main,
+        };
         send_half.send(ZmqMessage::from(hello.encode())).await.map_err(|e| e.to_string())?;
         let welcome = tokio::time::timeout(CONNECT_TIMEOUT, recv_half.recv())
             .await
@@ -177,7 +226,7 @@ impl ClientSession {
             .map(|(name, served)| (name.clone(), served.methods.clone()))
             .collect();
         for (module, methods) in modules {
-            let request = self.request(|id| Envelope::Register { id, module: module.clone(), methods });
+            let request = self.request(|id| Envelope::Register { id, module: module.clone(), methods }, None);
             actix_rt::spawn(async move {
                 if let Err(error) = request.await {
                     tracing::error!(%module, %error, "could not register again");
@@ -186,10 +235,40 @@ impl ClientSession {
         }
         let events: Vec<String> = self.inner.subscriptions.borrow().keys().cloned().collect();
         for event in events {
-            let request = self.request(|id| Envelope::Subscribe { id, event });
+            let request = self.request(|id| Envelope::Subscribe { id, event }, None);
             actix_rt::spawn(async move {
                 let _ = request.await;
             });
+        }
+        // After the modules: a callback names one of them.
+        let callbacks: Vec<(String, Vec<Value>)> = self.inner.callbacks.borrow().values().cloned().collect();
+        for (method, args) in callbacks {
+            let request = self.request(
+                |id| Envelope::Call { id, module: "ALMemory".into(), method: method.clone(), args },
+                None,
+            );
+            actix_rt::spawn(async move {
+                if let Err(error) = request.await {
+                    tracing::error!(%method, %error, "could not subscribe a callback again");
+                }
+            });
+        }
+    }
+
+    /// Remember a successful ALMemory call that creates or removes a NAOqi callback, so that
+    /// a reconnect repeats the ones still wanted.
+    fn note_callback_subscription(&self, method: &str, args: &[Value]) {
+        let text = |index: usize| args.get(index).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let key = (text(0), text(1));
+        let mut callbacks = self.inner.callbacks.borrow_mut();
+        match method {
+            "subscribeToEvent" | "subscribeToMicroEvent" => {
+                callbacks.insert(key, (method.to_owned(), args.to_vec()));
+            }
+            "unsubscribeToEvent" | "unsubscribeToMicroEvent" => {
+                callbacks.remove(&key);
+            }
+            _ => {}
         }
     }
 
@@ -198,6 +277,7 @@ impl ClientSession {
     pub fn close(&self) {
         self.inner.closed.send_replace(true);
         *self.inner.writer.borrow_mut() = Writer::Disconnected;
+        self.inner.liveness.borrow_mut().take();
     }
 
     async fn read_until_lost(&self, mut receiver: DealerRecvHalf) {
@@ -235,20 +315,26 @@ impl ClientSession {
             Envelope::Reply { id, value } => self.resolve(id, Ok(value)),
             Envelope::Error { id: 0, message } => tracing::warn!(%message, "broker error"),
             Envelope::Error { id, message } => self.resolve(id, Err(CallError::new(message))),
-            Envelope::Event { name, value, .. } => {
-                let unacked = self.inner.events_unacked.get() + 1;
-                if unacked >= ACK_EVERY {
-                    self.send(&Envelope::Ack { count: unacked });
-                    self.inner.events_unacked.set(0);
-                } else {
-                    self.inner.events_unacked.set(unacked);
+            Envelope::Event { name, value, lost } => {
+                if lost > 0 {
+                    tracing::warn!(event = %name, lost, "the broker dropped events: this client fell behind");
                 }
                 if let Some(streams) = self.inner.subscriptions.borrow_mut().get_mut(&name) {
-                    streams.retain(|stream| {
-                        let event = Event { name: name.clone(), value: value.clone() };
-                        !matches!(stream.try_send(event), Err(mpsc::error::TrySendError::Closed(_)))
+                    streams.retain_mut(|stream| {
+                        let event =
+                            Event { name: name.clone(), value: value.clone(), lost: stream.lost + lost };
+                        match stream.sender.try_send(event) {
+                            Ok(()) => stream.lost = 0,
+                            Err(mpsc::error::TrySendError::Full(_)) => stream.lost += lost + 1,
+                            Err(mpsc::error::TrySendError::Closed(_)) => return false,
+                        }
+                        true
                     });
                 }
+                self.consumed();
+            }
+            Envelope::Callback { module, method, event, value, message, lost } => {
+                self.run_callback(module, method, vec![event.into(), value, message], lost)
             }
             Envelope::Call { id, module, method, args } => self.serve(id, module, method, args, false),
             Envelope::Post { id, module, method, args } => self.serve(id, module, method, args, true),
@@ -258,6 +344,35 @@ impl ClientSession {
         }
     }
 
+    /// One event or callback consumed: acknowledge them in batches.
+    fn consumed(&self) {
+        let unacked = self.inner.events_unacked.get() + 1;
+        if unacked >= ACK_EVERY {
+            self.send(&Envelope::Ack { count: unacked });
+            self.inner.events_unacked.set(0);
+        } else {
+            self.inner.events_unacked.set(unacked);
+        }
+    }
+
+    fn run_callback(&self, module: String, method: String, args: Vec<Value>, lost: u64) {
+        let recipient = self.inner.served.borrow().get(&module).map(|m| m.recipient.clone());
+        let session = self.clone();
+        actix_rt::spawn(async move {
+            let result = match recipient {
+                None => Err(CallError::new(format!("no module named {module} in this process"))),
+                Some(recipient) => recipient
+                    .send(Invoke { method: method.clone(), args, post: false, caller: Caller::Broker, lost })
+                    .await
+                    .unwrap_or_else(|_| Err(CallError::new(format!("module {module} has stopped")))),
+            };
+            if let Err(error) = result {
+                tracing::warn!(%module, %method, %error, "event callback failed");
+            }
+            session.consumed();
+        });
+    }
+
     fn serve(&self, id: u64, module: String, method: String, args: Vec<Value>, post: bool) {
         let recipient = self.inner.served.borrow().get(&module).map(|m| m.recipient.clone());
         let session = self.clone();
@@ -265,7 +380,7 @@ impl ClientSession {
             let result = match recipient {
                 None => Err(CallError::new(format!("no module named {module} in this process"))),
                 Some(recipient) => recipient
-                    .send(Invoke { method, args, post })
+                    .send(Invoke { method, args, post, caller: Caller::Broker, lost: 0 })
                     .await
                     .unwrap_or_else(|_| Err(CallError::new(format!("module {module} has stopped")))),
             };
@@ -337,10 +452,11 @@ impl ClientSession {
         true
     }
 
-    /// Send a request and wait for its reply, with the session's call timeout.
+    /// Send a request and wait for its reply, or until `timeout` if there is one.
     fn request(
         &self,
         build: impl FnOnce(u64) -> Envelope,
+        timeout: Option<Duration>,
     ) -> impl std::future::Future<Output = CallResult> + 'static {
         let id = self.inner.next_id.get() + 1;
         self.inner.next_id.set(id);
@@ -348,7 +464,6 @@ impl ClientSession {
         let (sender, receiver) = oneshot::channel();
         self.inner.pending.borrow_mut().insert(id, sender);
         let sent = self.send(&envelope);
-        let timeout = self.inner.call_timeout.get();
         let weak = Rc::downgrade(&self.inner);
         let what = match &envelope {
             Envelope::Call { module, method, .. } | Envelope::Post { module, method, .. } => {
@@ -363,9 +478,10 @@ impl ClientSession {
                 }
                 return Err(CallError::new(format!("{what}: not connected to the broker")));
             }
+            let lost = |_| CallError::new(format!("{what}: connection to the broker lost"));
+            let Some(timeout) = timeout else { return receiver.await.map_err(lost)? };
             match tokio::time::timeout(timeout, receiver).await {
-                Ok(Ok(result)) => result,
-                Ok(Err(_)) => Err(CallError::new(format!("{what}: connection to the broker lost"))),
+                Ok(answer) => answer.map_err(lost)?,
                 Err(_) => {
                     if let Some(inner) = weak.upgrade() {
                         inner.pending.borrow_mut().remove(&id);
@@ -376,16 +492,39 @@ impl ClientSession {
         }
     }
 
+    /// Call `module.method(args)` (or post it as a task), with the session's call limit.
     pub async fn call(&self, module: &str, method: &str, args: Vec<Value>, post: bool) -> CallResult {
-        let (module, method) = (module.to_owned(), method.to_owned());
-        self.request(|id| {
-            if post {
-                Envelope::Post { id, module, method, args }
-            } else {
-                Envelope::Call { id, module, method, args }
-            }
-        })
-        .await
+        self.call_within(module, method, args, post, self.inner.call_timeout.get()).await
+    }
+
+    /// Call with a limit of its own: `None` waits as long as the broker and callee live.
+    pub async fn call_within(
+        &self,
+        module: &str,
+        method: &str,
+        args: Vec<Value>,
+        post: bool,
+        timeout: Option<Duration>,
+    ) -> CallResult {
+        let callback_setup =
+            (module == "ALMemory" && !post && method.contains("ubscribeTo")).then(|| args.clone());
+        let (module, method_name) = (module.to_owned(), method.to_owned());
+        let result = self
+            .request(
+                |id| {
+                    if post {
+                        Envelope::Post { id, module, method: method_name, args }
+                    } else {
+                        Envelope::Call { id, module, method: method_name, args }
+                    }
+                },
+                timeout,
+            )
+            .await;
+        if let (Some(args), Ok(_)) = (callback_setup, &result) {
+            self.note_callback_subscription(method, &args);
+        }
+        result
     }
 
     /// Receive every event named `event`.
@@ -394,12 +533,13 @@ impl ClientSession {
         let first = {
             let mut subscriptions = self.inner.subscriptions.borrow_mut();
             let streams = subscriptions.entry(event.to_owned()).or_default();
-            streams.push(sender);
+            streams.push(StreamSlot { sender, lost: 0 });
             streams.len() == 1
         };
         if first {
             let name = event.to_owned();
-            if let Err(error) = self.request(|id| Envelope::Subscribe { id, event: name }).await {
+            let timeout = self.inner.call_timeout.get();
+            if let Err(error) = self.request(|id| Envelope::Subscribe { id, event: name }, timeout).await {
                 self.inner.subscriptions.borrow_mut().remove(event);
                 return Err(error);
             }
@@ -416,7 +556,8 @@ impl ClientSession {
     ) -> Result<(), CallError> {
         let module = name.to_owned();
         let announced = methods.clone();
-        self.request(|id| Envelope::Register { id, module, methods: announced }).await?;
+        let timeout = self.inner.call_timeout.get();
+        self.request(|id| Envelope::Register { id, module, methods: announced }, timeout).await?;
         self.inner.served.borrow_mut().insert(name.to_owned(), ServedModule { recipient, methods });
         Ok(())
     }

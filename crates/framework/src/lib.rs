@@ -11,24 +11,28 @@ pub mod blocking;
 mod broker;
 mod client;
 mod error;
+mod identity;
 mod module;
 mod proxy;
 pub mod remote;
 
 pub use actor::{Invoke, ModuleActor};
 pub use args::Args;
-pub use broker::{Broker, BrokerConfig};
+pub use broker::{Broker, BrokerConfig, Limits};
 pub use client::{ClientSession, EventStream};
 pub use error::{CallError, CallResult};
+pub use identity::{Caller, ClientId};
 pub use module::{Methods, Module, ModuleContext};
-pub use naobroker_protocol::{from_value, to_value, Value};
+pub use naobroker_protocol::{excerpt, from_value, to_value, Value};
 pub use proxy::{Proxy, Session};
 
-/// An event as delivered to a subscriber: its name and value.
+/// An event as delivered to a subscriber: its name and value, and how many events of this
+/// subscription were dropped before it because the subscriber fell behind.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     pub name: String,
     pub value: Value,
+    pub lost: u64,
 }
 
 /// Turn a tuple of serde values into a call's argument array.

@@ -1,3 +1,6 @@
+//! The `Module` trait, its method table, and the context a module's methods see.
+
+use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -8,6 +11,7 @@ use serde::Serialize;
 
 use crate::args::{short_type_name, Args};
 use crate::error::{CallError, CallResult};
+use crate::identity::Caller;
 use crate::proxy::{Proxy, Session};
 
 /// A NAOqi module: a name and a set of typed methods.
@@ -127,11 +131,28 @@ impl<M: Module> Methods<M> {
 pub struct ModuleContext {
     pub(crate) session: Session,
     pub(crate) module: Rc<str>,
+    /// The call being handled: who made it and, for a callback, the events lost before it.
+    current: Rc<RefCell<(Caller, u64)>>,
 }
 
 impl ModuleContext {
     pub(crate) fn new(session: Session, module: &str) -> Self {
-        ModuleContext { session, module: module.into() }
+        ModuleContext { session, module: module.into(), current: Rc::default() }
+    }
+
+    pub(crate) fn set_current(&self, caller: Caller, lost: u64) {
+        *self.current.borrow_mut() = (caller, lost);
+    }
+
+    /// Who made the call being handled (valid in a handler's synchronous part): the broker's
+    /// own code, or a client, for permission checks.
+    pub fn caller(&self) -> Caller {
+        self.current.borrow().0.clone()
+    }
+
+    /// In an event callback, how many events this subscription lost since the previous one.
+    pub fn events_lost(&self) -> u64 {
+        self.current.borrow().1
     }
 
     /// The name of the module this context belongs to.

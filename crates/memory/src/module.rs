@@ -1,10 +1,13 @@
-use std::cell::{Cell, RefCell};
+//! The ALMemory module: data, events and micro-events, NAOqi's API over the store, with
+//! every write checked against the caller's key prefixes and the broker's limits.
+
+use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use naobroker_framework::{Broker, CallError, Methods, Module, ModuleContext, Value};
+use naobroker_framework::{Broker, CallError, Caller, Methods, Module, ModuleContext, Value};
 use serde::Deserialize;
 use tokio::sync::oneshot;
 
@@ -16,27 +19,16 @@ use crate::store::{EntryKind, Store};
 pub struct MemoryConfig {
     /// Values kept per event for `getEventHistory`.
     pub event_history: usize,
-    /// Callbacks to one subscriber that may be under way before new ones are dropped.
-    pub callbacks_in_flight: u32,
 }
 
 impl Default for MemoryConfig {
     fn default() -> Self {
-        MemoryConfig { event_history: 32, callbacks_in_flight: 256 }
+        MemoryConfig { event_history: 32 }
     }
-}
-
-#[derive(Clone)]
-struct Subscriber {
-    module: String,
-    method: String,
-    message: Value,
-    in_flight: Rc<Cell<u32>>,
 }
 
 struct EventEntry {
     kind: EntryKind,
-    subscribers: Vec<Subscriber>,
     history: VecDeque<Value>,
 }
 
@@ -44,8 +36,6 @@ struct EventEntry {
 struct Events {
     entries: HashMap<String, EventEntry>,
     waiters: HashMap<String, Vec<oneshot::Sender<Value>>>,
-    callbacks_dropped: u64,
-    callbacks_failed: Rc<Cell<u64>>,
 }
 
 /// The ALMemory module.
@@ -58,16 +48,16 @@ pub struct ALMemory {
 
 impl ALMemory {
     pub fn new(store: Arc<Store>, broker: Broker, config: MemoryConfig) -> Self {
-        let events: Rc<RefCell<Events>> = Rc::default();
-        let weak = Rc::downgrade(&events);
-        broker.on_module_removed(move |module| {
-            if let Some(events) = weak.upgrade() {
-                for entry in events.borrow_mut().entries.values_mut() {
-                    entry.subscribers.retain(|s| s.module != module);
-                }
-            }
-        });
-        ALMemory { store, broker, config, events }
+        ALMemory { store, broker, config, events: Rc::default() }
+    }
+
+    /// Whether `caller` may write or raise `key`: a name within the limits, not under
+    /// another client's module prefix.
+    fn check_write(&self, caller: &Caller, key: &str, value: &Value) -> Result<(), CallError> {
+        let limits = self.broker.limits();
+        limits.check_name("key", key)?;
+        limits.check_value(key, value)?;
+        self.broker.check_key_owner(caller, key)
     }
 
     fn get(&self, key: &str) -> Result<Value, CallError> {
@@ -86,11 +76,10 @@ impl ALMemory {
 
     fn declare(&self, name: &str, kind: EntryKind) {
         let mut events = self.events.borrow_mut();
-        let entry = events.entries.entry(name.to_owned()).or_insert_with(|| EventEntry {
-            kind,
-            subscribers: Vec::new(),
-            history: VecDeque::new(),
-        });
+        let entry = events
+            .entries
+            .entry(name.to_owned())
+            .or_insert_with(|| EventEntry { kind, history: VecDeque::new() });
         entry.kind = kind;
         if self.store.get(name).is_none() {
             let _ = self.store.insert(name, Value::Nil, kind);
@@ -102,76 +91,40 @@ impl ALMemory {
             self.declare(name, kind);
         }
         self.insert(name, value.clone(), kind)?;
-        let subscribers = {
+        {
             let mut events = self.events.borrow_mut();
             let entry = events.entries.get_mut(name).expect("declared above");
             entry.history.push_back(value.clone());
             while entry.history.len() > self.config.event_history {
                 entry.history.pop_front();
             }
-            entry.subscribers.clone()
-        };
-        self.broker.publish(name, &value);
-        for subscriber in subscribers {
-            if subscriber.in_flight.get() >= self.config.callbacks_in_flight {
-                self.events.borrow_mut().callbacks_dropped += 1;
-                continue;
-            }
-            subscriber.in_flight.set(subscriber.in_flight.get() + 1);
-            let broker = self.broker.clone();
-            let failed = Rc::clone(&self.events.borrow().callbacks_failed);
-            let args = vec![name.into(), value.clone(), subscriber.message.clone()];
-            actix_rt::spawn(async move {
-                let result = broker.call(&subscriber.module, &subscriber.method, args, false).await;
-                subscriber.in_flight.set(subscriber.in_flight.get() - 1);
-                if let Err(error) = result {
-                    failed.set(failed.get() + 1);
-                    tracing::debug!(%error, "event callback failed");
-                }
-            });
         }
+        self.broker.publish(name, &value);
         Ok(())
     }
 
+    /// NAOqi's subscribeToEvent: only the module's own client (or the broker) may subscribe it.
     fn subscribe(
         &self,
+        caller: &Caller,
         name: &str,
-        module: &str,
-        method: &str,
+        callback: (&str, &str),
         message: Value,
         kind: EntryKind,
     ) -> Result<bool, CallError> {
-        let methods = self
-            .broker
-            .module_methods(module)
-            .ok_or_else(|| CallError::new(format!("no module named {module}")))?;
-        if !methods.iter().any(|m| m.name == method) {
-            return Err(CallError::new(format!("module {module} has no method named {method}")));
-        }
+        let (module, method) = callback;
+        self.broker.subscribe_callback(caller, name, module, method, message)?;
         if !self.events.borrow().entries.contains_key(name) {
             self.declare(name, kind);
         }
-        let mut events = self.events.borrow_mut();
-        let entry = events.entries.get_mut(name).expect("declared above");
-        entry.subscribers.retain(|s| s.module != module);
-        entry.subscribers.push(Subscriber {
-            module: module.to_owned(),
-            method: method.to_owned(),
-            message,
-            in_flight: Rc::default(),
-        });
         Ok(true)
     }
 
-    fn unsubscribe(&self, name: &str, module: &str) -> Result<bool, CallError> {
-        let mut events = self.events.borrow_mut();
-        let entry =
-            events.entries.get_mut(name).ok_or_else(|| CallError::new(format!("no event named {name}")))?;
-        let before = entry.subscribers.len();
-        entry.subscribers.retain(|s| s.module != module);
-        if entry.subscribers.len() == before {
-            return Err(CallError::new(format!("{module} is not subscribed to {name}")));
+    fn unsubscribe(&self, caller: &Caller, name: &str, module: &str) -> Result<bool, CallError> {
+        if !self.events.borrow().entries.contains_key(name) {
+            return Err(CallError::new(format!("no event named {}", naobroker_framework::excerpt(name))));
         }
+        self.broker.unsubscribe_callback(caller, name, module)?;
         Ok(true)
     }
 
@@ -216,10 +169,17 @@ impl Module for ALMemory {
     }
 
     fn methods(m: &mut Methods<Self>) {
-        m.add("insertData", "Stores a value under a key (keys under Device/, DCM/, HAL/ belong to the DCM).",
-            |this, _, (key, value): (String, Value)| this.insert(&key, value, EntryKind::Data))
+        m.add("insertData", "Stores a value under a key (keys under Device/, DCM/, HAL/ belong to the DCM; Module/... to that module).",
+            |this, ctx, (key, value): (String, Value)| {
+                this.check_write(&ctx.caller(), &key, &value)?;
+                this.insert(&key, value, EntryKind::Data)
+            })
         .add("insertListData", "Stores several values: [[key, value], ...].",
-            |this, _, (list,): (Vec<(String, Value)>,)| {
+            |this, ctx, (list,): (Vec<(String, Value)>,)| {
+                let caller = ctx.caller();
+                for (key, value) in &list {
+                    this.check_write(&caller, key, value)?;
+                }
                 if let Some((key, _)) = list.iter().find(|(key, _)| Store::is_dcm_owned(key)) {
                     return Err(CallError::new(format!("{key} is owned by DCM: send actuator commands with DCM.set, modules cannot write it")));
                 }
@@ -242,7 +202,10 @@ impl Module for ALMemory {
             keys.sort();
             Ok(keys)
         })
-        .add("removeData", "Removes a key.", |this, _, (key,): (String,)| Ok(this.store.remove(&key)?))
+        .add("removeData", "Removes a key.", |this, ctx, (key,): (String,)| {
+            this.broker.check_key_owner(&ctx.caller(), &key)?;
+            Ok(this.store.remove(&key)?)
+        })
         .add("getTimestamp", "[value, seconds, microseconds] of the key's last write.", |this, _, (key,): (String,)| {
             let value = this.get(&key)?;
             let (seconds, micros) = timestamp_value(this.store.timestamp(&key).unwrap_or(0));
@@ -297,22 +260,36 @@ impl Module for ALMemory {
                         .map_err(|_| CallError::new(format!("{key} did not change within {timeout_ms} ms")))?
                 }
             })
-        .add("declareEvent", "Declares an event.", |this, _, (name,): (String,)| {
+        .add("declareEvent", "Declares an event.", |this, ctx, (name,): (String,)| {
+            this.check_write(&ctx.caller(), &name, &Value::Nil)?;
             this.declare(&name, EntryKind::Event);
             Ok(())
         })
         .add("raiseEvent", "Raises an event (declaring it if needed): stores its value and calls every subscriber.",
-            |this, _, (name, value): (String, Value)| this.raise(&name, value, EntryKind::Event))
+            |this, ctx, (name, value): (String, Value)| {
+                this.check_write(&ctx.caller(), &name, &value)?;
+                this.raise(&name, value, EntryKind::Event)
+            })
         .add("raiseMicroEvent", "Raises a micro-event.",
-            |this, _, (name, value): (String, Value)| this.raise(&name, value, EntryKind::MicroEvent))
-        .add("removeEvent", "Removes an event.", |this, _, (name,): (String,)| this.remove_event(&name, EntryKind::Event))
-        .add("removeMicroEvent", "Removes a micro-event.", |this, _, (name,): (String,)| this.remove_event(&name, EntryKind::MicroEvent))
+            |this, ctx, (name, value): (String, Value)| {
+                this.check_write(&ctx.caller(), &name, &value)?;
+                this.raise(&name, value, EntryKind::MicroEvent)
+            })
+        .add("removeEvent", "Removes an event.", |this, ctx, (name,): (String,)| {
+            this.broker.check_key_owner(&ctx.caller(), &name)?;
+            this.remove_event(&name, EntryKind::Event)
+        })
+        .add("removeMicroEvent", "Removes a micro-event.", |this, ctx, (name,): (String,)| {
+            this.broker.check_key_owner(&ctx.caller(), &name)?;
+            this.remove_event(&name, EntryKind::MicroEvent)
+        })
         .add("getEventList", "Declared events.", |this, _, ()| Ok(this.event_names(EntryKind::Event)))
         .add("getMicroEventList", "Declared micro-events.", |this, _, ()| Ok(this.event_names(EntryKind::MicroEvent)))
         .add("getSubscribers", "Modules subscribed to an event.", |this, _, (name,): (String,)| {
-            let events = this.events.borrow();
-            let entry = events.entries.get(&name).ok_or_else(|| CallError::new(format!("no event named {name}")))?;
-            Ok(entry.subscribers.iter().map(|s| s.module.clone()).collect::<Vec<_>>())
+            if !this.events.borrow().entries.contains_key(&name) {
+                return Err(CallError::new(format!("no event named {name}")));
+            }
+            Ok(this.broker.callback_subscribers(&name))
         })
         .add("getEventHistory", "The last values of an event, oldest first.", |this, _, (name,): (String,)| {
             let events = this.events.borrow();
@@ -320,18 +297,13 @@ impl Module for ALMemory {
             Ok(entry.history.iter().cloned().collect::<Vec<_>>())
         })
         .add("subscribeToEvent", "subscribeToEvent(event, module, method): the broker calls module.method(event, value, message) on each raise.",
-            |this, _, (name, module, method): (String, String, String)| this.subscribe(&name, &module, &method, Value::from(""), EntryKind::Event))
+            |this, ctx, (name, module, method): (String, String, String)| this.subscribe(&ctx.caller(), &name, (&module, &method), Value::from(""), EntryKind::Event))
         .add("subscribeToMicroEvent", "subscribeToMicroEvent(event, module, message, method).",
-            |this, _, (name, module, message, method): (String, String, Value, String)| this.subscribe(&name, &module, &method, message, EntryKind::MicroEvent))
-        .add("unsubscribeToEvent", "unsubscribeToEvent(event, module).", |this, _, (name, module): (String, String)| this.unsubscribe(&name, &module))
-        .add("unsubscribeToMicroEvent", "unsubscribeToMicroEvent(event, module).", |this, _, (name, module): (String, String)| this.unsubscribe(&name, &module))
-        .add("stats", "Callback counters: dropped (subscriber too slow) and failed.", |this, _, ()| {
-            let events = this.events.borrow();
-            Ok(Value::Map(vec![
-                ("keys".into(), (this.store.keys().len() as u64).into()),
-                ("callbacks_dropped".into(), events.callbacks_dropped.into()),
-                ("callbacks_failed".into(), events.callbacks_failed.get().into()),
-            ]))
+            |this, ctx, (name, module, message, method): (String, String, Value, String)| this.subscribe(&ctx.caller(), &name, (&module, &method), message, EntryKind::MicroEvent))
+        .add("unsubscribeToEvent", "unsubscribeToEvent(event, module): only the module's own client may.", |this, ctx, (name, module): (String, String)| this.unsubscribe(&ctx.caller(), &name, &module))
+        .add("unsubscribeToMicroEvent", "unsubscribeToMicroEvent(event, module).", |this, ctx, (name, module): (String, String)| this.unsubscribe(&ctx.caller(), &name, &module))
+        .add("stats", "Key count; event delivery is counted in ServiceDirectory.stats.", |this, _, ()| {
+            Ok(Value::Map(vec![("keys".into(), (this.store.keys().len() as u64).into())]))
         });
     }
 

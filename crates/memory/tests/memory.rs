@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use naobroker_framework::{remote, Broker, BrokerConfig, Methods, Module, Proxy, Value};
+use naobroker_framework::{remote, Broker, BrokerConfig, Methods, Module, Proxy, Session, Value};
 use naobroker_memory::{ALMemory, MemoryConfig, RtSlots, SlotKind, SlotLayout, Store};
 
 fn free_url() -> String {
@@ -24,7 +24,7 @@ async fn start() -> (String, Broker, Arc<Store>) {
     layout.add("Device/SubDeviceList/HeadYaw/Position/Sensor/Value", SlotKind::Float);
     layout.add("DCM/Time", SlotKind::Int);
     let store = Store::new(RtSlots::new(layout));
-    let config = MemoryConfig { event_history: 3, ..MemoryConfig::default() };
+    let config = MemoryConfig { event_history: 3 };
     broker.add_module(ALMemory::new(Arc::clone(&store), broker.clone(), config)).unwrap();
     (url, broker, store)
 }
@@ -121,21 +121,25 @@ async fn events_call_naoqi_subscribers_in_another_process_and_stream_to_sdk_ones
     let recorder_session = remote::serve(&url, Recorder { seen: Rc::clone(&seen) }).await.unwrap();
     let memory = Proxy::connect(&url, "ALMemory").await.unwrap();
     let mut stream = memory.subscribe("Hand/Touched").await.unwrap();
+    // Only the client that serves Recorder may subscribe or unsubscribe its callbacks.
+    let stranger = memory.call("subscribeToEvent", ("Hand/Touched", "Recorder", "onEvent")).await;
+    assert!(stranger.unwrap_err().message.contains("belongs to another client"));
+    let own_memory = Proxy::new(Session::Client(recorder_session.clone()), "ALMemory");
 
-    assert!(memory
+    assert!(own_memory
         .call("subscribeToEvent", ("Hand/Touched", "Nobody", "onEvent"))
         .await
         .unwrap_err()
         .message
         .contains("no module named Nobody"));
-    assert!(memory
+    assert!(own_memory
         .call("subscribeToEvent", ("Hand/Touched", "Recorder", "nope"))
         .await
         .unwrap_err()
         .message
         .contains("no method named nope"));
-    memory.call("subscribeToEvent", ("Hand/Touched", "Recorder", "onEvent")).await.unwrap();
-    memory.call("subscribeToMicroEvent", ("Tick", "Recorder", "my message", "onEvent")).await.unwrap();
+    own_memory.call("subscribeToEvent", ("Hand/Touched", "Recorder", "onEvent")).await.unwrap();
+    own_memory.call("subscribeToMicroEvent", ("Tick", "Recorder", "my message", "onEvent")).await.unwrap();
     assert_eq!(
         memory.call("getSubscribers", ("Hand/Touched",)).await.unwrap(),
         Value::Array(vec!["Recorder".into()])
@@ -170,8 +174,10 @@ async fn events_call_naoqi_subscribers_in_another_process_and_stream_to_sdk_ones
     assert_eq!(calls[0], Value::Array(vec!["Hand/Touched".into(), 0.into(), "".into()]));
     assert!(calls.contains(&Value::Array(vec!["Tick".into(), "tock".into(), "my message".into()])));
 
-    memory.call("unsubscribeToMicroEvent", ("Tick", "Recorder")).await.unwrap();
-    assert!(memory.call("unsubscribeToMicroEvent", ("Tick", "Recorder")).await.is_err());
+    let stranger = memory.call("unsubscribeToEvent", ("Hand/Touched", "Recorder")).await;
+    assert!(stranger.unwrap_err().message.contains("belongs to another client"));
+    own_memory.call("unsubscribeToMicroEvent", ("Tick", "Recorder")).await.unwrap();
+    assert!(own_memory.call("unsubscribeToMicroEvent", ("Tick", "Recorder")).await.is_err());
     // The subscriber goes away: its subscriptions go with it.
     recorder_session.close();
     for _ in 0..60 {
@@ -210,10 +216,13 @@ async fn a_hundred_thousand_keys_and_huge_values() {
     }
     let memory = Proxy::connect(&url, "ALMemory").await.unwrap();
     assert_eq!(memory.call("getData", ("Bulk/99999",)).await.unwrap(), Value::from(99_999));
-    let big = Value::Binary(vec![7; 4 * 1024 * 1024]);
+    let big = Value::Binary(vec![7; 1024 * 1024 - 16]);
     memory.call("insertData", ("Big", big.clone())).await.unwrap();
     assert_eq!(memory.call("getData", ("Big",)).await.unwrap(), big);
-    let too_big = Value::Binary(vec![7; 17 * 1024 * 1024]);
+    let too_big = Value::Binary(vec![7; 4 * 1024 * 1024]);
     let error = memory.call("insertData", ("TooBig", too_big)).await.unwrap_err();
-    assert!(error.message.contains("exceeds the 16777216-byte limit"), "{}", error.message);
+    assert!(error.message.contains("more than max_value_bytes (1048576)"), "{}", error.message);
+    let long_key = "K".repeat(1 << 20);
+    let error = memory.call("insertData", (long_key, 1)).await.unwrap_err();
+    assert!(error.message.contains("exceeds max_name_bytes (256)") && error.message.len() < 300);
 }

@@ -210,10 +210,13 @@ impl Envelope {
         // rmpv counts every array, map, string and binary as a level; the envelope's own
         // array, an argument list and a string leaf take three of them.
         let depth = limits.max_value_depth + 3;
-        let value = rmpv::decode::read_value_with_max_depth(&mut cursor, depth).map_err(|error| match error {
-            rmpv::decode::Error::DepthLimitExceeded => ProtocolError::TooDeep { limit: limits.max_value_depth },
-            other => ProtocolError::Malformed(other.to_string()),
-        })?;
+        let value =
+            rmpv::decode::read_value_with_max_depth(&mut cursor, depth).map_err(|error| match error {
+                rmpv::decode::Error::DepthLimitExceeded => {
+                    ProtocolError::TooDeep { limit: limits.max_value_depth }
+                }
+                other => ProtocolError::Malformed(other.to_string()),
+            })?;
         if !cursor.is_empty() {
             return Err(ProtocolError::TrailingBytes(cursor.len()));
         }
