@@ -320,6 +320,7 @@ impl MultiPeerBackend for GenericSocketBackend {
 
     fn peer_disconnected(&self, peer_id: &PeerIdentity) {
         let peer_removed = self.peers.remove_sync(peer_id).is_some();
+        self.socket_options.forget_curve_peer(peer_id);
         self.refresh_single_peer_cache();
         match &self.fair_queue_inner {
             None => {}

@@ -1,4 +1,5 @@
 use crate::codec::{CodecError, Message, ZmtpVersion};
+use crate::curve::CurveError;
 use crate::endpoint::Endpoint;
 use crate::endpoint::EndpointError;
 use crate::task_handle::TaskError;
@@ -51,6 +52,13 @@ pub enum ZmqError {
     UnsupportedVersion(ZmtpVersion),
     #[error("Connect timed out after {0:?}")]
     ConnectTimeout(Duration),
+    #[error("Security mechanism mismatch: we use {ours}, the peer uses {theirs}")]
+    MechanismMismatch {
+        ours: &'static str,
+        theirs: &'static str,
+    },
+    #[error("{0}")]
+    Curve(#[from] CurveError),
 }
 
 impl From<mpsc::TrySendError<Message>> for ZmqError {

@@ -3,6 +3,7 @@
 mod async_rt;
 mod backend;
 mod codec;
+mod curve;
 mod dealer;
 mod endpoint;
 mod error;
@@ -196,6 +197,10 @@ pub mod __bench {
     }
 }
 
+pub use crate::curve::{
+    z85_decode, z85_encode, CurveError, CurveKeyError, CurveKeyPair, CurvePublicKey,
+    CurveSecretKey, Z85Error, CURVE_KEY_BYTES, CURVE_KEY_Z85_CHARS,
+};
 pub use crate::dealer::*;
 pub use crate::endpoint::{Endpoint, Host, Transport, TryIntoEndpoint};
 pub use crate::error::{ZmqError, ZmqResult};
@@ -353,6 +358,8 @@ pub struct SocketOptions {
     // Shared by read preparation and decoder reservation.
     pub(crate) read_buffer_max_size: usize,
     pub(crate) read_buffer_short_reads: usize,
+    // CURVE server or client keys; `None` is the NULL mechanism (no security), as upstream.
+    pub(crate) curve: Option<curve::CurveRole>,
 }
 
 impl Default for SocketOptions {
@@ -363,6 +370,7 @@ impl Default for SocketOptions {
             read_buffer_initial_size: 128,
             read_buffer_max_size: 64 * 1024,
             read_buffer_short_reads: 2,
+            curve: None,
         }
     }
 }

@@ -1,5 +1,6 @@
 use crate::backend::GenericSocketBackend;
 use crate::codec::*;
+use crate::curve::CurvePublicKey;
 use crate::endpoint::Endpoint;
 use crate::error::{ZmqError, ZmqResult};
 use crate::fair_queue::FairQueue;
@@ -201,5 +202,28 @@ impl SocketRecv for RouterRecvHalf {
                 }
             };
         }
+    }
+}
+
+impl RouterSocket {
+    /// The CURVE long-term public key the peer `peer_id` proved in its handshake, while it
+    /// is connected; `None` for an unknown peer or when this socket is not a CURVE server
+    /// ([`SocketOptions::curve_server`]).
+    pub fn peer_public_key(&self, peer_id: &PeerIdentity) -> Option<CurvePublicKey> {
+        self.backend.socket_options().curve_peer_key(peer_id)
+    }
+}
+
+impl RouterSendHalf {
+    /// See [`RouterSocket::peer_public_key`].
+    pub fn peer_public_key(&self, peer_id: &PeerIdentity) -> Option<CurvePublicKey> {
+        self.inner.backend.socket_options().curve_peer_key(peer_id)
+    }
+}
+
+impl RouterRecvHalf {
+    /// See [`RouterSocket::peer_public_key`].
+    pub fn peer_public_key(&self, peer_id: &PeerIdentity) -> Option<CurvePublicKey> {
+        self.inner.backend.socket_options().curve_peer_key(peer_id)
     }
 }

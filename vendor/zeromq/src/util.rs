@@ -1,7 +1,9 @@
-use crate::codec::{CodecResult, FramedIo, ZmqFramedRead};
+use crate::codec::mechanism::ZmqMechanism;
+use crate::codec::{encode_metadata, parse_metadata, CodecResult, FramedIo, ZmqFramedRead};
+use crate::curve::{self, CurveRole};
 use crate::*;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use futures::{SinkExt, StreamExt};
 use rand::RngExt;
 
@@ -132,55 +134,88 @@ fn negotiate_version(greeting: Message) -> ZmqResult<ZmtpVersion> {
     }
 }
 
-pub(crate) async fn greet_exchange(raw_socket: &mut FramedIo) -> ZmqResult<ZmtpVersion> {
+/// Sends our greeting, naming `mechanism` and whether we are its server, and checks the
+/// peer's: ZMTP version, and the same mechanism (RFC 23 closes the connection otherwise).
+/// The peer's as-server flag is not checked: libzmq always sends 0 there.
+pub(crate) async fn greet_exchange(
+    raw_socket: &mut FramedIo,
+    mechanism: ZmqMechanism,
+    as_server: bool,
+) -> ZmqResult<ZmtpVersion> {
     raw_socket
         .write_half
-        .send(Message::Greeting(ZmqGreeting::default()))
+        .send(Message::Greeting(ZmqGreeting {
+            mechanism,
+            as_server,
+            ..ZmqGreeting::default()
+        }))
         .await?;
 
     let greeting = match raw_socket.read_half.next().await {
         Some(message) => message?,
         None => return Err(ZmqError::Other("Failed Greeting exchange")),
     };
+    if let Message::Greeting(peer) = &greeting {
+        if peer.mechanism != mechanism {
+            return Err(ZmqError::MechanismMismatch {
+                ours: mechanism.as_str(),
+                theirs: peer.mechanism.as_str(),
+            });
+        }
+    }
     negotiate_version(greeting)
 }
 
+/// The metadata we announce in READY (or CURVE's INITIATE): our socket type, and our
+/// identity when one is configured.
+pub(crate) fn own_metadata(socket_type: SocketType, identity: Option<&PeerIdentity>) -> BytesMut {
+    let mut properties = vec![("Socket-Type", socket_type.as_str().as_bytes())];
+    if let Some(identity) = identity {
+        properties.push(("Identity", identity.as_ref()));
+    }
+    encode_metadata(properties)
+}
+
+/// Checks the peer's metadata against our socket type and returns its identity (a new
+/// random one when it announced none).
+pub(crate) fn peer_from_metadata(
+    socket_type: SocketType,
+    properties: &HashMap<String, Bytes>,
+) -> ZmqResult<PeerIdentity> {
+    let other_sock_type = match properties.get("Socket-Type") {
+        Some(s) => SocketType::try_from(&s[..])?,
+        None => Err(ZmqError::Other("Failed to parse other socket type"))?,
+    };
+
+    let peer_id = properties
+        .get("Identity")
+        .map(|x| x.clone().try_into())
+        .transpose()?
+        .unwrap_or_default();
+
+    if socket_type.compatible(other_sock_type) {
+        Ok(peer_id)
+    } else {
+        Err(ZmqError::Other(
+            "Provided sockets combination is not compatible",
+        ))
+    }
+}
+
+/// The NULL mechanism's exchange of READY commands.
 pub(crate) async fn ready_exchange(
     raw_socket: &mut FramedIo,
     socket_type: SocketType,
-    props: Option<HashMap<String, Bytes>>,
+    identity: Option<&PeerIdentity>,
 ) -> ZmqResult<PeerIdentity> {
-    let mut ready = ZmqCommand::ready(socket_type);
-    if let Some(props) = props {
-        ready.add_properties(props);
-    }
+    let ready = ZmqCommand::new(ZmqCommandName::READY, own_metadata(socket_type, identity));
     raw_socket.write_half.send(Message::Command(ready)).await?;
 
     let ready_repl: Option<CodecResult<Message>> = raw_socket.read_half.next().await;
     match ready_repl {
-        Some(Ok(Message::Command(command))) => match command.name {
-            ZmqCommandName::READY => {
-                let other_sock_type = match command.properties.get("Socket-Type") {
-                    Some(s) => SocketType::try_from(&s[..])?,
-                    None => Err(ZmqError::Other("Failed to parse other socket type"))?,
-                };
-
-                let peer_id = command
-                    .properties
-                    .get("Identity")
-                    .map(|x| x.clone().try_into())
-                    .transpose()?
-                    .unwrap_or_default();
-
-                if socket_type.compatible(other_sock_type) {
-                    Ok(peer_id)
-                } else {
-                    Err(ZmqError::Other(
-                        "Provided sockets combination is not compatible",
-                    ))
-                }
-            }
-        },
+        Some(Ok(Message::Command(command))) if command.name == ZmqCommandName::READY => {
+            peer_from_metadata(socket_type, &parse_metadata(command.data)?)
+        }
         Some(Ok(_)) => Err(ZmqError::Other("Failed to confirm ready state")),
         Some(Err(e)) => Err(e.into()),
         None => Err(ZmqError::Other("No reply from server")),
@@ -196,18 +231,32 @@ pub(crate) async fn peer_connected(
     Ok(peer_id)
 }
 
+/// Greets the peer and runs the security handshake the socket's options ask for: NULL's
+/// READY exchange, or CURVE's as client or server.
 pub(crate) async fn peer_handshake(
     raw_socket: &mut FramedIo,
     backend: Arc<dyn MultiPeerBackend>,
 ) -> ZmqResult<PeerIdentity> {
-    greet_exchange(raw_socket).await?;
-    let mut props = None;
-    if let Some(identity) = &backend.socket_options().peer_id {
-        let mut connect_ops = HashMap::new();
-        connect_ops.insert("Identity".to_string(), identity.clone().into());
-        props = Some(connect_ops);
+    let options = backend.socket_options();
+    let socket_type = backend.socket_type();
+    let identity = options.peer_id.as_ref();
+    match &options.curve {
+        None => {
+            greet_exchange(raw_socket, ZmqMechanism::NULL, false).await?;
+            ready_exchange(raw_socket, socket_type, identity).await
+        }
+        Some(CurveRole::Client(client)) => {
+            greet_exchange(raw_socket, ZmqMechanism::CURVE, false).await?;
+            curve::client_handshake(raw_socket, client, socket_type, identity).await
+        }
+        Some(CurveRole::Server(server)) => {
+            greet_exchange(raw_socket, ZmqMechanism::CURVE, true).await?;
+            let (peer_id, client_key) =
+                curve::server_handshake(raw_socket, server, socket_type, identity).await?;
+            options.remember_curve_peer(socket_type, &peer_id, client_key);
+            Ok(peer_id)
+        }
     }
-    ready_exchange(raw_socket, backend.socket_type(), props).await
 }
 
 pub(crate) async fn run_with_timeout<T, F>(duration: Option<Duration>, future: F) -> ZmqResult<T>

@@ -1,4 +1,5 @@
 use crate::codec::ZmqCodec;
+use crate::curve::CurveMessageCipher;
 use crate::SocketOptions;
 
 use super::error::{CodecError, CodecResult};
@@ -167,6 +168,17 @@ impl FramedIo {
 
     pub fn into_parts(self) -> (ZmqFramedRead, ZmqFramedWrite) {
         (self.read_half, self.write_half)
+    }
+
+    /// After a CURVE handshake: from now on every frame is sealed into, and must arrive
+    /// in, a MESSAGE box.
+    pub(crate) fn start_curve_messages(
+        &mut self,
+        sealing: CurveMessageCipher,
+        opening: CurveMessageCipher,
+    ) {
+        self.read_half.codec.start_curve(opening);
+        self.write_half.encoder_mut().start_curve(sealing);
     }
 }
 

@@ -4,7 +4,7 @@ use std::convert::TryFrom;
 use std::fmt::Display;
 
 #[allow(clippy::upper_case_acronyms)]
-#[derive(Debug, Copy, Clone, Default)]
+#[derive(Debug, Copy, Clone, Default, PartialEq, Eq)]
 pub enum ZmqMechanism {
     #[default]
     NULL,

@@ -8,7 +8,7 @@ mod greeting;
 pub(crate) mod mechanism;
 mod zmq_codec;
 
-pub(crate) use command::{ZmqCommand, ZmqCommandName};
+pub(crate) use command::{encode_metadata, parse_metadata, ZmqCommand, ZmqCommandName};
 pub use error::CodecError;
 pub(crate) use error::CodecResult;
 pub use framed::ZmqFramedRead;

@@ -2,6 +2,7 @@ use super::command::ZmqCommand;
 use super::error::CodecError;
 use super::greeting::ZmqGreeting;
 use super::Message;
+use crate::curve::CurveMessageCipher;
 use crate::{SocketOptions, ZmqMessage};
 
 use asynchronous_codec::{Decoder, Encoder};
@@ -33,6 +34,8 @@ pub struct ZmqCodec {
     // internal details to higher levels
     buffered_message: Option<ZmqMessage>,
     max_read_chunk_size: usize,
+    // Set once a CURVE handshake succeeds: every frame is then a MESSAGE box.
+    curve: Option<Box<CurveMessageCipher>>,
 }
 
 impl ZmqCodec {
@@ -46,7 +49,13 @@ impl ZmqCodec {
             waiting_for: 64, // len of the greeting frame
             buffered_message: None,
             max_read_chunk_size: options.read_buffer_max_size,
+            curve: None,
         }
+    }
+
+    /// Seals (encoder) or opens (decoder) every later message frame with `cipher`.
+    pub(crate) fn start_curve(&mut self, cipher: CurveMessageCipher) {
+        self.curve = Some(Box::new(cipher));
     }
 
     /// Returns the minimum additional bytes needed before decode can progress.
@@ -130,17 +139,33 @@ impl Decoder for ZmqCodec {
                     let data = src.split_to(self.waiting_for);
                     self.state = DecoderState::FrameHeader;
                     self.waiting_for = 1;
-                    if frame.command {
-                        return Ok(Some(Message::Command(ZmqCommand::try_from(data.freeze())?)));
-                    }
+                    let (data, more) = match &mut self.curve {
+                        None if frame.command => {
+                            return Ok(Some(Message::Command(ZmqCommand::try_from(
+                                data.freeze(),
+                            )?)));
+                        }
+                        None => (data.freeze(), frame.more),
+                        // Every frame is a MESSAGE box (libzmq sends them without the
+                        // COMMAND flag, RFC 26 with it); MORE travels inside the box.
+                        Some(cipher) => {
+                            let opened = cipher.open_frame(data)?;
+                            if opened.command {
+                                return Ok(Some(Message::Command(ZmqCommand::try_from(
+                                    opened.payload,
+                                )?)));
+                            }
+                            (opened.payload, opened.more)
+                        }
+                    };
 
                     // process incoming message frame
                     match &mut self.buffered_message {
-                        Some(v) => v.push_back(data.freeze()),
-                        None => self.buffered_message = Some(ZmqMessage::from(data.freeze())),
+                        Some(v) => v.push_back(data),
+                        None => self.buffered_message = Some(ZmqMessage::from(data)),
                     }
 
-                    if !frame.more {
+                    if !more {
                         // Quoth the Raven “Nevermore.”
                         return Ok(Some(Message::Message(
                             self.buffered_message
@@ -184,8 +209,17 @@ impl Encoder for ZmqCodec {
             Message::Command(command) => dst.unsplit(command.into()),
             Message::Message(message) => {
                 let last_element = message.len() - 1;
-                for (idx, part) in message.iter().enumerate() {
-                    encode_frame(part, dst, idx != last_element);
+                match &mut self.curve {
+                    None => {
+                        for (idx, part) in message.iter().enumerate() {
+                            encode_frame(part, dst, idx != last_element);
+                        }
+                    }
+                    Some(cipher) => {
+                        for (idx, part) in message.iter().enumerate() {
+                            cipher.seal_frame(part, idx != last_element, dst)?;
+                        }
+                    }
                 }
             }
         }
