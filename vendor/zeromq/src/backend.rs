@@ -10,6 +10,7 @@ use crate::{
 use async_trait::async_trait;
 use crossbeam_queue::SegQueue;
 use futures::channel::mpsc;
+use futures::future::{AbortHandle, Abortable};
 use futures::SinkExt;
 use parking_lot::Mutex;
 
@@ -23,6 +24,9 @@ const PEER_SEND_QUEUE_CAPACITY: usize = 100_000;
 
 pub(crate) struct Peer {
     pub(crate) send_queue: mpsc::Sender<Message>,
+    // Stops the peer's writer task. Without it the task, once the queue's senders are
+    // gone, still writes out everything queued, and waits on a peer that does not read.
+    pub(crate) writer: Option<AbortHandle>,
 }
 
 #[derive(Clone)]
@@ -288,19 +292,22 @@ impl MultiPeerBackend for GenericSocketBackend {
     async fn peer_connected(self: Arc<Self>, peer_id: &PeerIdentity, io: FramedIo) {
         let (recv_queue, send_queue) = io.into_parts();
         let (queue_sender, queue_receiver) = mpsc::channel(PEER_SEND_QUEUE_CAPACITY);
+        let (writer, writer_registration) = AbortHandle::new_pair();
         self.peers
             .upsert_async(
                 peer_id.clone(),
                 Peer {
                     send_queue: queue_sender,
+                    writer: Some(writer),
                 },
             )
             .await;
         self.refresh_single_peer_cache();
         let writer_backend = self.clone();
         let writer_peer_id = peer_id.clone();
+        let writing = write_message_queue(queue_receiver, send_queue);
         async_rt::task::spawn(async move {
-            if let Err(error) = write_message_queue(queue_receiver, send_queue).await {
+            if let Ok(Err(error)) = Abortable::new(writing, writer_registration).await {
                 log::debug!(
                     "Error sending message to peer {:?}: {:?}",
                     writer_peer_id,
@@ -319,8 +326,36 @@ impl MultiPeerBackend for GenericSocketBackend {
     }
 
     fn peer_disconnected(&self, peer_id: &PeerIdentity) {
-        let peer_removed = self.peers.remove_sync(peer_id).is_some();
+        self.remove_peer(peer_id, WriterOnRemoval::Drain);
+    }
+}
+
+/// What becomes of a removed peer's writer task.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum WriterOnRemoval {
+    /// It writes out what is already queued, then closes (upstream's behavior).
+    Drain,
+    /// It stops at once, closing the connection.
+    Abort,
+}
+
+impl GenericSocketBackend {
+    /// Closes the connection to `peer_id` at once, both directions, and drops whatever
+    /// is still queued for it; other peers are untouched. Returns whether such a peer was
+    /// connected.
+    pub(crate) fn close_peer(&self, peer_id: &PeerIdentity) -> bool {
+        self.remove_peer(peer_id, WriterOnRemoval::Abort)
+    }
+
+    fn remove_peer(&self, peer_id: &PeerIdentity, writer_on_removal: WriterOnRemoval) -> bool {
+        let removed = self.peers.remove_sync(peer_id);
+        let peer_removed = removed.is_some();
         self.socket_options.forget_curve_peer(peer_id);
+        if writer_on_removal == WriterOnRemoval::Abort {
+            if let Some(writer) = removed.and_then(|(_, peer)| peer.writer) {
+                writer.abort();
+            }
+        }
         self.refresh_single_peer_cache();
         match &self.fair_queue_inner {
             None => {}
@@ -341,6 +376,7 @@ impl MultiPeerBackend for GenericSocketBackend {
             // will eventually notice the peer is gone
             let _ = notifier.try_send(peer_id.clone());
         }
+        peer_removed
     }
 }
 
@@ -370,7 +406,13 @@ mod tests {
         let (send_queue, recv_queue) = mpsc::channel(8);
         backend
             .peers
-            .upsert_async(peer_id.clone(), Peer { send_queue })
+            .upsert_async(
+                peer_id.clone(),
+                Peer {
+                    send_queue,
+                    writer: None,
+                },
+            )
             .await;
         backend.refresh_single_peer_cache();
         backend.round_robin.push(peer_id.clone());
@@ -454,7 +496,13 @@ mod tests {
             .expect("prefill peer queue");
         backend
             .peers
-            .upsert_async(peer_id.clone(), Peer { send_queue })
+            .upsert_async(
+                peer_id.clone(),
+                Peer {
+                    send_queue,
+                    writer: None,
+                },
+            )
             .await;
         backend.refresh_single_peer_cache();
         backend.round_robin.push(peer_id.clone());
@@ -485,7 +533,13 @@ mod tests {
         drop(recv_queue);
         backend
             .peers
-            .upsert_async(peer_id.clone(), Peer { send_queue })
+            .upsert_async(
+                peer_id.clone(),
+                Peer {
+                    send_queue,
+                    writer: None,
+                },
+            )
             .await;
         backend.refresh_single_peer_cache();
         backend.round_robin.push(peer_id.clone());

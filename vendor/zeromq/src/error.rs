@@ -59,6 +59,8 @@ pub enum ZmqError {
     },
     #[error("{0}")]
     Curve(#[from] CurveError),
+    #[error("Peer did not finish the handshake within {0:?}")]
+    HandshakeTimeout(Duration),
 }
 
 impl From<mpsc::TrySendError<Message>> for ZmqError {

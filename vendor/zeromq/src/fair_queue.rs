@@ -19,10 +19,16 @@ pub(crate) struct QueueInner<S, K: Clone> {
     /// Callback invoked when a stream ends (peer disconnected).
     /// Wrapped in Arc so it can be cloned and called outside the lock.
     on_disconnect: Option<Arc<dyn Fn(K) + Send + Sync>>,
+    /// The key of the stream `poll_next` has taken out to poll, outside the lock.
+    polling: Option<K>,
+    /// Set when that stream was removed or replaced meanwhile: it is then dropped
+    /// instead of being put back.
+    polled_stream_removed: bool,
 }
 
 impl<S, K: Clone + Eq + Hash> QueueInner<S, K> {
     pub fn insert(&mut self, k: K, s: S) {
+        self.forget_polled_stream_if(&k);
         self.streams.insert(k.clone(), Box::pin(s));
         self.push_ready(k);
         if let Some(w) = &self.waker {
@@ -31,8 +37,21 @@ impl<S, K: Clone + Eq + Hash> QueueInner<S, K> {
     }
 
     pub fn remove(&mut self, k: &K) {
+        self.forget_polled_stream_if(k);
         self.streams.remove(k);
         self.queued.remove(k);
+    }
+
+    fn forget_polled_stream_if(&mut self, k: &K) {
+        if self.polling.as_ref() == Some(k) {
+            self.polled_stream_removed = true;
+        }
+    }
+
+    /// Ends the poll of the stream taken out; returns whether it must be dropped.
+    fn finish_polling(&mut self) -> bool {
+        self.polling = None;
+        std::mem::take(&mut self.polled_stream_removed)
     }
 
     /// Clear all streams and the ready queue.
@@ -40,6 +59,7 @@ impl<S, K: Clone + Eq + Hash> QueueInner<S, K> {
     /// Used during shutdown to ensure TCP connections are closed even when
     /// other components (like reconnect tasks) hold Arc references to the inner.
     pub fn clear(&mut self) {
+        self.polled_stream_removed = self.polling.is_some();
         self.streams.clear();
         self.ready_queue.clear();
         self.queued.clear();
@@ -141,7 +161,10 @@ where
                 };
                 inner.queued.remove(&event.key);
                 match inner.streams.remove(&event.key) {
-                    Some(stream) => (event, stream),
+                    Some(stream) => {
+                        inner.polling = Some(event.key.clone());
+                        (event, stream)
+                    }
                     None => continue,
                 }
             };
@@ -157,6 +180,9 @@ where
                     let key = event.key.clone();
                     let item = Some((key.clone(), res));
                     let mut inner = fair_queue.inner.lock();
+                    if inner.finish_polling() {
+                        continue;
+                    }
                     inner.streams.insert(event.key, io_stream);
                     inner.push_ready(key);
                     return Poll::Ready(item);
@@ -166,7 +192,10 @@ where
                     // Clone the callback Arc so we can call it outside the lock
                     // (to avoid deadlock if callback accesses inner)
                     let callback = {
-                        let inner = fair_queue.inner.lock();
+                        let mut inner = fair_queue.inner.lock();
+                        if inner.finish_polling() {
+                            continue;
+                        }
                         inner.on_disconnect.clone()
                     };
                     // Call callback outside the lock
@@ -178,7 +207,9 @@ where
                 }
                 Poll::Pending => {
                     let mut inner = fair_queue.inner.lock();
-                    inner.streams.insert(event.key, io_stream);
+                    if !inner.finish_polling() {
+                        inner.streams.insert(event.key, io_stream);
+                    }
                     continue;
                 }
             }
@@ -212,6 +243,8 @@ impl<S, K: Clone> FairQueue<S, K> {
                 streams: HashMap::new(),
                 waker: None,
                 on_disconnect: None,
+                polling: None,
+                polled_stream_removed: false,
             })),
         }
     }

@@ -72,7 +72,13 @@ pub mod __bench {
                 let (send_queue, recv_queue) = mpsc::channel(queue_capacity);
                 backend
                     .peers
-                    .upsert_async(peer_id.clone(), Peer { send_queue })
+                    .upsert_async(
+                        peer_id.clone(),
+                        Peer {
+                            send_queue,
+                            writer: None,
+                        },
+                    )
                     .await;
                 backend.round_robin.push(peer_id);
                 receivers.push(recv_queue);
@@ -197,6 +203,7 @@ pub mod __bench {
     }
 }
 
+pub use crate::codec::CodecError;
 pub use crate::curve::{
     z85_decode, z85_encode, CurveError, CurveKeyError, CurveKeyPair, CurvePublicKey,
     CurveSecretKey, Z85Error, CURVE_KEY_BYTES, CURVE_KEY_Z85_CHARS,
@@ -230,6 +237,7 @@ use std::collections::HashMap;
 use std::convert::TryFrom;
 use std::fmt::{Debug, Display};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -351,6 +359,15 @@ pub enum SocketEvent {
 
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long an accepted peer may take to finish the ZMTP greeting and READY exchange
+/// unless [`SocketOptions::handshake_timeout`] says otherwise (libzmq's `ZMQ_HANDSHAKE_IVL`
+/// default).
+pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What each frame already received of a multipart message counts toward
+/// [`SocketOptions::max_message_size`] on top of its size: about what holding a frame costs.
+pub const MULTIPART_FRAME_OVERHEAD: u64 = 32;
+
 pub struct SocketOptions {
     pub(crate) peer_id: Option<PeerIdentity>,
     pub(crate) connect_timeout: Option<Duration>,
@@ -358,6 +375,12 @@ pub struct SocketOptions {
     // Shared by read preparation and decoder reservation.
     pub(crate) read_buffer_max_size: usize,
     pub(crate) read_buffer_short_reads: usize,
+    // Largest message a peer may announce; `None` accepts any size, as upstream does.
+    pub(crate) max_message_size: Option<u64>,
+    pub(crate) handshake_timeout: Option<Duration>,
+    // Options are shared by every connection of the socket, so the count of
+    // connections refused by `max_message_size` lives beside the limit.
+    pub(crate) oversized_message_drops: AtomicU64,
     // CURVE server or client keys; `None` is the NULL mechanism (no security), as upstream.
     pub(crate) curve: Option<curve::CurveRole>,
 }
@@ -370,6 +393,9 @@ impl Default for SocketOptions {
             read_buffer_initial_size: 128,
             read_buffer_max_size: 64 * 1024,
             read_buffer_short_reads: 2,
+            max_message_size: None,
+            handshake_timeout: Some(DEFAULT_HANDSHAKE_TIMEOUT),
+            oversized_message_drops: AtomicU64::new(0),
             curve: None,
         }
     }
@@ -441,6 +467,44 @@ impl SocketOptions {
         self.connect_timeout = None;
         self
     }
+
+    /// Limits the size of a message a peer may send (libzmq's `ZMQ_MAXMSGSIZE`).
+    ///
+    /// A peer whose frame header announces a frame larger than `bytes`, or a frame that
+    /// would take its multipart message past `bytes`, is disconnected as soon as the header
+    /// is read, before anything of the announced size is allocated. In a multipart message
+    /// every frame already received counts its size plus [`MULTIPART_FRAME_OVERHEAD`]
+    /// bytes, so a run of empty frames flagged MORE cannot grow a message without bound
+    /// either; a single frame of exactly `bytes` is accepted. Command frames (READY and
+    /// the like) are held to `bytes` each. Each refusal is counted in
+    /// [`SocketOptions::oversized_message_drops`]. Without this call any size is accepted,
+    /// as upstream does.
+    pub fn max_message_size(&mut self, bytes: u64) -> &mut Self {
+        self.max_message_size = Some(bytes);
+        self
+    }
+
+    /// Closes an accepted connection whose peer has not finished the ZMTP greeting and
+    /// READY exchange within `timeout` (libzmq's `ZMQ_HANDSHAKE_IVL`); the accept
+    /// fails with [`ZmqError::HandshakeTimeout`] on the monitor. Defaults to
+    /// [`DEFAULT_HANDSHAKE_TIMEOUT`]. Outgoing connections are bounded by
+    /// [`SocketOptions::connect_timeout`] instead.
+    pub fn handshake_timeout(&mut self, timeout: Duration) -> &mut Self {
+        self.handshake_timeout = Some(timeout);
+        self
+    }
+
+    /// Lets an accepted peer take as long as it likes over the handshake, as upstream does.
+    pub fn no_handshake_timeout(&mut self) -> &mut Self {
+        self.handshake_timeout = None;
+        self
+    }
+
+    /// How many connections of the socket built with these options were closed because
+    /// their peer announced a message over [`SocketOptions::max_message_size`].
+    pub fn oversized_message_drops(&self) -> u64 {
+        self.oversized_message_drops.load(Ordering::Relaxed)
+    }
 }
 
 #[async_trait]
@@ -489,6 +553,24 @@ enum BindTarget {
     Listener(Listener),
 }
 
+/// Greets an accepted peer and registers it, within the socket's handshake timeout so
+/// that a peer which connects and stays silent does not hold its connection forever.
+async fn accept_handshake(
+    io: FramedIo,
+    backend: Arc<dyn MultiPeerBackend>,
+) -> ZmqResult<PeerIdentity> {
+    let handshake_timeout = backend.socket_options().handshake_timeout;
+    let handshake = util::peer_connected(io, backend);
+    match handshake_timeout {
+        // Registration after the handshake only awaits a map insertion, so a timeout
+        // cannot leave a peer half registered.
+        Some(timeout) => async_rt::task::timeout(timeout, handshake)
+            .await
+            .unwrap_or(Err(ZmqError::HandshakeTimeout(timeout))),
+        None => handshake.await,
+    }
+}
+
 async fn bind_inner<S>(socket: &mut S, target: BindTarget) -> ZmqResult<Endpoint>
 where
     S: Socket,
@@ -499,7 +581,7 @@ where
         let backend = callback_backend.clone();
         async move {
             let result = match result {
-                Ok((io, endpoint)) => util::peer_connected(io, backend.clone())
+                Ok((io, endpoint)) => accept_handshake(io, backend.clone())
                     .await
                     .map(|peer_id| (endpoint, peer_id)),
                 Err(error) => Err(error),

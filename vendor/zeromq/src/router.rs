@@ -84,7 +84,9 @@ impl SocketRecv for RouterSocket {
                     // tracing::warn!("Received unimplemented message type: {:?}", msg);
                 }
                 Some((peer_id, Err(_e))) => {
-                    self.backend.peer_disconnected(&peer_id);
+                    // A peer that broke the protocol (or announced a message over
+                    // `max_message_size`) loses its connection in both directions.
+                    self.backend.close_peer(&peer_id);
                     // We could take an approach of using `tracing` and have that be an optional feature
                     // tracing::error!("Error receiving message from peer {}: {:?}", peer_id, e);
                 }
@@ -113,6 +115,20 @@ impl SocketSend for RouterSocket {
 }
 
 impl RouterSocket {
+    /// Closes the connection of the peer whose identity is `peer_id`, reader and writer
+    /// both, and drops the messages still queued for it; other peers are unaffected.
+    /// The monitor reports [`SocketEvent::Disconnected`]. Returns whether such a peer
+    /// was connected.
+    pub fn disconnect_peer(&self, peer_id: &PeerIdentity) -> bool {
+        self.backend.close_peer(peer_id)
+    }
+
+    /// How many connections were closed because their peer announced a message over
+    /// [`SocketOptions::max_message_size`].
+    pub fn oversized_message_drops(&self) -> u64 {
+        self.backend.socket_options().oversized_message_drops()
+    }
+
     /// Splits the socket into separate send and recv halves, allowing concurrent
     /// sending and receiving from independent async tasks.
     ///
@@ -168,6 +184,21 @@ pub struct RouterRecvHalf {
     fair_queue: FairQueue<ZmqFramedRead, PeerIdentity>,
 }
 
+impl RouterSendHalf {
+    /// Closes one peer's connection: see [`RouterSocket::disconnect_peer`].
+    pub fn disconnect_peer(&self, peer_id: &PeerIdentity) -> bool {
+        self.inner.backend.close_peer(peer_id)
+    }
+
+    /// See [`RouterSocket::oversized_message_drops`].
+    pub fn oversized_message_drops(&self) -> u64 {
+        self.inner
+            .backend
+            .socket_options()
+            .oversized_message_drops()
+    }
+}
+
 #[async_trait]
 impl SocketSend for RouterSendHalf {
     async fn send(&mut self, mut message: ZmqMessage) -> ZmqResult<()> {
@@ -195,7 +226,7 @@ impl SocketRecv for RouterRecvHalf {
                 }
                 Some((_peer_id, Ok(_))) => {}
                 Some((peer_id, Err(_e))) => {
-                    self.inner.backend.peer_disconnected(&peer_id);
+                    self.inner.backend.close_peer(&peer_id);
                 }
                 None => {
                     return Err(ZmqError::NoMessage);

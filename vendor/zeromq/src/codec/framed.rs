@@ -11,6 +11,7 @@ use futures::{ready, AsyncRead, AsyncWrite, Stream};
 
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -36,6 +37,9 @@ pub struct ZmqFramedRead {
     // Configuration is shared; adaptation state belongs to this connection.
     options: Arc<SocketOptions>,
     short_reads: usize,
+    // After an error the decoder state is meaningless: the stream ends instead of
+    // decoding on, so every socket type lets go of the connection.
+    failed: bool,
 }
 
 impl ZmqFramedRead {
@@ -47,6 +51,7 @@ impl ZmqFramedRead {
             read_chunk_size: options.read_buffer_initial_size,
             options,
             short_reads: 0,
+            failed: false,
         }
     }
 
@@ -110,28 +115,46 @@ impl Stream for ZmqFramedRead {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
+        if this.failed {
+            return Poll::Ready(None);
+        }
+        let item = ready!(this.poll_decode(cx));
+        if let Some(Err(error)) = &item {
+            this.failed = true;
+            if let CodecError::MessageTooLarge { announced, limit } = error {
+                log::warn!("closing a connection whose peer announced a {announced}-byte message (limit {limit})");
+                this.options
+                    .oversized_message_drops
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        Poll::Ready(item)
+    }
+}
 
+impl ZmqFramedRead {
+    fn poll_decode(&mut self, cx: &mut Context<'_>) -> Poll<Option<CodecResult<Message>>> {
         // Consume buffered data first; read from the socket only when the
         // current buffer cannot produce a full message.
-        if let Some(item) = this.codec.decode(&mut this.buffer)? {
+        if let Some(item) = self.codec.decode(&mut self.buffer)? {
             return Poll::Ready(Some(Ok(item)));
         }
 
         loop {
-            let min_read_size = this.codec.bytes_needed(this.buffer.len());
-            let n = ready!(this.poll_read_into_buffer(cx, min_read_size))?;
+            let min_read_size = self.codec.bytes_needed(self.buffer.len());
+            let n = ready!(self.poll_read_into_buffer(cx, min_read_size))?;
             let ended = n == 0;
-            match this.codec.decode(&mut this.buffer)? {
+            match self.codec.decode(&mut self.buffer)? {
                 Some(item) => return Poll::Ready(Some(Ok(item))),
                 None if ended => {
                     // Give the decoder one final chance at EOF; leftover bytes
                     // mean the stream ended with a truncated frame.
-                    if this.buffer.is_empty() {
+                    if self.buffer.is_empty() {
                         return Poll::Ready(None);
                     }
-                    match this.codec.decode_eof(&mut this.buffer)? {
+                    match self.codec.decode_eof(&mut self.buffer)? {
                         Some(item) => return Poll::Ready(Some(Ok(item))),
-                        None if this.buffer.is_empty() => return Poll::Ready(None),
+                        None if self.buffer.is_empty() => return Poll::Ready(None),
                         None => {
                             return Poll::Ready(Some(Err(CodecError::Io(io::Error::new(
                                 io::ErrorKind::UnexpectedEof,

@@ -33,6 +33,9 @@ pub struct ZmqCodec {
     // This allows to encapsulate its processing inside codec and not expose
     // internal details to higher levels
     buffered_message: Option<ZmqMessage>,
+    // What `buffered_message` counts toward `max_message_size`.
+    buffered_message_cost: u64,
+    max_message_size: Option<u64>,
     max_read_chunk_size: usize,
     // Set once a CURVE handshake succeeds: every frame is then a MESSAGE box.
     curve: Option<Box<CurveMessageCipher>>,
@@ -48,6 +51,8 @@ impl ZmqCodec {
             state: DecoderState::Greeting,
             waiting_for: 64, // len of the greeting frame
             buffered_message: None,
+            buffered_message_cost: 0,
+            max_message_size: options.max_message_size,
             max_read_chunk_size: options.read_buffer_max_size,
             curve: None,
         }
@@ -61,6 +66,25 @@ impl ZmqCodec {
     /// Returns the minimum additional bytes needed before decode can progress.
     pub(crate) fn bytes_needed(&self, buffered_len: usize) -> usize {
         self.waiting_for.saturating_sub(buffered_len)
+    }
+
+    /// Refuses a frame of `frame_len` bytes if it would take its message past
+    /// `max_message_size`. Runs on the header alone, before anything is reserved for it.
+    fn check_message_size(&self, frame: Frame, frame_len: u64) -> Result<(), CodecError> {
+        let Some(limit) = self.max_message_size else {
+            return Ok(());
+        };
+        // Under CURVE a MESSAGE box may arrive as a command frame and still be a message part.
+        let already = if frame.command && self.curve.is_none() {
+            0
+        } else {
+            self.buffered_message_cost
+        };
+        let announced = already.saturating_add(frame_len);
+        if announced > limit {
+            return Err(CodecError::MessageTooLarge { announced, limit });
+        }
+        Ok(())
     }
 }
 
@@ -91,7 +115,11 @@ impl Decoder for ZmqCodec {
                 } else {
                     self.waiting_for
                 };
-                src.reserve(reserve_to - src.len());
+                // Grow with what has arrived, never straight to what the header announced:
+                // a peer must send the bytes it claims before they cost memory. Doubling
+                // keeps the copies of a large frame linear in its size.
+                let step = src.len().max(self.max_read_chunk_size);
+                src.reserve((reserve_to - src.len()).min(step));
                 return Ok(None);
             }
             match self.state {
@@ -118,7 +146,9 @@ impl Decoder for ZmqCodec {
                 }
                 DecoderState::FrameLen(frame) => {
                     let frame_len = if frame.long {
-                        let len = usize::try_from(src.get_u64()).map_err(|_error| {
+                        let announced = src.get_u64();
+                        self.check_message_size(frame, announced)?;
+                        let len = usize::try_from(announced).map_err(|_error| {
                             CodecError::Decode("Frame length exceeds read buffer capacity")
                         })?;
                         // The reader may prepare a full read chunk at the frame tail.
@@ -130,7 +160,9 @@ impl Decoder for ZmqCodec {
                             ))?;
                         len
                     } else {
-                        usize::from(src.get_u8())
+                        let len = src.get_u8();
+                        self.check_message_size(frame, u64::from(len))?;
+                        usize::from(len)
                     };
                     self.state = DecoderState::Frame(frame);
                     self.waiting_for = frame_len;
@@ -160,12 +192,17 @@ impl Decoder for ZmqCodec {
                     };
 
                     // process incoming message frame
+                    self.buffered_message_cost = self
+                        .buffered_message_cost
+                        .saturating_add(data.len() as u64)
+                        .saturating_add(crate::MULTIPART_FRAME_OVERHEAD);
                     match &mut self.buffered_message {
                         Some(v) => v.push_back(data),
                         None => self.buffered_message = Some(ZmqMessage::from(data)),
                     }
 
                     if !more {
+                        self.buffered_message_cost = 0;
                         // Quoth the Raven “Nevermore.”
                         return Ok(Some(Message::Message(
                             self.buffered_message
