@@ -35,6 +35,13 @@ fn naocli_lists_modules_and_calls_methods_with_json_arguments() {
     let error = broker.call_error("ALMemory.getData", &["1"]);
     assert_eq!(error, "naocli: ALMemory.getData: argument 1 must be String, got integer");
     assert_eq!(broker.call_error("Nobody.ping", &[]), "naocli: no module named Nobody");
+    // A call waits as long as its callee lives, unless the caller sets its own limit.
+    let impatient =
+        broker.naocli(&["--timeout", "0.3", "call", "ALMemory.getDataOnChange", "Robot/Pose", "0"]);
+    assert_eq!(
+        String::from_utf8_lossy(&impatient.stderr).trim(),
+        "naocli: ALMemory.getDataOnChange timed out after 300 ms"
+    );
     let posted = broker.naocli(&["post", "ALMemory.getDataOnChange", "Robot/Pose", "100"]);
     assert!(posted.status.success());
     let id: u64 = String::from_utf8(posted.stdout).unwrap().trim().parse().unwrap();
@@ -88,13 +95,15 @@ fn a_remote_module_serves_calls_raises_events_and_dies_cleanly() {
 }
 
 #[test]
-fn exit_stops_a_remote_module_process() {
+fn only_its_own_client_may_make_a_remote_module_exit() {
     let broker = TestBroker::start("");
     let mut echo = broker.module("echo", "Echo");
-    assert_eq!(broker.call("Echo.exit", &[]), json!(true));
-    let status = echo.child.wait().unwrap();
-    assert!(status.success());
-    broker.wait_for_module("Echo", false);
+    assert_eq!(
+        broker.call_error("Echo.exit", &[]),
+        "naocli: Echo.exit: only the client that registered Echo may make it exit"
+    );
+    assert_eq!(broker.call("Echo.echo", &["1"]), json!(1));
+    assert!(echo.child.try_wait().unwrap().is_none(), "the module process still runs");
 }
 
 #[test]
@@ -132,7 +141,7 @@ fn the_broker_listens_on_ipc_too() {
     let dir = naobroker_e2e::scratch_dir("ipc");
     let socket = dir.join("broker.sock");
     // A stale socket file from a crashed broker must not stop the next one.
-    std::fs::write(&socket, b"stale").unwrap();
+    drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
     let ipc = format!("ipc://{}", socket.display());
     let port = naobroker_e2e::free_port();
     let tcp = format!("tcp://127.0.0.1:{port}");
@@ -172,6 +181,56 @@ fn refused_real_time_priority_is_said_and_the_broker_runs_anyway() {
     let before = broker.call("ALMemory.getData", &["DCM/Cycle"]).as_i64().unwrap();
     std::thread::sleep(Duration::from_millis(100));
     assert!(broker.call("ALMemory.getData", &["DCM/Cycle"]).as_i64().unwrap() > before, "the cycle runs");
+}
+
+#[test]
+fn a_non_root_broker_with_cap_sys_nice_gets_real_time_priority() {
+    // docs/realtime.md: uid and gid nobody, no groups, and CAP_SYS_NICE as the only capability,
+    // kept across the uid change as an ambient capability (which needs it inheritable and
+    // in the bounding set too).
+    let setpriv = Command::new("setpriv").arg("--version").output();
+    assert!(
+        setpriv.is_ok_and(|output| output.status.success()),
+        "this test runs the broker under `setpriv` (util-linux), which is not installed"
+    );
+    let broker = TestBroker::start_wrapped(
+        &[
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all,+sys_nice",
+            "--ambient-caps=-all,+sys_nice",
+            "--bounding-set=-all,+sys_nice",
+        ],
+        "",
+        "priority = 80\nclock = \"real\"\n",
+    );
+    let status = broker_status(&broker);
+    let field = |name: &str| {
+        status.lines().find_map(|line| line.strip_prefix(name)).map(str::trim).unwrap_or_default().to_owned()
+    };
+    assert!(field("Uid:").split_whitespace().all(|uid| uid == "65534"), "{status}");
+    // Bit 23 is CAP_SYS_NICE: the broker holds it and nothing else.
+    assert_eq!(field("CapEff:"), "0000000000800000", "{status}");
+    assert_eq!(broker.call("ALMemory.getData", &["DCM/Realtime"]), json!(true), "{}", broker.log());
+    assert_eq!(broker.call("DCM.stats", &[])["realtime"], json!(true));
+    assert!(broker.log().contains("DCM cycle thread runs SCHED_FIFO"), "{}", broker.log());
+}
+
+/// `/proc/<pid>/status` of the broker process started with `broker`'s configuration.
+fn broker_status(broker: &TestBroker) -> String {
+    let config = broker.dir.join("broker.toml");
+    let config = config.to_str().unwrap();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(command_line) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let mut arguments = command_line.split(|&byte| byte == 0);
+        let is_broker = arguments.next().is_some_and(|program| program.ends_with(b"naobroker"));
+        if is_broker && arguments.any(|argument| argument == config.as_bytes()) {
+            return std::fs::read_to_string(entry.path().join("status")).unwrap();
+        }
+    }
+    panic!("no naobroker process runs with {config}");
 }
 
 #[test]

@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use fall_guard::FallGuardConfig;
 use naobroker_dcm::DcmConfig;
-use naobroker_framework::{BrokerConfig, Limits};
+use naobroker_framework::{BrokerConfig, CurveListeners, CurvePublicKey, CurveSecretKey, Limits};
 use naobroker_memory::MemoryConfig;
 use naobroker_motion::MotionConfig;
 use serde::Deserialize;
@@ -29,6 +29,39 @@ pub struct BrokerSection {
     pub client_timeout_ms: u64,
     /// `[broker.limits]`: sizes and per-client bounds.
     pub limits: Limits,
+    /// `[broker.curve]`: listeners beyond loopback, for authenticated clients only.
+    pub curve: Option<CurveSection>,
+}
+
+/// `[broker.curve]` (docs/security.md).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurveSection {
+    /// Endpoints that admit only clients with one of `clients`' keys (any address).
+    pub listen: Vec<String>,
+    /// A file holding the broker's secret key, Z85 (40 characters; `naocli keygen`).
+    pub secret_key_file: std::path::PathBuf,
+    /// Public keys (Z85) of the clients allowed to connect.
+    pub clients: Vec<String>,
+}
+
+impl CurveSection {
+    fn to_listeners(&self) -> Result<CurveListeners, String> {
+        let path = self.secret_key_file.display();
+        let text = std::fs::read_to_string(&self.secret_key_file)
+            .map_err(|error| format!("[broker.curve] secret_key_file {path}: {error}"))?;
+        let secret_key = CurveSecretKey::from_z85(text.trim())
+            .map_err(|error| format!("[broker.curve] secret_key_file {path}: {error}"))?;
+        let clients = self
+            .clients
+            .iter()
+            .map(|key| {
+                CurvePublicKey::from_z85(key.trim())
+                    .map_err(|error| format!("[broker.curve] clients: {key:?}: {error}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(CurveListeners { listen: self.listen.clone(), secret_key, clients })
+    }
 }
 
 impl Default for BrokerSection {
@@ -38,17 +71,19 @@ impl Default for BrokerSection {
             listen: defaults.listen,
             client_timeout_ms: defaults.client_timeout.as_millis() as u64,
             limits: defaults.limits,
+            curve: None,
         }
     }
 }
 
 impl BrokerSection {
-    pub fn to_broker_config(&self) -> BrokerConfig {
-        BrokerConfig {
+    pub fn to_broker_config(&self) -> Result<BrokerConfig, String> {
+        Ok(BrokerConfig {
             listen: self.listen.clone(),
             client_timeout: Duration::from_millis(self.client_timeout_ms),
             limits: self.limits.clone(),
-        }
+            curve: self.curve.as_ref().map(CurveSection::to_listeners).transpose()?,
+        })
     }
 }
 

@@ -47,7 +47,7 @@ pub async fn start(config: &Config) -> Result<Running, String> {
             .map_err(|error| format!("cannot start the DCM cycle thread: {error}"))?;
     let dcm = DcmHandle::new(channels.remove(0));
     let motion_channel = channels.remove(0);
-    let broker = Broker::start_with_directory(config.broker.to_broker_config()).await?;
+    let broker = Broker::start_with_directory(config.broker.to_broker_config()?).await?;
     broker.add_module(ALMemory::new(Arc::clone(&store), broker.clone(), config.memory.clone()))?;
     broker.add_module(Dcm::new(dcm.clone(), reports, wake, broker.clone(), config.dcm.event_decimation))?;
     let motion =

@@ -14,6 +14,9 @@ struct Cli {
     /// Broker endpoint.
     #[arg(long, global = true, env = "NAOBROKER_URL", default_value = "tcp://127.0.0.1:9559")]
     url: String,
+    /// Give up on a call after this many seconds (default: wait as long as the callee lives).
+    #[arg(long, global = true, value_name = "SECONDS")]
+    timeout: Option<f64>,
     #[command(subcommand)]
     command: Command,
 }
@@ -47,6 +50,10 @@ enum Command {
     },
     /// Broker and DCM counters.
     Stats,
+    /// Make a CURVE key pair (docs/security.md). With SECRET_FILE, the secret key is
+    /// written there (readable by its owner only) and the public key printed; without,
+    /// both are printed as JSON. Needs no broker.
+    Keygen { secret_file: Option<std::path::PathBuf> },
 }
 
 fn parse_arg(text: &str) -> Value {
@@ -72,8 +79,35 @@ fn print_line(line: &str) -> Result<(), CallError> {
     writeln!(out, "{line}").and_then(|_| out.flush()).map_err(|e| CallError::new(e.to_string()))
 }
 
+/// `naocli keygen`: a fresh key pair, the secret one written only where asked.
+fn keygen(secret_file: Option<&std::path::Path>) -> Result<(), CallError> {
+    let pair = naobroker_framework::CurveKeyPair::generate();
+    let (public, secret) = (pair.public.to_z85(), pair.secret.to_z85());
+    let Some(path) = secret_file else {
+        return print_line(&serde_json::json!({"public": public, "secret": secret}).to_string());
+    };
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|error| CallError::new(format!("{}: {error}", path.display())))?;
+    writeln!(file, "{secret}").map_err(|error| CallError::new(format!("{}: {error}", path.display())))?;
+    print_line(&public)
+}
+
 async fn run(cli: Cli) -> Result<(), CallError> {
+    if let Command::Keygen { secret_file } = &cli.command {
+        return keygen(secret_file.as_deref());
+    }
     let session = ClientSession::connect(&cli.url, "naocli").await?;
+    if let Some(seconds) = cli.timeout {
+        let limit = Duration::try_from_secs_f64(seconds).map_err(|_| {
+            CallError::new(format!("--timeout {seconds}: expected a positive number of seconds"))
+        })?;
+        session.set_call_timeout(Some(limit));
+    }
     match cli.command {
         Command::Info { module: None } => {
             let modules: Vec<String> =
@@ -154,6 +188,7 @@ async fn run(cli: Cli) -> Result<(), CallError> {
             let dcm = session.call("DCM", "stats", vec![], false).await.unwrap_or(Value::Nil);
             print_line(&to_json(&Value::Map(vec![("broker".into(), broker), ("dcm".into(), dcm)])))?;
         }
+        Command::Keygen { .. } => unreachable!("answered before connecting"),
     }
     Ok(())
 }

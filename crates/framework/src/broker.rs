@@ -35,6 +35,7 @@ use crate::proxy::Session;
 use crate::Event;
 use clients::ClientState;
 pub(crate) use directory::ServiceDirectory;
+pub use endpoints::CurveListeners;
 use events::{Registry, Target};
 pub use limits::Limits;
 
@@ -46,6 +47,8 @@ pub struct BrokerConfig {
     /// Silence after which a client is dropped with its modules and subscriptions.
     pub client_timeout: Duration,
     pub limits: Limits,
+    /// Listeners that admit only CURVE-authenticated clients (any address).
+    pub curve: Option<CurveListeners>,
 }
 
 impl Default for BrokerConfig {
@@ -54,6 +57,7 @@ impl Default for BrokerConfig {
             listen: vec!["tcp://127.0.0.1:9559".into()],
             client_timeout: Duration::from_millis(HEARTBEAT_TIMEOUT_MS),
             limits: Limits::default(),
+            curve: None,
         }
     }
 }
@@ -113,7 +117,8 @@ type ModuleRemoved = Box<dyn Fn(&str)>;
 struct Inner {
     config: BrokerConfig,
     state: RefCell<State>,
-    sender: RouterSendHalf,
+    /// One ROUTER per security mechanism; a peer's key starts with its socket's index.
+    senders: Vec<RouterSendHalf>,
     counters: Counters,
     module_removed: RefCell<Vec<ModuleRemoved>>,
 }
@@ -130,26 +135,28 @@ pub struct Broker {
 impl Broker {
     /// Bind the endpoints and start serving. Must run inside an actix system.
     pub async fn start(config: BrokerConfig) -> Result<Broker, String> {
-        let socket = endpoints::bind(&config).await?;
-        let (sender, mut receiver) = socket.split();
+        let sockets = endpoints::bind(&config).await?;
+        let (senders, receivers): (Vec<_>, Vec<_>) = sockets.into_iter().map(|socket| socket.split()).unzip();
         let broker = Broker {
             inner: Rc::new(Inner {
                 config,
                 state: RefCell::default(),
-                sender,
+                senders,
                 counters: Counters::default(),
                 module_removed: RefCell::default(),
             }),
         };
-        let weak = Rc::downgrade(&broker.inner);
-        actix_rt::spawn(async move {
-            while let Ok(message) = receiver.recv().await {
-                match weak.upgrade() {
-                    Some(inner) => Broker { inner }.on_message(message),
-                    None => break,
+        for (index, mut receiver) in receivers.into_iter().enumerate() {
+            let weak = Rc::downgrade(&broker.inner);
+            actix_rt::spawn(async move {
+                while let Ok(message) = receiver.recv().await {
+                    match weak.upgrade() {
+                        Some(inner) => Broker { inner }.on_message(index as u8, message),
+                        None => break,
+                    }
                 }
-            }
-        });
+            });
+        }
         let weak = Rc::downgrade(&broker.inner);
         actix_rt::spawn(async move {
             let mut ticker = tokio::time::interval(Duration::from_millis(100));
@@ -511,7 +518,10 @@ impl Broker {
             ("events_dropped".into(), count(&c.events_dropped)),
             ("sends_deferred".into(), count(&c.sends_deferred)),
             ("clients_disconnected".into(), count(&c.clients_disconnected)),
-            ("oversized_frames".into(), self.inner.sender.oversized_message_drops().into()),
+            (
+                "oversized_frames".into(),
+                self.inner.senders.iter().map(RouterSendHalf::oversized_message_drops).sum::<u64>().into(),
+            ),
             ("pending_remote_calls".into(), (state.pending.len() as u64).into()),
             ("modules".into(), (state.modules.len() as u64).into()),
             ("clients".into(), Value::Array(clients)),
@@ -579,8 +589,7 @@ impl Broker {
     }
 
     fn write_now(&self, peer: &Bytes, payload: Bytes) {
-        let message = ZmqMessage::try_from(vec![peer.clone(), payload]).expect("two frames");
-        let mut sender = self.inner.sender.clone();
+        let (mut sender, message) = endpoints::addressed(&self.inner.senders, peer, payload);
         let mut sending = async move { sender.send(message).await }.boxed_local();
         let mut context = TaskContext::from_waker(futures::task::noop_waker_ref());
         if sending.poll_unpin(&mut context).is_ready() {
@@ -610,8 +619,7 @@ impl Broker {
                         }
                     }
                 };
-                let message = ZmqMessage::try_from(vec![peer.clone(), next]).expect("two frames");
-                let mut sender = inner.sender.clone();
+                let (mut sender, message) = endpoints::addressed(&inner.senders, &peer, next);
                 drop(inner);
                 let _ = sender.send(message).await;
             }
@@ -636,9 +644,10 @@ impl Broker {
         self.send(peer, &Envelope::Error { id, message: error.message });
     }
 
-    fn on_message(&self, message: ZmqMessage) {
+    fn on_message(&self, socket: u8, message: ZmqMessage) {
         let mut frames = message.into_vec().into_iter();
-        let Some(peer) = frames.next() else { return };
+        let Some(identity) = frames.next() else { return };
+        let peer = endpoints::peer_key(socket, &identity);
         let Some(payload) = frames.next() else { return };
         let known = self.touch(&peer);
         if frames.next().is_some() {
@@ -945,7 +954,7 @@ impl Broker {
         bump(&self.inner.counters.clients_disconnected);
         tracing::warn!(client = %ClientId(peer.clone()), reason, "client disconnected");
         self.remove_client(peer);
-        endpoints::drop_peer(&self.inner.sender, peer);
+        endpoints::drop_peer(&self.inner.senders, peer);
     }
 
     fn remove_client(&self, peer: &Bytes) {

@@ -1,6 +1,7 @@
 //! A connection to a broker: calls, event streams, served modules, NAOqi callbacks, and
 //! everything restored by itself after a reconnect.
 
+mod keys;
 mod liveness;
 
 use std::cell::{Cell, RefCell};
@@ -16,12 +17,13 @@ use naobroker_protocol::{
     Envelope, MethodInfo, Value, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS,
 };
 use tokio::sync::{mpsc, oneshot};
-use zeromq::{DealerRecvHalf, Socket, SocketOptions, SocketRecv, SocketSend, ZmqMessage};
+use zeromq::{DealerRecvHalf, Socket, SocketRecv, SocketSend, ZmqMessage};
 
 use crate::actor::Invoke;
 use crate::error::{CallError, CallResult};
 use crate::identity::Caller;
 use crate::Event;
+pub use keys::ClientKeys;
 use liveness::Liveness;
 
 /// Events one subscription delivers, in order.
@@ -70,6 +72,7 @@ type CallbackSubscriptions = HashMap<(String, String), (String, Vec<Value>)>;
 struct Inner {
     url: String,
     client_name: String,
+    keys: Option<ClientKeys>,
     /// This session's tag, the same over reconnects and on its liveness connection.
     session_tag: Vec<u8>,
     call_timeout: Cell<Option<Duration>>,
@@ -110,12 +113,23 @@ pub struct ClientSession {
 
 impl ClientSession {
     /// Connect to `url` (`tcp://127.0.0.1:9559`, `ipc:///path`). Fails when no broker
-    /// answers within two seconds.
+    /// answers within two seconds. CURVE keys come from the environment when set
+    /// ([`ClientKeys::from_env`]).
     pub async fn connect(url: &str, client_name: &str) -> Result<ClientSession, CallError> {
+        Self::connect_with(url, client_name, ClientKeys::from_env()?).await
+    }
+
+    /// Connect with CURVE keys (for a broker's `[broker.curve]` listener), or none.
+    pub async fn connect_with(
+        url: &str,
+        client_name: &str,
+        keys: Option<ClientKeys>,
+    ) -> Result<ClientSession, CallError> {
         let session = ClientSession {
             inner: Rc::new(Inner {
                 url: url.to_owned(),
                 client_name: client_name.to_owned(),
+                keys,
                 session_tag: new_session_tag(),
                 call_timeout: Cell::new(None),
                 writer: RefCell::new(Writer::Disconnected),
@@ -133,8 +147,9 @@ impl ClientSession {
             .open()
             .await
             .map_err(|error| CallError::new(format!("cannot reach a broker at {url}: {error}")))?;
-        let liveness = Liveness::start(url, client_name, session.inner.session_tag.clone())
-            .map_err(|error| CallError::new(format!("cannot start the liveness thread: {error}")))?;
+        let liveness =
+            Liveness::start(url, client_name, session.inner.session_tag.clone(), keys_clone(&session))
+                .map_err(|error| CallError::new(format!("cannot start the liveness thread: {error}")))?;
         *session.inner.liveness.borrow_mut() = Some(liveness);
         let weak = Rc::downgrade(&session.inner);
         let mut closed = session.inner.closed.subscribe();
@@ -187,9 +202,7 @@ impl ClientSession {
 
     /// Open a socket, say hello and wait for the broker's welcome.
     async fn open(&self) -> Result<DealerRecvHalf, String> {
-        let mut options = SocketOptions::default();
-        options.connect_timeout(CONNECT_TIMEOUT);
-        let mut socket = zeromq::DealerSocket::with_options(options);
+        let mut socket = zeromq::DealerSocket::with_options(keys::socket_options(self.inner.keys.as_ref()));
         tokio::time::timeout(CONNECT_TIMEOUT, socket.connect(&self.inner.url))
             .await
             .map_err(|_| "connection timed out".to_owned())?
@@ -561,6 +574,10 @@ impl ClientSession {
         self.inner.served.borrow_mut().insert(name.to_owned(), ServedModule { recipient, methods });
         Ok(())
     }
+}
+
+fn keys_clone(session: &ClientSession) -> Option<ClientKeys> {
+    session.inner.keys.clone()
 }
 
 fn decode(message: ZmqMessage) -> Result<Envelope, String> {

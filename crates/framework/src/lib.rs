@@ -18,13 +18,15 @@ pub mod remote;
 
 pub use actor::{Invoke, ModuleActor};
 pub use args::Args;
-pub use broker::{Broker, BrokerConfig, Limits};
+pub use broker::{Broker, BrokerConfig, CurveListeners, Limits};
+pub use client::ClientKeys;
 pub use client::{ClientSession, EventStream};
 pub use error::{CallError, CallResult};
 pub use identity::{Caller, ClientId};
 pub use module::{Methods, Module, ModuleContext};
 pub use naobroker_protocol::{excerpt, from_value, to_value, Value};
 pub use proxy::{Proxy, Session};
+pub use zeromq::{CurveKeyPair, CurvePublicKey, CurveSecretKey};
 
 /// An event as delivered to a subscriber: its name and value, and how many events of this
 /// subscription were dropped before it because the subscriber fell behind.

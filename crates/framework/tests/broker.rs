@@ -50,6 +50,7 @@ async fn broker(url: &str) -> Broker {
         listen: vec![url.to_owned()],
         client_timeout: Duration::from_millis(2000),
         limits: Limits { max_frame_bytes: 64 * 1024, ..Limits::default() },
+        curve: None,
     };
     let broker = Broker::start_with_directory(config).await.unwrap();
     broker.add_module(Calculator { name: "Local" }).unwrap();

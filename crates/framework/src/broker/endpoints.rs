@@ -2,33 +2,96 @@
 
 use std::os::unix::fs::FileTypeExt;
 
-use bytes::Bytes;
-use zeromq::{RouterSendHalf, RouterSocket, Socket, SocketOptions};
+use bytes::{BufMut, Bytes, BytesMut};
+use zeromq::util::PeerIdentity;
+use zeromq::{
+    CurvePublicKey, CurveSecretKey, RouterSendHalf, RouterSocket, Socket, SocketOptions, ZmqMessage,
+};
 
 use super::BrokerConfig;
 
-/// Bind every endpoint of `config` on one ROUTER socket, with the frame limit applied
-/// from each frame's header.
-pub(super) async fn bind(config: &BrokerConfig) -> Result<RouterSocket, String> {
-    let mut options = SocketOptions::default();
-    options.max_message_size(config.limits.max_frame_bytes as u64);
-    let mut socket = RouterSocket::with_options(options);
-    for endpoint in &config.listen {
-        check_endpoint(endpoint)?;
-        socket.bind(endpoint).await.map_err(|error| format!("cannot listen on {endpoint}: {error}"))?;
+/// Listeners that admit only clients proving one of `clients`' keys (ZeroMQ's CURVE:
+/// encrypted, authenticated, `docs/security.md`).
+#[derive(Clone)]
+pub struct CurveListeners {
+    pub listen: Vec<String>,
+    pub secret_key: CurveSecretKey,
+    pub clients: Vec<CurvePublicKey>,
+}
+
+impl std::fmt::Debug for CurveListeners {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CurveListeners")
+            .field("listen", &self.listen)
+            .field("public_key", &self.secret_key.public_key().to_z85())
+            .field("clients", &self.clients.len())
+            .finish()
     }
-    Ok(socket)
+}
+
+/// Bind the plain endpoints (loopback and `ipc://`) on one ROUTER socket and the CURVE
+/// endpoints on another, each with the frame limit applied from each frame's header.
+pub(super) async fn bind(config: &BrokerConfig) -> Result<Vec<RouterSocket>, String> {
+    let limited = || {
+        let mut options = SocketOptions::default();
+        options.max_message_size(config.limits.max_frame_bytes as u64);
+        options
+    };
+    let mut plain = RouterSocket::with_options(limited());
+    for endpoint in &config.listen {
+        check_endpoint(endpoint, false)?;
+        plain.bind(endpoint).await.map_err(|error| format!("cannot listen on {endpoint}: {error}"))?;
+    }
+    let mut sockets = vec![plain];
+    if let Some(curve) = &config.curve {
+        if curve.clients.is_empty() {
+            return Err("[broker.curve] lists no client keys: nobody could connect".into());
+        }
+        let mut options = limited();
+        options.curve_server(curve.secret_key.clone(), curve.clients.iter().copied());
+        let mut secured = RouterSocket::with_options(options);
+        for endpoint in &curve.listen {
+            check_endpoint(endpoint, true)?;
+            secured.bind(endpoint).await.map_err(|error| format!("cannot listen on {endpoint}: {error}"))?;
+        }
+        sockets.push(secured);
+    }
+    Ok(sockets)
+}
+
+/// The broker's name for a peer: its socket's index, then its ZeroMQ routing id.
+pub(super) fn peer_key(socket: u8, identity: &Bytes) -> Bytes {
+    let mut key = BytesMut::with_capacity(identity.len() + 1);
+    key.put_u8(socket);
+    key.extend_from_slice(identity);
+    key.freeze()
+}
+
+/// The socket a peer is on, and `payload` addressed to it.
+pub(super) fn addressed(
+    senders: &[RouterSendHalf],
+    peer: &Bytes,
+    payload: Bytes,
+) -> (RouterSendHalf, ZmqMessage) {
+    let message = ZmqMessage::try_from(vec![peer.slice(1..), payload]).expect("two frames");
+    (senders[usize::from(peer[0])].clone(), message)
 }
 
 /// Refuse what must not be bound: a non-loopback TCP address without authentication,
-/// and an `ipc://` path holding anything but a stale socket file (which is removed: a
-/// crashed broker leaves its socket behind, and bind would fail).
-fn check_endpoint(endpoint: &str) -> Result<(), String> {
+/// and an `ipc://` path holding anything but a stale socket file. A stale one (a crashed
+/// broker leaves its socket behind, and bind would fail) is removed; one where another
+/// process still listens is not taken over.
+fn check_endpoint(endpoint: &str, authenticated: bool) -> Result<(), String> {
     if let Some(path) = endpoint.strip_prefix("ipc://") {
         return match std::fs::symlink_metadata(path) {
             Err(_) => Ok(()),
-            Ok(meta) if meta.file_type().is_socket() => std::fs::remove_file(path)
-                .map_err(|error| format!("cannot listen on {endpoint}: cannot remove the old socket: {error}")),
+            Ok(meta) if meta.file_type().is_socket() => {
+                if std::os::unix::net::UnixStream::connect(path).is_ok() {
+                    return Err(format!("cannot listen on {endpoint}: another process is listening on {path}"));
+                }
+                std::fs::remove_file(path)
+                    .map_err(|error| format!("cannot listen on {endpoint}: cannot remove the old socket: {error}"))
+            }
             Ok(_) => Err(format!(
                 "cannot listen on {endpoint}: {path} exists and is not a socket; remove it or choose another path"
             )),
@@ -36,10 +99,10 @@ fn check_endpoint(endpoint: &str) -> Result<(), String> {
     }
     if let Some(address) = endpoint.strip_prefix("tcp://") {
         let host = address.rsplit_once(':').map_or(address, |(host, _)| host);
-        if !is_loopback(host) {
+        if !authenticated && !is_loopback(host) {
             return Err(format!(
-                "refusing to listen on {endpoint}: a listener beyond loopback needs authentication \
-                 (see docs/security.md)"
+                "refusing to listen on {endpoint}: a listener beyond loopback needs authentication: \
+                 put it in [broker.curve] listen (see docs/security.md)"
             ));
         }
     }
@@ -52,9 +115,9 @@ fn is_loopback(host: &str) -> bool {
 }
 
 /// Close one client's connection (the broker already forgot its state).
-pub(super) fn drop_peer(sender: &RouterSendHalf, peer: &Bytes) {
-    if let Ok(identity) = zeromq::util::PeerIdentity::try_from(peer.clone()) {
-        sender.disconnect_peer(&identity);
+pub(super) fn drop_peer(senders: &[RouterSendHalf], peer: &Bytes) {
+    if let Ok(identity) = PeerIdentity::try_from(peer.slice(1..)) {
+        senders[usize::from(peer[0])].disconnect_peer(&identity);
     }
 }
 
@@ -62,14 +125,19 @@ pub(super) fn drop_peer(sender: &RouterSendHalf, peer: &Bytes) {
 mod tests {
     use super::*;
 
+    fn check_endpoint_plain(endpoint: &str) -> Result<(), String> {
+        check_endpoint(endpoint, false)
+    }
+
     #[test]
     fn only_loopback_tcp_is_bound_without_authentication() {
-        assert!(check_endpoint("tcp://127.0.0.1:9559").is_ok());
-        assert!(check_endpoint("tcp://localhost:9559").is_ok());
-        assert!(check_endpoint("tcp://[::1]:9559").is_ok());
-        let refused = check_endpoint("tcp://0.0.0.0:9559").unwrap_err();
+        assert!(check_endpoint("tcp://0.0.0.0:9559", true).is_ok());
+        assert!(check_endpoint_plain("tcp://127.0.0.1:9559").is_ok());
+        assert!(check_endpoint_plain("tcp://localhost:9559").is_ok());
+        assert!(check_endpoint_plain("tcp://[::1]:9559").is_ok());
+        let refused = check_endpoint_plain("tcp://0.0.0.0:9559").unwrap_err();
         assert!(refused.contains("needs authentication"), "{refused}");
-        assert!(check_endpoint("tcp://192.168.1.10:9559").is_err());
+        assert!(check_endpoint_plain("tcp://192.168.1.10:9559").is_err());
     }
 
     #[test]
@@ -78,13 +146,15 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("precious.txt");
         std::fs::write(&file, "keep me").unwrap();
-        let refused = check_endpoint(&format!("ipc://{}", file.display())).unwrap_err();
+        let refused = check_endpoint_plain(&format!("ipc://{}", file.display())).unwrap_err();
         assert!(refused.contains("is not a socket"), "{refused}");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
         let socket_path = dir.join("stale.sock");
         let listener = std::os::unix::net::UnixListener::bind(&socket_path).unwrap();
+        let live = check_endpoint_plain(&format!("ipc://{}", socket_path.display())).unwrap_err();
+        assert!(live.contains("another process is listening"), "{live}");
         drop(listener);
-        check_endpoint(&format!("ipc://{}", socket_path.display())).unwrap();
+        check_endpoint_plain(&format!("ipc://{}", socket_path.display())).unwrap();
         assert!(!socket_path.exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }

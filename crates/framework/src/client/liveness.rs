@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use naobroker_protocol::{Envelope, Role, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, PROTOCOL_VERSION};
-use zeromq::{Socket, SocketOptions, SocketRecv, SocketSend, ZmqMessage};
+use zeromq::{Socket, SocketRecv, SocketSend, ZmqMessage};
+
+use super::keys::{socket_options, ClientKeys};
 
 /// Stops the liveness thread when dropped.
 pub(crate) struct Liveness {
@@ -16,7 +18,12 @@ pub(crate) struct Liveness {
 
 impl Liveness {
     /// Start heartbeats for the session `session` of `client` at `url`.
-    pub(crate) fn start(url: &str, client: &str, session: Vec<u8>) -> std::io::Result<Liveness> {
+    pub(crate) fn start(
+        url: &str,
+        client: &str,
+        session: Vec<u8>,
+        keys: Option<ClientKeys>,
+    ) -> std::io::Result<Liveness> {
         let stop = Arc::new(AtomicBool::new(false));
         let hello = Envelope::Hello {
             version: PROTOCOL_VERSION,
@@ -28,7 +35,7 @@ impl Liveness {
         std::thread::Builder::new().name("naobroker-liveness".into()).spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
             match runtime {
-                Ok(runtime) => runtime.block_on(keep_alive(&url, &hello, &stopped)),
+                Ok(runtime) => runtime.block_on(keep_alive(&url, &hello, keys.as_ref(), &stopped)),
                 Err(error) => tracing::error!(%error, "no runtime for the liveness connection"),
             }
         })?;
@@ -42,11 +49,9 @@ impl Drop for Liveness {
     }
 }
 
-async fn keep_alive(url: &str, hello: &Envelope, stop: &AtomicBool) {
+async fn keep_alive(url: &str, hello: &Envelope, keys: Option<&ClientKeys>, stop: &AtomicBool) {
     while !stop.load(Ordering::Relaxed) {
-        let mut options = SocketOptions::default();
-        options.connect_timeout(Duration::from_secs(2));
-        let mut socket = zeromq::DealerSocket::with_options(options);
+        let mut socket = zeromq::DealerSocket::with_options(socket_options(keys));
         let connected = tokio::time::timeout(Duration::from_secs(2), socket.connect(url)).await;
         if matches!(connected, Ok(Ok(()))) && socket.send(ZmqMessage::from(hello.encode())).await.is_ok() {
             beat(&mut socket, stop).await;
