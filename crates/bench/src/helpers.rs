@@ -2,12 +2,12 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use naobroker_dcm::cycle::monotonic_ns;
-use naobroker_framework::{ClientSession, Value};
+use naobroker_framework::{ClientKeys, ClientSession, CurveKeyPair, Value};
 use zeromq::{Socket, SocketRecv, SocketSend};
 
 use crate::stats::Samples;
@@ -41,21 +41,76 @@ pub fn free_port() -> u16 {
 
 /// Start `naobroker` (real clock, defaults) on a TCP and an ipc endpoint.
 pub fn start_broker() -> (Guard, String, String) {
+    let (tcp, ipc) = loopback_endpoints();
+    let broker = spawn_broker(Path::new("/dev/null"), &tcp, &ipc);
+    wait_until_answering(&tcp, None);
+    (broker, tcp, ipc)
+}
+
+/// A broker with a `[broker.curve]` listener beside its plain tcp and ipc endpoints, and the
+/// keys of the one client that listener admits.
+pub struct CurveBroker {
+    pub process: Guard,
+    pub tcp: String,
+    pub ipc: String,
+    pub curve: String,
+    pub keys: ClientKeys,
+}
+
+/// Start `naobroker` as [`start_broker`] does, plus a CURVE listener on loopback with fresh
+/// server and client key pairs: what an authenticated remote client costs, on this machine.
+pub fn start_curve_broker() -> CurveBroker {
+    let (tcp, ipc) = loopback_endpoints();
+    let curve = format!("tcp://127.0.0.1:{}", free_port());
+    let server = CurveKeyPair::generate();
+    let client = CurveKeyPair::generate();
+    let scratch = std::env::temp_dir();
+    let key_file = scratch.join(format!("naobench-{}-broker.key", std::process::id()));
+    let config_file = scratch.join(format!("naobench-{}-broker.toml", std::process::id()));
+    std::fs::write(&key_file, server.secret.to_z85()).expect("write the broker's secret key");
+    // Z85 has no quote or backslash, so the keys sit in TOML strings as they are.
+    let config = format!(
+        "[broker.curve]\nlisten = [\"{curve}\"]\nsecret_key_file = \"{}\"\nclients = [\"{}\"]\n",
+        key_file.display(),
+        client.public.to_z85()
+    );
+    std::fs::write(&config_file, config).expect("write the broker's configuration");
+    let process = spawn_broker(&config_file, &tcp, &ipc);
+    let keys = ClientKeys { server: server.public, client };
+    wait_until_answering(&tcp, None);
+    wait_until_answering(&curve, Some(keys.clone()));
+    // The broker read both files at start.
+    let _ = std::fs::remove_file(&key_file);
+    let _ = std::fs::remove_file(&config_file);
+    CurveBroker { process, tcp, ipc, curve, keys }
+}
+
+fn loopback_endpoints() -> (String, String) {
     let tcp = format!("tcp://127.0.0.1:{}", free_port());
     let ipc = format!("ipc:///tmp/naobench-{}.sock", std::process::id());
+    (tcp, ipc)
+}
+
+fn spawn_broker(config: &Path, tcp: &str, ipc: &str) -> Guard {
     let child = Command::new(sibling("naobroker"))
-        .args(["--config", "/dev/null", "--listen", &tcp, "--listen", &ipc])
+        .arg("--config")
+        .arg(config)
+        .args(["--listen", tcp, "--listen", ipc])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("start naobroker");
-    let child = Guard(child);
+    Guard(child)
+}
+
+fn wait_until_answering(url: &str, keys: Option<ClientKeys>) {
     let started = Instant::now();
-    while !actix_rt::System::new().block_on(async { ClientSession::connect(&tcp, "probe").await.is_ok() }) {
-        assert!(started.elapsed() < Duration::from_secs(20), "naobroker did not start");
+    while !actix_rt::System::new()
+        .block_on(async { ClientSession::connect_with(url, "probe", keys.clone()).await.is_ok() })
+    {
+        assert!(started.elapsed() < Duration::from_secs(20), "naobroker did not answer on {url}");
         std::thread::sleep(Duration::from_millis(50));
     }
-    (child, tcp, ipc)
 }
 
 /// Spawn `naobench <args>` and wait for its "ready" line; returns what follows "ready".

@@ -1,3 +1,5 @@
+//! `naobench memory`: ALMemory round trips and event delivery to 1 and 10 subscriber processes.
+
 use std::io::{BufRead, BufReader};
 
 use naobroker_dcm::cycle::monotonic_ns;
@@ -99,6 +101,11 @@ pub fn run(calls: usize, json: bool) {
         format!(
             "getData with 100 000 more keys / getData: {:.2} (O(1): ≈ 1 within run-to-run noise)",
             get_crowded.p50() / get.p50()
+        ),
+        format!(
+            "raiseEvent p50, 10 subscriber processes / 1: {:.2} (target ≤ 1.5: {})",
+            ten.p50() / one.p50(),
+            if ten.p50() / one.p50() <= 1.5 { "met" } else { "missed" }
         ),
         "Delivery latency: raise time (CLOCK_MONOTONIC, carried in the event) to arrival in the subscriber."
             .to_owned(),

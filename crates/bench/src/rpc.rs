@@ -1,13 +1,15 @@
+//! `naobench rpc`: getData round trips over tcp, CURVE and ipc beside a TCP floor, raw zeromq and libqi.
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Instant;
 
 use futures::stream::{FuturesUnordered, StreamExt};
-use naobroker_framework::{ClientSession, Value};
+use naobroker_framework::{ClientKeys, ClientSession, Value};
 use naobroker_protocol::Envelope;
 use zeromq::{Socket, SocketRecv, SocketSend, ZmqMessage};
 
-use crate::helpers::{spawn_helper, start_broker, time_calls};
+use crate::helpers::{spawn_helper, start_curve_broker, time_calls, CurveBroker};
 use crate::stats::{print, Row, Samples};
 
 /// libqi 3.1.5 (pip `qi`): Python client → C++ ServiceDirectory.machineId in another
@@ -76,8 +78,8 @@ async fn zmq_raw(calls: usize) -> Samples {
     Samples(samples)
 }
 
-async fn getdata_latency(url: &str, calls: usize) -> Samples {
-    let session = ClientSession::connect(url, "naobench").await.unwrap();
+async fn getdata_latency(url: &str, keys: Option<ClientKeys>, calls: usize) -> Samples {
+    let session = ClientSession::connect_with(url, "naobench", keys).await.unwrap();
     session.call("ALMemory", "insertData", vec![KEY.into(), Value::F64(0.5)], false).await.unwrap();
     time_calls(calls, || {
         let session = session.clone();
@@ -88,7 +90,7 @@ async fn getdata_latency(url: &str, calls: usize) -> Samples {
 
 /// Calls per second from one client keeping `in_flight` calls under way.
 async fn throughput(url: &str, total: usize, in_flight: usize) -> f64 {
-    let session = ClientSession::connect(url, "naobench").await.unwrap();
+    let session = ClientSession::connect_with(url, "naobench", None).await.unwrap();
     let started = Instant::now();
     let mut pending = FuturesUnordered::new();
     let mut issued = 0;
@@ -110,20 +112,22 @@ async fn throughput(url: &str, total: usize, in_flight: usize) -> f64 {
 
 pub fn run(calls: usize, json: bool) {
     let floor = tcp_floor(calls);
-    let (_broker, tcp, ipc) = start_broker();
+    let CurveBroker { process: _broker, tcp, ipc, curve, keys } = start_curve_broker();
     let system = actix_rt::System::new();
-    let (zmq, over_tcp, over_ipc, rate) = system.block_on(async {
+    let (zmq, over_tcp, over_curve, over_ipc, rate) = system.block_on(async {
         let zmq = zmq_raw(calls).await;
-        let over_tcp = getdata_latency(&tcp, calls).await;
-        let over_ipc = getdata_latency(&ipc, calls).await;
+        let over_tcp = getdata_latency(&tcp, None, calls).await;
+        let over_curve = getdata_latency(&curve, Some(keys), calls).await;
+        let over_ipc = getdata_latency(&ipc, None, calls).await;
         let rate = throughput(&tcp, 100_000, 128).await;
-        (zmq, over_tcp, over_ipc, rate)
+        (zmq, over_tcp, over_curve, over_ipc, rate)
     });
     let floor_p50 = floor.p50();
     let rows = vec![
         row("floor: blocking std TCP ping-pong, same bytes", &floor, floor_p50),
         row("raw zmq.rs DEALER↔ROUTER echo", &zmq, floor_p50),
         row("naobroker ALMemory.getData, Rust client, tcp", &over_tcp, floor_p50),
+        row("naobroker ALMemory.getData, Rust client, tcp, CURVE (authenticated)", &over_curve, floor_p50),
         row("naobroker ALMemory.getData, Rust client, ipc", &over_ipc, floor_p50),
         Row {
             name: "libqi Python → C++ ServiceDirectory (quoted)".into(),
@@ -137,6 +141,10 @@ pub fn run(calls: usize, json: bool) {
     ];
     let notes = vec![
         format!("tcp p50 / floor p50 = {:.2} (target ≤ 1.3)", over_tcp.p50() / floor_p50),
+        format!(
+            "CURVE tcp p50 / loopback tcp p50 = {:.2}: what authentication and encryption cost",
+            over_curve.p50() / over_tcp.p50()
+        ),
         format!("libqi p50 / naobroker tcp p50 = {:.2} (target ≥ 2)", LIBQI_P50_US / over_tcp.p50()),
         format!("throughput, one client, 128 calls in flight: {rate:.0} calls/s (target ≥ 50 000)"),
         format!(

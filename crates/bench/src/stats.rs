@@ -1,3 +1,5 @@
+//! Latency samples, their percentiles, and the tables (or JSON) the benchmarks print.
+
 /// Latency samples in µs and their percentiles.
 pub struct Samples(pub Vec<f64>);
 
