@@ -68,7 +68,7 @@ fn head_tracker_follows_its_target_and_its_death_leaves_the_others_running() {
             && subscribers("DCM/PostProcess") == ["HeadTracker"]
     });
     broker.call("ALMotion.setStiffnesses", &["\"Head\"", "1.0"]);
-    broker.call("ALMemory.insertData", &["HeadTracker/Target", "[0.5, -0.2]"]);
+    broker.call("ALMemory.insertData", &["Tracking/HeadTarget", "[0.5, -0.2]"]);
     let session = Session::connect(&broker.url).unwrap();
     let head = Value::Array(vec![
         "Device/SubDeviceList/HeadYaw/Position/Sensor/Value".into(),
@@ -104,7 +104,7 @@ fn head_tracker_follows_its_target_and_its_death_leaves_the_others_running() {
     assert!(started.elapsed() < Duration::from_secs(3), "cleaned up after {:?}", started.elapsed());
     assert_eq!(broker.call("Echo.echo", &["\"still here\""]), serde_json::json!("still here"));
     broker.step(10);
-    assert_eq!(broker.call("ALMemory.getData", &["HeadTracker/Target"]), serde_json::json!([0.5, -0.2]));
+    assert_eq!(broker.call("ALMemory.getData", &["Tracking/HeadTarget"]), serde_json::json!([0.5, -0.2]));
 }
 
 #[test]

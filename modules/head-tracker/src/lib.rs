@@ -1,6 +1,7 @@
 //! HeadTracker: a reactive module. Subscribed (NAOqi style) to `DCM/PostProcess` and
-//! `ALMotion/PostProcess`, it reads the target in ALMemory (`HeadTracker/Target`, a
-//! `[yaw, pitch]` pair that any module may write) and the head's sensors, and at every
+//! `ALMotion/PostProcess`, it reads the target in ALMemory (`Tracking/HeadTarget`, a
+//! `[yaw, pitch]` pair that any module may write: a shared key, since keys under
+//! `HeadTracker/` could be written by HeadTracker alone) and the head's sensors, and at every
 //! motion cycle commands HeadYaw and HeadPitch through `ALMotion.setAngles`.
 #![deny(unsafe_code)]
 
@@ -9,7 +10,7 @@ use std::rc::Rc;
 
 use naobroker_framework::{CallError, Methods, Module, ModuleContext, Value};
 
-pub const TARGET_KEY: &str = "HeadTracker/Target";
+pub const TARGET_KEY: &str = "Tracking/HeadTarget";
 const SENSORS: [&str; 2] = [
     "Device/SubDeviceList/HeadYaw/Position/Sensor/Value",
     "Device/SubDeviceList/HeadPitch/Position/Sensor/Value",
@@ -34,7 +35,7 @@ impl Module for HeadTracker {
     }
 
     fn description(&self) -> String {
-        "The head follows HeadTracker/Target, commanded at every motion cycle.".into()
+        "The head follows Tracking/HeadTarget, commanded at every motion cycle.".into()
     }
 
     fn methods(m: &mut Methods<Self>) {
