@@ -207,9 +207,10 @@ impl Envelope {
             return Err(ProtocolError::TooLarge { size: frame.len(), limit: limits.max_frame_bytes });
         }
         let mut cursor = frame;
-        // rmpv counts every array, map, string and binary as a level; the envelope's own
-        // array, an argument list and a string leaf take three of them.
-        let depth = limits.max_value_depth + 3;
+        // rmpv spends 2 of its depth on each array or map and 3 on a string, binary or ext
+        // leaf; a value sits inside at most two containers (the envelope, an argument list).
+        // So a value nested max_value_depth levels always fits, and one nested 3 more never.
+        let depth = 2 * limits.max_value_depth + 7;
         let value =
             rmpv::decode::read_value_with_max_depth(&mut cursor, depth).map_err(|error| match error {
                 rmpv::decode::Error::DepthLimitExceeded => {
@@ -220,15 +221,23 @@ impl Envelope {
         if !cursor.is_empty() {
             return Err(ProtocolError::TrailingBytes(cursor.len()));
         }
+        if !strings_are_utf8(&value) {
+            return Err(ProtocolError::Malformed("a string is not valid UTF-8".into()));
+        }
         Self::from_value(value)
     }
 
-    /// The request id of a frame that decoded as MessagePack but not as an envelope,
-    /// so that the error reply can still name the request.
+    /// The request id of a frame that could not be decoded, so that the error reply can
+    /// still name the request. Only the array header, the kind and the id are read: the rest
+    /// may be what was wrong (nested deep enough to overflow the stack, for one).
     pub fn salvage_id(frame: &[u8]) -> u64 {
-        let mut cursor = frame;
-        match rmpv::decode::read_value(&mut cursor) {
-            Ok(Value::Array(items)) => items.get(1).and_then(Value::as_u64).unwrap_or(0),
+        let mut cursor = match frame {
+            [0x92..=0x9f, rest @ ..] | [0xdc, _, _, rest @ ..] | [0xdd, _, _, _, _, rest @ ..] => rest,
+            _ => return 0,
+        };
+        let mut scalar = || rmpv::decode::read_value_with_max_depth(&mut cursor, 1).ok();
+        match (scalar(), scalar()) {
+            (Some(_kind), Some(id)) => id.as_u64().unwrap_or(0),
             _ => 0,
         }
     }
@@ -305,6 +314,17 @@ impl Envelope {
         };
         fields.finish()?;
         Ok(envelope)
+    }
+}
+
+/// Whether every string in `value` is UTF-8, as MessagePack requires: rmpv reads one that is
+/// not and writes it back as binary, so it would change type on its way through the broker.
+fn strings_are_utf8(value: &Value) -> bool {
+    match value {
+        Value::String(text) => text.is_str(),
+        Value::Array(items) => items.iter().all(strings_are_utf8),
+        Value::Map(pairs) => pairs.iter().all(|(key, item)| strings_are_utf8(key) && strings_are_utf8(item)),
+        _ => true,
     }
 }
 

@@ -49,7 +49,34 @@ pub fn excerpt(text: &str) -> String {
 
 /// At most [`EXCERPT_CHARS`] characters of a value as MessagePack's text form shows it.
 pub fn value_excerpt(value: &Value) -> String {
-    bounded(|out| write!(out, "{value}"))
+    bounded(|out| render(value, out))
+}
+
+/// `value` as rmpv's `Display` shows it, written piece by piece so that [`Bounded`] can stop
+/// it: rmpv's own renders a whole array into a `String` first (over a gigabyte for a
+/// 16 MiB frame of floats).
+fn render(value: &Value, out: &mut Bounded) -> fmt::Result {
+    match value {
+        Value::Array(items) => {
+            out.write_char('[')?;
+            for (index, item) in items.iter().enumerate() {
+                out.write_str(if index == 0 { "" } else { ", " })?;
+                render(item, out)?;
+            }
+            out.write_char(']')
+        }
+        Value::Map(pairs) => {
+            out.write_char('{')?;
+            for (index, (key, item)) in pairs.iter().enumerate() {
+                out.write_str(if index == 0 { "" } else { ", " })?;
+                render(key, out)?;
+                out.write_str(": ")?;
+                render(item, out)?;
+            }
+            out.write_char('}')
+        }
+        scalar => write!(out, "{scalar}"),
+    }
 }
 
 #[cfg(test)]
