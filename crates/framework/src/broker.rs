@@ -114,6 +114,9 @@ struct State {
 
 type ModuleRemoved = Box<dyn Fn(&str)>;
 
+/// Messages the broker handles in a row before it lets the other tasks of its thread run.
+const RECEIVED_BETWEEN_YIELDS: u32 = 32;
+
 struct Inner {
     config: BrokerConfig,
     state: RefCell<State>,
@@ -149,10 +152,18 @@ impl Broker {
         for (index, mut receiver) in receivers.into_iter().enumerate() {
             let weak = Rc::downgrade(&broker.inner);
             actix_rt::spawn(async move {
+                let mut handled = 0u32;
                 while let Ok(message) = receiver.recv().await {
                     match weak.upgrade() {
                         Some(inner) => Broker { inner }.on_message(index as u8, message),
                         None => break,
+                    }
+                    // A socket that always has a message ready never makes recv() wait: without
+                    // a yield, a flooding peer would starve every task on this thread (the calls
+                    // it spawned, replies, accepts, heartbeats).
+                    handled = handled.wrapping_add(1);
+                    if handled.is_multiple_of(RECEIVED_BETWEEN_YIELDS) {
+                        tokio::task::yield_now().await;
                     }
                 }
             });
@@ -632,7 +643,7 @@ impl Broker {
         }
         let envelope = match result {
             Ok(value) => Envelope::Reply { id, value },
-            Err(error) => Envelope::Error { id, message: error.message },
+            Err(error) => Envelope::Error { id, message: shortened(error.message) },
         };
         self.send(peer, &envelope);
     }
@@ -999,6 +1010,19 @@ impl Broker {
             self.send(&peer, &Envelope::Heartbeat);
         }
     }
+}
+
+/// Longest error message sent to a caller, in bytes.
+const MAX_ERROR_BYTES: usize = 256;
+
+/// An error message cut to [`MAX_ERROR_BYTES`]: a module (in the broker or remote) may quote
+/// its whole input in an error, and a reply must not echo a megabyte back to the caller.
+fn shortened(message: String) -> String {
+    if message.len() <= MAX_ERROR_BYTES {
+        return message;
+    }
+    let cut = (0..=MAX_ERROR_BYTES).rev().find(|&index| message.is_char_boundary(index)).unwrap_or(0);
+    format!("{}… ({} bytes)", &message[..cut], message.len())
 }
 
 fn event_bytes(name: &str, value: &Value, lost: u64) -> Bytes {
