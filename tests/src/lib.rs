@@ -134,6 +134,16 @@ impl TestBroker {
         }
     }
 
+    /// The broker's process id (its memory use is in /proc/PID/status).
+    pub fn pid(&self) -> u32 {
+        self.process.as_ref().expect("the broker runs").child.id()
+    }
+
+    /// Whether the broker process is still running: it neither exited nor crashed.
+    pub fn is_running(&mut self) -> bool {
+        self.process.as_mut().is_some_and(|process| process.child.try_wait().unwrap().is_none())
+    }
+
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir.join("broker.log")).unwrap_or_default()
     }
