@@ -20,7 +20,6 @@ use std::sync::Arc;
 
 /// Sender for notifying reconnection tasks when a peer disconnects.
 pub(crate) type DisconnectNotifier = mpsc::Sender<PeerIdentity>;
-const PEER_SEND_QUEUE_CAPACITY: usize = 100_000;
 
 pub(crate) struct Peer {
     pub(crate) send_queue: mpsc::Sender<Message>,
@@ -136,10 +135,13 @@ impl GenericSocketBackend {
                     }
                 },
             };
-            let send_result = match self.peers.get_async(&next_peer_id).await {
-                Some(mut peer) => send_to_peer_queue(&mut peer.send_queue, message).await,
+            // Clone the sender out of the map: a guard held across a full queue's await
+            // blocks remove_sync (peer_disconnected, close_peer) on this thread forever.
+            let mut send_queue = match self.peers.get_async(&next_peer_id).await {
+                Some(peer) => peer.send_queue.clone(),
                 None => continue,
             };
+            let send_result = send_to_peer_queue(&mut send_queue, message).await;
             return match send_result {
                 Ok(()) => {
                     self.round_robin.push(next_peer_id);
@@ -166,10 +168,11 @@ impl GenericSocketBackend {
             SendResolution::Miss(message) => message,
         };
 
-        let send_result = match self.peers.get_async(peer_id).await {
-            Some(mut peer) => send_to_peer_queue(&mut peer.send_queue, message).await,
+        let mut send_queue = match self.peers.get_async(peer_id).await {
+            Some(peer) => peer.send_queue.clone(),
             None => return Err(ZmqError::Other("Destination client not found by identity")),
         };
+        let send_result = send_to_peer_queue(&mut send_queue, message).await;
         match send_result {
             Ok(()) => Ok(()),
             Err(e) => {
@@ -291,7 +294,7 @@ impl SocketBackend for GenericSocketBackend {
 impl MultiPeerBackend for GenericSocketBackend {
     async fn peer_connected(self: Arc<Self>, peer_id: &PeerIdentity, io: FramedIo) {
         let (recv_queue, send_queue) = io.into_parts();
-        let (queue_sender, queue_receiver) = mpsc::channel(PEER_SEND_QUEUE_CAPACITY);
+        let (queue_sender, queue_receiver) = mpsc::channel(self.socket_options.send_queue_capacity);
         let (writer, writer_registration) = AbortHandle::new_pair();
         self.peers
             .upsert_async(

@@ -383,6 +383,7 @@ pub struct SocketOptions {
     pub(crate) oversized_message_drops: AtomicU64,
     // CURVE server or client keys; `None` is the NULL mechanism (no security), as upstream.
     pub(crate) curve: Option<curve::CurveRole>,
+    pub(crate) send_queue_capacity: usize,
 }
 
 impl Default for SocketOptions {
@@ -397,6 +398,7 @@ impl Default for SocketOptions {
             handshake_timeout: Some(DEFAULT_HANDSHAKE_TIMEOUT),
             oversized_message_drops: AtomicU64::new(0),
             curve: None,
+            send_queue_capacity: 100_000,
         }
     }
 }
@@ -450,6 +452,14 @@ impl SocketOptions {
         self.read_buffer_initial_size = initial_size;
         self.read_buffer_max_size = max_size;
         self.read_buffer_short_reads = short_reads;
+        self
+    }
+
+    /// Messages queued for one peer before a send waits for its writer (upstream: a fixed
+    /// 100 000 of any size). A small queue lets the application bound, in its own queue,
+    /// what a peer that does not read can make it hold.
+    pub fn send_queue_capacity(&mut self, messages: usize) -> &mut Self {
+        self.send_queue_capacity = messages;
         self
     }
 

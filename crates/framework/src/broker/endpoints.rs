@@ -29,12 +29,18 @@ impl std::fmt::Debug for CurveListeners {
     }
 }
 
+/// Messages ZeroMQ holds for one peer before the broker's own queue takes over.
+const ZEROMQ_QUEUE_PER_PEER: usize = 16;
+
 /// Bind the plain endpoints (loopback and `ipc://`) on one ROUTER socket and the CURVE
 /// endpoints on another, each with the frame limit applied from each frame's header.
 pub(super) async fn bind(config: &BrokerConfig) -> Result<Vec<RouterSocket>, String> {
     let limited = || {
         let mut options = SocketOptions::default();
         options.max_message_size(config.limits.max_frame_bytes as u64);
+        // The broker bounds each client's queue itself (max_queued_*): ZeroMQ's own per-peer
+        // queue stays short, so that a client that does not read reaches that bound.
+        options.send_queue_capacity(ZEROMQ_QUEUE_PER_PEER);
         options
     };
     let mut plain = RouterSocket::with_options(limited());
