@@ -116,7 +116,7 @@ impl<M: Module> ModuleActor<M> {
                     .method_infos()
                     .into_iter()
                     .find(|info| info.name == name)
-                    .ok_or_else(|| format!("no method named {name}"))?;
+                    .ok_or_else(|| format!("no method named {}", naobroker_protocol::excerpt(&name)))?;
                 Ok(if method == "getUsage" {
                     format!("{}{} — {}", info.name, info.signature, info.help).into()
                 } else {

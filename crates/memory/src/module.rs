@@ -7,7 +7,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use naobroker_framework::{Broker, CallError, Caller, Methods, Module, ModuleContext, Value};
+use naobroker_framework::{excerpt, Broker, CallError, Caller, Methods, Module, ModuleContext, Value};
 use serde::Deserialize;
 use tokio::sync::oneshot;
 
@@ -61,7 +61,7 @@ impl ALMemory {
     }
 
     fn get(&self, key: &str) -> Result<Value, CallError> {
-        self.store.get(key).ok_or_else(|| CallError::new(format!("no key named {key}")))
+        self.store.get(key).ok_or_else(|| CallError::new(format!("no key named {}", excerpt(&key))))
     }
 
     fn insert(&self, key: &str, value: Value, kind: EntryKind) -> Result<(), CallError> {
@@ -122,7 +122,7 @@ impl ALMemory {
 
     fn unsubscribe(&self, caller: &Caller, name: &str, module: &str) -> Result<bool, CallError> {
         if !self.events.borrow().entries.contains_key(name) {
-            return Err(CallError::new(format!("no event named {}", naobroker_framework::excerpt(name))));
+            return Err(CallError::new(format!("no event named {}", excerpt(name))));
         }
         self.broker.unsubscribe_callback(caller, name, module)?;
         Ok(true)
@@ -137,7 +137,7 @@ impl ALMemory {
                 self.store.remove(name)?;
                 Ok(true)
             }
-            _ => Err(CallError::new(format!("no {} named {name}", kind.as_str()))),
+            _ => Err(CallError::new(format!("no {} named {}", kind.as_str(), excerpt(name)))),
         }
     }
 
@@ -212,12 +212,12 @@ impl Module for ALMemory {
             Ok(vec![value, seconds.into(), micros.into()])
         })
         .add("getType", "\"Data\", \"Event\" or \"MicroEvent\".", |this, _, (key,): (String,)| {
-            this.store.kind(&key).map(EntryKind::as_str).ok_or_else(|| CallError::new(format!("no key named {key}")))
+            this.store.kind(&key).map(EntryKind::as_str).ok_or_else(|| CallError::new(format!("no key named {}", excerpt(&key))))
         })
         .add("getDescriptionList", "[[key, type, description], ...] for the keys.", |this, _, (keys,): (Vec<String>,)| {
             keys.iter()
                 .map(|key| {
-                    let kind = this.store.kind(key).ok_or_else(|| CallError::new(format!("no key named {key}")))?;
+                    let kind = this.store.kind(key).ok_or_else(|| CallError::new(format!("no key named {}", excerpt(&key))))?;
                     let description = if this.store.slots().layout().index_of(key).is_some() {
                         "written by the DCM every cycle (real-time slot)"
                     } else {
@@ -238,7 +238,7 @@ impl Module for ALMemory {
                     receiver
                 });
                 async move {
-                    let current = current.ok_or_else(|| CallError::new(format!("no key named {key}")))?;
+                    let current = current.ok_or_else(|| CallError::new(format!("no key named {}", excerpt(&key))))?;
                     let change = async {
                         match receiver {
                             Some(receiver) => receiver.await.map_err(|_| CallError::new("ALMemory stopped")),
@@ -257,7 +257,7 @@ impl Module for ALMemory {
                     }
                     tokio::time::timeout(Duration::from_millis(timeout_ms as u64), change)
                         .await
-                        .map_err(|_| CallError::new(format!("{key} did not change within {timeout_ms} ms")))?
+                        .map_err(|_| CallError::new(format!("{} did not change within {timeout_ms} ms", excerpt(&key))))?
                 }
             })
         .add("declareEvent", "Declares an event.", |this, ctx, (name,): (String,)| {
@@ -287,13 +287,13 @@ impl Module for ALMemory {
         .add("getMicroEventList", "Declared micro-events.", |this, _, ()| Ok(this.event_names(EntryKind::MicroEvent)))
         .add("getSubscribers", "Modules subscribed to an event.", |this, _, (name,): (String,)| {
             if !this.events.borrow().entries.contains_key(&name) {
-                return Err(CallError::new(format!("no event named {name}")));
+                return Err(CallError::new(format!("no event named {}", excerpt(&name))));
             }
             Ok(this.broker.callback_subscribers(&name))
         })
         .add("getEventHistory", "The last values of an event, oldest first.", |this, _, (name,): (String,)| {
             let events = this.events.borrow();
-            let entry = events.entries.get(&name).ok_or_else(|| CallError::new(format!("no event named {name}")))?;
+            let entry = events.entries.get(&name).ok_or_else(|| CallError::new(format!("no event named {}", excerpt(&name))))?;
             Ok(entry.history.iter().cloned().collect::<Vec<_>>())
         })
         .add("subscribeToEvent", "subscribeToEvent(event, module, method): the broker calls module.method(event, value, message) on each raise.",

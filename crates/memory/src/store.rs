@@ -120,7 +120,10 @@ impl Store {
         if Store::is_dcm_owned(key) && !is_event {
             return Err(format!("{key} is owned by DCM and cannot be removed"));
         }
-        self.data.remove(key).map(|_| ()).ok_or_else(|| format!("no key named {key}"))
+        self.data
+            .remove(key)
+            .map(|_| ())
+            .ok_or_else(|| format!("no key named {}", naobroker_framework::excerpt(key)))
     }
 
     /// Every key, real-time slots first.

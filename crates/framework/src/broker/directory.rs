@@ -24,10 +24,9 @@ impl Module for ServiceDirectory {
                 "methods",
                 "Methods of one module: [[name, signature, help], ...].",
                 |this, _, (module,): (String,)| {
-                    let infos = this
-                        .broker
-                        .module_methods(&module)
-                        .ok_or_else(|| CallError::new(format!("no module named {module}")))?;
+                    let infos = this.broker.module_methods(&module).ok_or_else(|| {
+                        CallError::new(format!("no module named {}", naobroker_protocol::excerpt(&module)))
+                    })?;
                     Ok(infos.into_iter().map(|m| vec![m.name, m.signature, m.help]).collect::<Vec<_>>())
                 },
             )
