@@ -1,28 +1,88 @@
 """naobroker client: calls, posts, events and modules over ZeroMQ + MessagePack.
 
-Written from docs/protocol.md. A call runs on the caller's thread (send, then read
-until its reply): no hop to another thread. A background thread starts only when the
-session serves a module or has subscriptions, to take calls and events while the
-script does something else.
+Written from docs/protocol.md.
+
+Calls. A call is sent and its reply read on the caller's thread: whoever owns the socket
+reads it and dispatches everything that arrives (other threads' replies, events, calls to
+served modules), and hands the socket over when another thread wants to send. There is no
+default time limit: a call waits as long as the connection lives. Give one per session
+(``Session(url, timeout=5.0)``) or per call (``session.call("ALMotion", "moveTo", x, y, t,
+timeout=20.0)``, ``None`` = wait forever); past it the call raises ``CallTimeout``
+("ALMotion.moveTo timed out after 20000 ms") and its late reply is dropped.
+
+Liveness. Each session opens a second connection (the liveness connection) from a daemon
+thread that never runs user code and sends a heartbeat every second, so a module method or
+callback that runs for minutes does not get its module dropped. That thread also watches
+the broker: when the TCP connection drops (broker stopped or restarted) the calls under
+way fail with ``ConnectionLost`` ("ALMotion.moveTo: connection to the broker at ... lost"),
+and so do they when the broker says nothing for 3 s. Whenever the broker has forgotten
+this client (it restarted, or it dropped us: its next message is a Welcome we did not ask
+for), the session says Hello again and restores by itself its modules, its event streams
+and the ``ALMemory.subscribeToEvent`` / ``subscribeToMicroEvent`` calls it made (minus
+those it later unsubscribed), so NAOqi callbacks come back. Replies of module methods
+that outlive the connection their call came on are dropped, not sent to the new one.
+
+User code. Methods of served modules run each on its own thread (so they may be called
+concurrently, and may call other modules). Event streams and NAOqi callbacks run one at a
+time, in order, on the session's event thread; each counts toward the ``Ack`` once it has
+run. When the broker had to drop events for this client (it was too slow), the next one
+says how many: NAOqi callbacks call the module's ``eventsLost(event, count)`` if it has
+one, streams call their ``on_lost(event, count)``; otherwise a warning is logged
+(``logging`` logger "naobroker").
+
+Authentication. A broker listening beyond loopback asks for ZeroMQ CURVE: give the
+broker's public key and this client's key pair, Z85 text (40 characters each, e.g. from
+``zmq.curve_keypair()``), as ``server_key=``, ``public_key=``, ``secret_key=``, or in the
+environment variables NAOBROKER_SERVER_KEY, NAOBROKER_PUBLIC_KEY and NAOBROKER_SECRET_KEY,
+which unmodified NAOqi scripts pick up (the public key may be left out: it is derived from
+the secret key, so the two variables the Rust SDK and naocli read are enough). With keys,
+both connections use CURVE; without, NULL security (loopback, ipc://).
 """
 
+import collections
 import itertools
+import logging
 import os
+import queue
 import threading
 import time
 
 import msgpack
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 PROTOCOL_VERSION = 1
 HELLO, WELCOME, CALL, POST, REPLY, ERROR, EVENT = 0, 1, 2, 3, 4, 5, 6
-REGISTER, UNREGISTER, SUBSCRIBE, UNSUBSCRIBE, HEARTBEAT, ACK = 7, 8, 9, 10, 11, 12
+REGISTER, UNREGISTER, SUBSCRIBE, UNSUBSCRIBE, HEARTBEAT, ACK, CALLBACK = 7, 8, 9, 10, 11, 12, 13
+ROLE_MAIN, ROLE_LIVENESS = 0, 1
 ACK_EVERY = 256
 HEARTBEAT_S = 1.0
+BROKER_SILENCE_S = 3.0
+CONNECT_S = 2.0
+# ALMemory calls that subscribe (or unsubscribe) a module's callback: repeated after a reconnect.
+NAOQI_SUBSCRIBE = ("subscribeToEvent", "subscribeToMicroEvent")
+NAOQI_UNSUBSCRIBE = ("unsubscribeToEvent", "unsubscribeToMicroEvent")
+KEY_VARIABLES = ("NAOBROKER_SERVER_KEY", "NAOBROKER_PUBLIC_KEY", "NAOBROKER_SECRET_KEY")
+HANDSHAKE_FAILED = {
+    zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "the handshake failed (with CURVE: is the server key the broker's?)",
+    zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "security mechanism or protocol mismatch",
+    zmq.EVENT_HANDSHAKE_FAILED_AUTH: "the broker refused this client's key",
+}
+
+log = logging.getLogger("naobroker")
+_UNSET = object()
 
 
 class NaobrokerError(RuntimeError):
     """An error reply from the broker or a module; the message names the problem."""
+
+
+class CallTimeout(NaobrokerError):
+    """The caller's own time limit passed before the answer came."""
+
+
+class ConnectionLost(NaobrokerError):
+    """The connection to the broker dropped or the broker went silent with the call under way."""
 
 
 def _encode(items):
@@ -33,118 +93,211 @@ def _decode(frame):
     return msgpack.unpackb(frame, raw=False, strict_map_key=False)
 
 
+HEARTBEAT_FRAME = _encode([HEARTBEAT])
+
+
+def curve_credentials(server_key=None, public_key=None, secret_key=None):
+    """The CURVE keys (server's public, client's public, client's secret) as bytes, from the
+    arguments or else the environment; None when none is given. The client's public key, when not given, is derived from its secret key.
+    Refuses an incomplete set or a key that is not Z85 text."""
+    given = [server_key, public_key, secret_key]
+    keys = [key or os.environ.get(variable) for key, variable in zip(given, KEY_VARIABLES)]
+    keys = [key.encode("ascii") if isinstance(key, str) else key for key in keys]
+    server_key, public_key, secret_key = keys
+    if not any(keys):
+        return None
+    for key, variable in ((server_key, KEY_VARIABLES[0]), (secret_key, KEY_VARIABLES[2]), (public_key, KEY_VARIABLES[1])):
+        argument = variable[len("NAOBROKER_"):].lower()
+        if key is None and variable != KEY_VARIABLES[1]:
+            raise NaobrokerError(
+                "CURVE needs the broker's public key and this client's secret key: %s (or %s=) is missing"
+                % (variable, argument)
+            )
+        if key is not None and len(key) != 40:
+            raise NaobrokerError(
+                "%s (%s=) is not a Z85 CURVE key: 40 characters expected, got %d" % (variable, argument, len(key))
+            )
+    if public_key is None:
+        public_key = zmq.curve_public(secret_key)
+    return server_key, public_key, secret_key
+
+
+def _dealer(url, credentials):
+    socket = zmq.Context.instance().socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 0)
+    if credentials is not None:
+        server_key, public_key, secret_key = credentials
+        socket.setsockopt(zmq.CURVE_SERVERKEY, server_key)
+        socket.setsockopt(zmq.CURVE_PUBLICKEY, public_key)
+        socket.setsockopt(zmq.CURVE_SECRETKEY, secret_key)
+    return socket
+
+
+def _wake(fd):
+    try:
+        os.write(fd, b"x")
+    except BlockingIOError:  # the pipe is full: the reader has wake-ups enough
+        pass
+
+
+def _drain(fd):
+    try:
+        while os.read(fd, 4096):
+            pass
+    except BlockingIOError:
+        pass
+
+
+def _pipe():
+    read, write = os.pipe()
+    os.set_blocking(read, False)
+    os.set_blocking(write, False)
+    return read, write
+
+
+class _Waiter:
+    """A request under way: who sent it and, once done, its answer or failure."""
+
+    __slots__ = ("label", "thread", "done", "answer", "failure")
+
+    def __init__(self, label):
+        self.label = label
+        self.thread = threading.get_ident()
+        self.done = False
+        self.answer = None
+        self.failure = None
+
+
 class Session:
-    """One connection to a broker."""
+    """One connection to a broker (plus its liveness connection)."""
 
     _shared = {}
     _shared_lock = threading.Lock()
 
     @classmethod
-    def shared(cls, url):
-        """One session per broker URL for the whole process (what ALProxy uses)."""
+    def shared(cls, url, **options):
+        """One session per broker URL for the whole process (what ALProxy uses); `options`
+        (Session's keywords) apply when this call creates it."""
         with cls._shared_lock:
             session = cls._shared.get(url)
             if session is None or session._closed:
-                session = cls._shared[url] = Session(url)
+                session = cls._shared[url] = Session(url, **options)
             return session
 
-    def __init__(self, url, name="python", timeout=10.0):
+    @classmethod
+    def close_shared(cls):
+        """Close every shared session (their modules and subscriptions end)."""
+        with cls._shared_lock:
+            sessions = list(cls._shared.values())
+            cls._shared.clear()
+        for session in sessions:
+            session.close()
+
+    def __init__(self, url, name="python", timeout=None, server_key=None, public_key=None, secret_key=None):
         self.url = url
+        self.name = name
         self.timeout = timeout
-        self._socket = zmq.Context.instance().socket(zmq.DEALER)
-        self._socket.setsockopt(zmq.LINGER, 0)
-        self._socket.connect(url)
-        self._lock = threading.RLock()
-        self._waiting = 0
+        self._credentials = curve_credentials(server_key, public_key, secret_key)
+        self._session_id = os.urandom(16)
         self._ids = itertools.count(1)
-        self._replies = {}
-        self._modules = {}
-        self._subscriptions = {}
-        self._events_unacked = 0
+        # _state guards everything below that several threads touch, and wakes waiters.
+        self._state = threading.Condition()
+        self._owner = None  # the thread that may use the main socket now
+        self._claims = 0  # threads waiting to own it, to send
+        self._pending = {}
+        self._outbox = collections.deque()  # (generation, frame)
+        # Counts the connections the broker forgot (restart, drop): a reply or an Ack made
+        # for an older one must not reach the new one, whose call ids start again at 1.
+        self._generation = 0
+        self._chores = False  # outbox non-empty or Hello due: the owner acts on it
+        self._hello_due = False
+        self._restore_due = False
+        self._restore_thread = None
         self._closed = False
-        self._thread = None
-        self._wake_read, self._wake_write = os.pipe()
-        self._last_sent = time.monotonic()
-        self._send([HELLO, PROTOCOL_VERSION, name])
-        if not self._socket.poll(2000):
-            self.close()
-            raise NaobrokerError("cannot reach a broker at %s" % url)
-        kind = _decode(self._socket.recv())
-        if kind[0] == ERROR:
-            raise NaobrokerError(kind[2])
-
-    # -- socket ownership: whoever holds the lock reads and dispatches everything.
-
-    def _acquire(self):
-        self._waiting += 1
-        if self._thread is not None:
-            os.write(self._wake_write, b"x")
-        self._lock.acquire()
-        self._waiting -= 1
-
-    def _send(self, items):
-        self._socket.send(_encode(items))
-        self._last_sent = time.monotonic()
-
-    def _dispatch(self, message):
-        kind = message[0]
-        if kind in (REPLY, ERROR):
-            self._replies[message[1]] = message
-        elif kind == EVENT:
-            self._events_unacked += 1
-            if self._events_unacked >= ACK_EVERY:
-                self._send([ACK, self._events_unacked])
-                self._events_unacked = 0
-            for callback in list(self._subscriptions.get(message[1], ())):
-                callback(message[1], message[2])
-        elif kind in (CALL, POST):
-            self._serve(kind, message[1], message[2], message[3], message[4])
-        elif kind == WELCOME:
-            self._restore()
-
-    def _read_until(self, request_id, timeout):
-        deadline = time.monotonic() + timeout
-        while request_id not in self._replies:
-            left = deadline - time.monotonic()
-            if left <= 0 or not self._socket.poll(int(left * 1000) + 1):
-                if request_id not in self._replies:
-                    raise NaobrokerError("timed out after %g s" % timeout)
-                break
-            while self._socket.poll(0):
-                self._dispatch(_decode(self._socket.recv()))
-        return self._replies.pop(request_id)
-
-    def _request(self, items_without_id, timeout=None):
-        request_id = next(self._ids)
-        items = list(items_without_id)
-        items.insert(1, request_id)
-        self._acquire()
+        self._modules = {}
+        self._streams = {}
+        self._naoqi_subscriptions = {}
+        # Touched by the socket's owner only.
+        self._hellos_unanswered = 0
+        self._last_sent = 0.0
+        self._inbox = queue.SimpleQueue()
+        self._reader = None
+        self._event_thread = None
+        self._wake_read, self._wake_write = _pipe()
+        self._live_wake_read, self._live_wake_write = _pipe()
+        self._socket = _dealer(url, self._credentials)
+        self._monitor = self._socket.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
+                                                        | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+                                                        | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+        self._poller = zmq.Poller()
+        self._poller.register(self._socket, zmq.POLLIN)
+        self._poller.register(self._wake_read, zmq.POLLIN)
         try:
-            self._send(items)
-            reply = self._read_until(request_id, timeout or self.timeout)
-        finally:
-            self._lock.release()
-        if reply[0] == ERROR:
-            raise NaobrokerError(reply[2])
-        return reply[2]
+            self._socket.connect(url)
+            self._greet()
+        except BaseException:
+            self._closed = True
+            self._socket.disable_monitor()
+            self._monitor.close()
+            self._socket.close()
+            for fd in (self._wake_read, self._wake_write, self._live_wake_read, self._live_wake_write):
+                os.close(fd)
+            raise
+        self._liveness = threading.Thread(target=self._keep_alive, name="naobroker-liveness", daemon=True)
+        self._liveness.start()
+
+    def _greet(self):
+        """Hello on the main connection and wait for the Welcome (no thread runs yet)."""
+        self._send_hello()
+        poller = zmq.Poller()
+        poller.register(self._socket, zmq.POLLIN)
+        poller.register(self._monitor, zmq.POLLIN)
+        deadline = time.monotonic() + CONNECT_S
+        while self._hellos_unanswered:
+            left = deadline - time.monotonic()
+            ready = dict(poller.poll(max(0, int(left * 1000)) + 1)) if left > 0 else {}
+            if not ready:
+                raise NaobrokerError("cannot reach a broker at %s (no Welcome within %g s)" % (self.url, CONNECT_S))
+            if self._monitor in ready:
+                event = recv_monitor_message(self._monitor)["event"]
+                if event in HANDSHAKE_FAILED:
+                    raise NaobrokerError("the broker at %s refused the connection: %s" % (self.url, HANDSHAKE_FAILED[event]))
+            if self._socket in ready:
+                message = _decode(self._socket.recv())
+                if message[0] == ERROR:
+                    raise NaobrokerError(message[2])
+                if message[0] == WELCOME:
+                    self._hellos_unanswered -= 1
 
     # -- the API
 
-    def call(self, module, method, *args):
-        """Call module.method(*args) and return its result."""
-        return self._request([CALL, module, method, list(args)])
+    def call(self, module, method, *args, timeout=_UNSET):
+        """Call module.method(*args) and return its result. `timeout` (seconds, None =
+        forever) overrides the session's for this call."""
+        result = self._request([CALL, module, method, list(args)], "%s.%s" % (module, method), timeout)
+        if module == "ALMemory" and len(args) >= 2:
+            self._remember_naoqi_subscription(method, args)
+        return result
 
-    def post(self, module, method, *args):
+    def post(self, module, method, *args, timeout=_UNSET):
         """Start module.method(*args) as a task; returns its id."""
-        return self._request([POST, module, method, list(args)])
+        return self._request([POST, module, method, list(args)], "%s.%s" % (module, method), timeout)
 
-    def subscribe(self, event, callback):
-        """callback(name, value) on every event named `event`."""
-        first = event not in self._subscriptions
-        self._subscriptions.setdefault(event, []).append(callback)
+    def subscribe(self, event, callback, on_lost=None):
+        """callback(name, value) on every event named `event`, on the session's event thread.
+        on_lost(name, count), when given, hears how many events the broker dropped before
+        one (this client was too slow to take them); else a warning is logged."""
+        with self._state:
+            first = event not in self._streams
+            self._streams.setdefault(event, []).append((callback, on_lost))
+        self._start_threads()
         if first:
-            self._request([SUBSCRIBE, event])
-        self._start_thread()
+            try:
+                self._request([SUBSCRIBE, event], "subscribe %s" % event, _UNSET)
+            except BaseException:
+                with self._state:
+                    self._streams.pop(event, None)
+                raise
 
     def register_module(self, name, instance):
         """Serve the public methods of `instance` as module `name`."""
@@ -153,27 +306,431 @@ class Session:
             for attr in dir(instance)
             if not attr.startswith("_") and callable(getattr(instance, attr))
         ]
-        self._modules[name] = (instance, methods)
-        self._request([REGISTER, name, methods])
-        self._start_thread()
+        with self._state:
+            self._modules[name] = (instance, methods)
+        self._start_threads()
+        try:
+            self._request([REGISTER, name, methods], "register %s" % name, _UNSET)
+        except BaseException:
+            with self._state:
+                self._modules.pop(name, None)
+            raise
 
     def close(self):
-        self._closed = True
-        if self._thread is not None:
-            os.write(self._wake_write, b"x")
-            self._thread.join(2)
+        """End the session: its calls under way fail, its modules and subscriptions end."""
+        with self._state:
+            if self._closed:
+                return
+            self._closed = True
+            self._fail_pending(NaobrokerError, "session closed")
+        _wake(self._wake_write)
+        _wake(self._live_wake_write)
+        self._inbox.put(None)
+        me = threading.current_thread()
+        for thread in (self._reader, self._event_thread, self._liveness):
+            if thread is not None and thread is not me:
+                thread.join(2)
+        with self._state:
+            while self._owner is not None and self._owner != threading.get_ident():
+                self._state.wait(0.1)
+            self._owner = threading.get_ident()
+        self._socket.disable_monitor()  # before its reader closes (see _keep_alive)
+        self._monitor.close()
         self._socket.close()
+        for fd in (self._wake_read, self._wake_write, self._live_wake_read, self._live_wake_write):
+            os.close(fd)
 
-    # -- serving modules and the background thread
+    # -- owning the main socket: one thread at a time sends on it and reads it.
+
+    def _request(self, items, label, timeout):
+        if timeout is _UNSET:
+            timeout = self.timeout
+        request_id = next(self._ids)
+        items.insert(1, request_id)
+        frame = _encode(items)
+        waiter = _Waiter(label)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        state = self._state
+        with state:
+            if self._closed:
+                raise NaobrokerError("%s: session closed" % label)
+            self._pending[request_id] = waiter
+            self._take_socket()
+        try:
+            if self._chores:
+                self._do_chores()
+            self._send(frame)
+            self._read(waiter, deadline)
+        finally:
+            self._release_socket()
+        while not waiter.done:
+            with state:
+                while not waiter.done:
+                    now = time.monotonic()
+                    if deadline is not None and now >= deadline:
+                        self._pending.pop(request_id, None)
+                        raise CallTimeout("%s timed out after %d ms" % (label, round(timeout * 1000)))
+                    if self._owner is None and not self._claims:
+                        self._owner = threading.get_ident()
+                        break
+                    state.wait(None if deadline is None else deadline - now)
+            if not waiter.done:
+                try:
+                    self._read(waiter, deadline)
+                finally:
+                    self._release_socket()
+        if waiter.failure is not None:
+            raise waiter.failure
+        if waiter.answer[0] == ERROR:
+            raise NaobrokerError(waiter.answer[2])
+        return waiter.answer[2]
+
+    def _take_socket(self):
+        """Called with _state held: wait until this thread owns the socket."""
+        if self._owner is None and not self._claims:
+            self._owner = threading.get_ident()
+            return
+        self._claims += 1
+        try:
+            while self._owner is not None:
+                if self._closed:
+                    raise NaobrokerError("session closed")
+                _wake(self._wake_write)
+                self._state.wait()
+        finally:
+            self._claims -= 1
+        self._owner = threading.get_ident()
+
+    def _release_socket(self):
+        """Send what others left in the outbox, then let go of the socket."""
+        while True:
+            with self._state:
+                if not self._chores:
+                    self._owner = None
+                    self._state.notify_all()
+                    return
+            self._do_chores()
+
+    def _post(self, frame, generation):
+        """Send from a thread that will not read: now if the socket is free, else by its
+        owner; dropped if the connection it was made for (`generation`) is gone."""
+        with self._state:
+            if self._closed:
+                return
+            self._outbox.append((generation, frame))
+            self._chores = True
+            mine = self._owner is None
+            if mine:
+                self._owner = threading.get_ident()
+        if mine:
+            self._release_socket()
+        else:
+            _wake(self._wake_write)
+
+    def _do_chores(self):
+        with self._state:
+            frames = [frame for generation, frame in self._outbox if generation == self._generation]
+            self._outbox.clear()
+            hello = self._hello_due
+            self._hello_due = False
+            self._chores = False
+        if hello:
+            self._send_hello()
+        for frame in frames:
+            self._send(frame)
+
+    def _send(self, frame):
+        self._socket.send(frame)
+        self._last_sent = time.monotonic()
+
+    def _send_heartbeat(self, socket):
+        """Never blocks: while the broker is away, heartbeats are not worth queueing."""
+        try:
+            socket.send(HEARTBEAT_FRAME, zmq.NOBLOCK)
+        except zmq.Again:
+            pass
+        self._last_sent = time.monotonic()
+
+    def _send_hello(self):
+        self._send(_encode([HELLO, PROTOCOL_VERSION, self.name, self._session_id, ROLE_MAIN]))
+        self._hellos_unanswered += 1
+
+    def _read(self, waiter, deadline):
+        """As the socket's owner: read and dispatch until `waiter` is answered, another
+        thread claims the socket, the deadline passes or the session closes."""
+        poll = self._poller.poll
+        socket = self._socket
+        while waiter is None or not waiter.done:
+            if self._claims or self._closed:
+                return
+            if self._chores:
+                self._do_chores()
+            now = time.monotonic()
+            wait = self._last_sent + HEARTBEAT_S - now
+            if wait <= 0:
+                self._send_heartbeat(socket)
+                wait = HEARTBEAT_S
+            if deadline is not None:
+                if now >= deadline:
+                    return
+                wait = min(wait, deadline - now)
+            for ready, _ in poll(int(wait * 1000) + 1):
+                if ready is socket:
+                    frame = socket.recv()
+                    try:
+                        message = _decode(frame)
+                        kind = message[0]
+                    except Exception as error:  # a broker bug must not kill the caller
+                        log.warning("unreadable frame from %s: %s", self.url, error)
+                        continue
+                    self._dispatch(kind, message)
+                else:
+                    _drain(self._wake_read)
+
+    def _dispatch(self, kind, message):
+        if kind == REPLY or kind == ERROR:
+            with self._state:
+                waiter = self._pending.pop(message[1], None)
+                if waiter is not None:
+                    waiter.answer = message
+                    waiter.done = True
+                    if waiter.thread != threading.get_ident():
+                        self._state.notify_all()
+            if waiter is None and message[1] == 0:
+                log.warning("the broker at %s refused a frame: %s", self.url, message[2])
+        elif kind == EVENT or kind == CALLBACK:
+            self._inbox.put((self._generation, message))
+        elif kind == CALL or kind == POST:
+            serve = threading.Thread(target=self._serve, args=(self._generation, *message), name="naobroker-call", daemon=True)
+            serve.start()
+        elif kind == WELCOME:
+            self._on_welcome()
+
+    def _on_welcome(self):
+        if self._hellos_unanswered:
+            self._hellos_unanswered -= 1
+        else:
+            # The broker does not know this connection any more (it dropped us, or it
+            # restarted and we were not told): say who we are and restore everything.
+            log.warning("the broker at %s forgot this client: restoring its modules and subscriptions", self.url)
+            self._send_hello()
+            with self._state:
+                self._restore_due = True
+                self._generation += 1
+        if not self._hellos_unanswered:
+            with self._state:
+                if self._restore_due:
+                    self._restore_due = False
+                    if self._restore_thread is None:
+                        self._restore_thread = threading.Thread(target=self._restore, name="naobroker-restore", daemon=True)
+                        self._restore_thread.start()
+                    else:
+                        self._restore_due = True  # once the restore under way has ended
+
+    def _fail_pending(self, error_class, reason):
+        """Called with _state held."""
+        for waiter in self._pending.values():
+            waiter.failure = error_class("%s: %s" % (waiter.label, reason))
+            waiter.done = True
+        self._pending.clear()
+        self._state.notify_all()
+
+    # -- the background threads: reader, events, liveness, restore
+
+    def _start_threads(self):
+        with self._state:
+            if self._reader is None:
+                self._reader = threading.Thread(target=self._read_when_idle, name="naobroker-reader", daemon=True)
+                self._reader.start()
+                self._event_thread = threading.Thread(target=self._run_events, name="naobroker-events", daemon=True)
+                self._event_thread.start()
+
+    def _read_when_idle(self):
+        """Reads the socket whenever no caller does, so events and calls to our modules
+        arrive while the script does something else."""
+        me = threading.get_ident()
+        while True:
+            with self._state:
+                while not self._closed and (self._owner is not None or self._claims):
+                    self._state.wait()
+                if self._closed:
+                    return
+                self._owner = me
+            try:
+                self._read(None, None)
+            finally:
+                self._release_socket()
+
+    def _run_events(self):
+        """Runs event streams and NAOqi callbacks in order, and acknowledges them."""
+        unacked, generation = 0, self._generation
+        while True:
+            item = self._inbox.get()
+            if item is None:
+                return
+            if item[0] != generation:  # a new connection: the old one's count is moot
+                unacked, generation = 0, item[0]
+            message = item[1]
+            try:
+                if message[0] == EVENT:
+                    self._deliver_event(message[1], message[2], message[3] if len(message) > 3 else 0)
+                else:
+                    self._deliver_callback(message[1], message[2], message[3], message[4])
+            except Exception:  # one subscriber's bug must not stop the others
+                log.exception("handling %s %s failed", "event" if message[0] == EVENT else "callback", message[1:3])
+            unacked += 1
+            if unacked >= ACK_EVERY or self._inbox.empty():
+                self._post(_encode([ACK, unacked]), generation)
+                unacked = 0
+
+    def _deliver_event(self, name, value, lost):
+        handlers = self._streams.get(name, ())
+        if lost:
+            told = False
+            for _, on_lost in handlers:
+                if on_lost is not None:
+                    on_lost(name, lost)
+                    told = True
+            if not told:
+                log.warning("the broker dropped %d %s events for this client (it was too slow to take them)", lost, name)
+        for callback, _ in handlers:
+            callback(name, value)
+
+    def _deliver_callback(self, module, method, arguments, lost):
+        instance = self._modules.get(module, (None, None))[0]
+        if instance is None:
+            log.warning("callback %s.%s for a module this client does not serve", module, method)
+            return
+        event = arguments[0]
+        if lost:
+            events_lost = getattr(instance, "eventsLost", None)
+            if callable(events_lost):
+                events_lost(event, lost)
+            else:
+                log.warning("the broker dropped %d %s callbacks to %s (it was too slow to take them)", lost, event, module)
+        getattr(instance, method)(*arguments)
+
+    def _keep_alive(self):
+        """The liveness connection: heartbeats every second whatever user code does, and
+        the watch on the broker (its TCP connection and its silence)."""
+        socket = _dealer(self.url, self._credentials)
+        own_monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        hello = _encode([HELLO, PROTOCOL_VERSION, self.name, self._session_id, ROLE_LIVENESS])
+        poller = zmq.Poller()
+        for item in (socket, self._monitor, own_monitor, self._live_wake_read):
+            poller.register(item, zmq.POLLIN)
+
+        def send(frame):
+            try:
+                socket.send(frame, zmq.NOBLOCK)
+            except zmq.Again:  # the broker is away: nothing here is worth queueing
+                pass
+
+        socket.connect(self.url)
+        send(hello)
+        hellos_unanswered = 1
+        heard = last_sent = time.monotonic()
+        silence_reported = False
+        try:
+            while not self._closed:
+                wait = max(0.0, last_sent + HEARTBEAT_S - time.monotonic())
+                for ready, _ in poller.poll(int(wait * 1000) + 1):
+                    if ready is socket:
+                        heard = time.monotonic()
+                        silence_reported = False
+                        message = _decode(socket.recv())
+                        if message[0] == WELCOME:
+                            if hellos_unanswered:
+                                hellos_unanswered -= 1
+                            else:  # the broker forgot this connection: tell it again
+                                send(hello)
+                                hellos_unanswered += 1
+                        elif message[0] == ERROR:
+                            log.warning("the broker at %s refused the liveness connection: %s", self.url, message[2])
+                    elif ready is self._monitor:
+                        event = recv_monitor_message(self._monitor)["event"]
+                        if event == zmq.EVENT_DISCONNECTED:
+                            self._connection_lost("connection to the broker at %s lost" % self.url)
+                        elif event in HANDSHAKE_FAILED:
+                            log.warning("the broker at %s refused the connection: %s", self.url, HANDSHAKE_FAILED[event])
+                    elif ready is own_monitor:
+                        if recv_monitor_message(own_monitor)["event"] == zmq.EVENT_DISCONNECTED:
+                            send(hello)  # the first thing the next connection says
+                            hellos_unanswered += 1
+                    else:
+                        _drain(self._live_wake_read)
+                now = time.monotonic()
+                if now - last_sent >= HEARTBEAT_S:
+                    send(HEARTBEAT_FRAME)
+                    last_sent = now
+                if now - heard >= BROKER_SILENCE_S:
+                    # Fail what waits on the broker; restore nothing yet: if it was only slow it
+                    # still knows us, and if it forgot us its next Welcome will say so.
+                    reason = "no word from the broker at %s for %d s" % (self.url, now - heard)
+                    if not silence_reported:
+                        log.warning("%s", reason)
+                        silence_reported = True
+                    with self._state:
+                        self._fail_pending(ConnectionLost, reason)
+        finally:
+            # Monitor off before its reader closes: else libzmq's I/O thread can block for
+            # good on an event nobody takes, and with it every socket of the process.
+            socket.disable_monitor()
+            own_monitor.close()
+            socket.close()
+
+    def _connection_lost(self, reason):
+        """The TCP connection dropped, so the broker forgot it: fail what is under way, and
+        have the socket's next owner say Hello again; its Welcome then triggers the restore."""
+        with self._state:
+            self._fail_pending(ConnectionLost, reason)
+            self._generation += 1
+            self._hello_due = True
+            self._restore_due = True
+            self._chores = True
+        _wake(self._wake_write)
 
     def _restore(self):
-        """The broker forgot us (restart, or silence): register and subscribe again."""
-        for name, (_, methods) in self._modules.items():
-            self._send([REGISTER, next(self._ids), name, methods])
-        for event in self._subscriptions:
-            self._send([SUBSCRIBE, next(self._ids), event])
+        while True:
+            with self._state:
+                modules = [(name, methods) for name, (_, methods) in self._modules.items()]
+                streams = list(self._streams)
+                naoqi = list(self._naoqi_subscriptions.values())
+            for name, methods in modules:
+                self._restore_one([REGISTER, name, methods], "register %s" % name)
+            for event in streams:
+                self._restore_one([SUBSCRIBE, event], "subscribe %s" % event)
+            for method, args in naoqi:
+                self._restore_one([CALL, "ALMemory", method, list(args)], "ALMemory.%s" % method)
+            log.info(
+                "restored %d modules, %d event streams, %d ALMemory callbacks at %s",
+                len(modules), len(streams), len(naoqi), self.url,
+            )
+            with self._state:
+                if not self._restore_due or self._closed:
+                    self._restore_thread = None
+                    return
+                self._restore_due = False
 
-    def _serve(self, kind, request_id, module, method, args):
+    def _restore_one(self, items, label):
+        try:
+            self._request(items, label, None)
+        except NaobrokerError as error:
+            log.warning("could not restore %s: %s", label, error)
+
+    def _remember_naoqi_subscription(self, method, args):
+        """A successful ALMemory.subscribeTo*/unsubscribeTo* call: what to repeat after a reconnect."""
+        key = (args[0], args[1])
+        if method in NAOQI_SUBSCRIBE:
+            with self._state:
+                self._naoqi_subscriptions[key] = (method, tuple(args))
+        elif method in NAOQI_UNSUBSCRIBE:
+            with self._state:
+                self._naoqi_subscriptions.pop(key, None)
+
+    # -- serving modules
+
+    def _serve(self, generation, kind, request_id, module, method, args):
         instance = self._modules.get(module, (None, None))[0]
         try:
             if instance is None:
@@ -189,59 +746,44 @@ class Session:
                 result = target(*args)
                 if kind == POST:
                     result = 0
-            self._send([REPLY, request_id, result])
+            frame = _encode([REPLY, request_id, result])
         except Exception as error:  # the caller gets the message, the module goes on
-            self._send([ERROR, request_id, "%s.%s: %s" % (module, method, error)])
-
-    def _start_thread(self):
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="naobroker", daemon=True)
-            self._thread.start()
-
-    def _run(self):
-        poller = zmq.Poller()
-        poller.register(self._socket, zmq.POLLIN)
-        poller.register(self._wake_read, zmq.POLLIN)
-        while not self._closed:
-            if self._waiting:
-                time.sleep(0.0005)
-                continue
-            with self._lock:
-                ready = dict(poller.poll(int(HEARTBEAT_S * 1000)))
-                if self._wake_read in ready:
-                    os.read(self._wake_read, 4096)
-                while not self._closed and self._socket.poll(0):
-                    self._dispatch(_decode(self._socket.recv()))
-                if time.monotonic() - self._last_sent >= HEARTBEAT_S:
-                    self._send([HEARTBEAT])
+            frame = _encode([ERROR, request_id, "%s.%s: %s" % (module, method, error)])
+        self._post(frame, generation)
 
 
 class Proxy:
-    """Calls one module: `Proxy(session, "ALMemory").getData("key")`."""
+    """Calls one module: `Proxy(session, "ALMemory").getData("key")`. `timeout` (seconds)
+    applies to every call of this proxy; a call's own `_timeout=` keyword overrides it."""
 
-    def __init__(self, session, module):
+    def __init__(self, session, module, timeout=_UNSET):
         self._session = session
         self._module = module
-        self.post = _Post(session, module)
+        self._timeout = timeout
+        self.post = _Post(session, module, timeout)
 
     def __getattr__(self, method):
         if method.startswith("__"):
             raise AttributeError(method)
+        session, module, default = self._session, self._module, self._timeout
 
-        def call(*args):
-            return self._session.call(self._module, method, *args)
+        def call(*args, _timeout=default):
+            return session.call(module, method, *args, timeout=_timeout)
 
         call.__name__ = method
         return call
 
 
 class _Post:
-    def __init__(self, session, module):
+    def __init__(self, session, module, timeout):
         self._session = session
         self._module = module
+        self._timeout = timeout
 
     def __getattr__(self, method):
-        def post(*args):
-            return self._session.post(self._module, method, *args)
+        session, module, default = self._session, self._module, self._timeout
+
+        def post(*args, _timeout=default):
+            return session.post(module, method, *args, timeout=_timeout)
 
         return post

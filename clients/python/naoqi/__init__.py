@@ -6,37 +6,62 @@
 
 The environment variable NAOBROKER_URL, when set, overrides the address given to
 ALProxy and ALBroker, so that NAOqi scripts run unchanged against another broker.
+
+Time limits: none by default (a call waits as long as the broker and the callee live).
+``ALProxy("ALMotion", ip, port, timeout=20.0)`` limits every call of that proxy, and any
+call takes its own as the keyword ``_timeout`` (NAOqi methods take no keywords):
+``motion.moveTo(0.5, 0, 0, _timeout=30.0)``. A call past its limit raises
+``CallTimeout`` ("ALMotion.moveTo timed out after 30000 ms").
+
+Authentication beyond loopback (CURVE): ALProxy and ALBroker take ``server_key=``,
+``public_key=`` and ``secret_key=`` (Z85 text), or read NAOBROKER_SERVER_KEY,
+NAOBROKER_PUBLIC_KEY and NAOBROKER_SECRET_KEY from the environment.
+
+After a broker restart (or when the broker dropped this process), the process's modules,
+event subscriptions and ``ALMemory.subscribeToEvent`` / ``subscribeToMicroEvent``
+callbacks come back by themselves; calls under way at that moment fail with
+``ConnectionLost``.
 """
 
 import os
 
-from naobroker import NaobrokerError, Proxy, Session
+from naobroker import CallTimeout, ConnectionLost, NaobrokerError, Proxy, Session
 
-__all__ = ["ALProxy", "ALBroker", "ALModule", "NaobrokerError"]
+__all__ = ["ALProxy", "ALBroker", "ALModule", "NaobrokerError", "CallTimeout", "ConnectionLost"]
 
 _default_url = None
+_UNSET = object()
 
 
 def _url(ip, port):
     return os.environ.get("NAOBROKER_URL") or "tcp://%s:%d" % (ip, port)
 
 
+def _keys(server_key, public_key, secret_key):
+    return {"server_key": server_key, "public_key": public_key, "secret_key": secret_key}
+
+
 class ALProxy(Proxy):
     """ALProxy(module, ip, port): attribute access calls the module's methods;
-    proxy.post.method(...) returns a task id."""
+    proxy.post.method(...) returns a task id. `timeout` (seconds) limits every call
+    of this proxy; a call's `_timeout=` keyword overrides it."""
 
-    def __init__(self, module, ip=None, port=9559):
+    def __init__(self, module, ip=None, port=9559, timeout=_UNSET, server_key=None, public_key=None, secret_key=None):
         url = _url(ip, port) if ip is not None else (_default_url or _url("127.0.0.1", 9559))
-        Proxy.__init__(self, Session.shared(url), module)
+        session = Session.shared(url, **_keys(server_key, public_key, secret_key))
+        if timeout is _UNSET:
+            Proxy.__init__(self, session, module)
+        else:
+            Proxy.__init__(self, session, module, timeout)
 
 
 class ALBroker:
     """ALBroker(name, ip, port, parent_ip, parent_port): where ALModules are served."""
 
-    def __init__(self, name, ip, port, parent_ip, parent_port):
+    def __init__(self, name, ip, port, parent_ip, parent_port, server_key=None, public_key=None, secret_key=None):
         global _default_url
         _default_url = _url(parent_ip, parent_port)
-        self.session = Session.shared(_default_url)
+        self.session = Session.shared(_default_url, **_keys(server_key, public_key, secret_key))
 
     def shutdown(self):
         self.session.close()
@@ -47,8 +72,14 @@ class ALModule:
 
         class MyModule(ALModule):
             def onEvent(self, name, value, message): ...
+            def eventsLost(self, name, count): ...  # optional
         MyModule("MyModule")
         ALProxy("ALMemory").subscribeToEvent("E", "MyModule", "onEvent")
+
+    Methods called by other modules run each on its own thread; ALMemory callbacks run in
+    order, one at a time. When the broker had to drop callbacks because this module was
+    too slow to take them, the next callback is preceded by ``eventsLost(name, count)``
+    when the module defines it, else by a warning in the "naobroker" log.
     """
 
     def __init__(self, name):
