@@ -355,7 +355,7 @@ class Session:
             if self._closed:
                 raise NaobrokerError("%s: session closed" % label)
             self._pending[request_id] = waiter
-            self._take_socket()
+            self._take_socket(label)
         try:
             if self._chores:
                 self._do_chores()
@@ -385,7 +385,7 @@ class Session:
             raise NaobrokerError(waiter.answer[2])
         return waiter.answer[2]
 
-    def _take_socket(self):
+    def _take_socket(self, label):
         """Called with _state held: wait until this thread owns the socket."""
         if self._owner is None and not self._claims:
             self._owner = threading.get_ident()
@@ -394,7 +394,7 @@ class Session:
         try:
             while self._owner is not None:
                 if self._closed:
-                    raise NaobrokerError("session closed")
+                    raise NaobrokerError("%s: session closed" % label)
                 _wake(self._wake_write)
                 self._state.wait()
         finally:
@@ -638,7 +638,13 @@ class Session:
                     if ready is socket:
                         heard = time.monotonic()
                         silence_reported = False
-                        message = _decode(socket.recv())
+                        frame = socket.recv()
+                        try:
+                            message = _decode(frame)
+                            message[0]
+                        except Exception as error:  # this thread must go on whatever comes
+                            log.warning("unreadable frame from %s: %s", self.url, error)
+                            continue
                         if message[0] == WELCOME:
                             if hellos_unanswered:
                                 hellos_unanswered -= 1

@@ -4,7 +4,6 @@ caller's own time limits, restoring after a broker restart, lost events, CURVE."
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -78,7 +77,7 @@ def test_the_main_socket_silent_for_4_s_does_not_lose_the_module(broker):
     server = broker.connect("server")
     server.register_module("PyQuiet", Worker())
     with server._state:
-        server._take_socket()
+        server._take_socket("the test")
     try:
         time.sleep(4)
         assert "PyQuiet" in broker.session.call("ServiceDirectory", "modules")
