@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 
+import msgpack
 import pytest
 import zmq
 
@@ -164,6 +165,39 @@ def test_everything_comes_back_after_a_broker_restart(broker, monkeypatch):
     wait_for(stream_restored, "event stream restored")
     raiser.call("ALMemory", "raiseEvent", "Py/Naoqi", 7)
     wait_for(lambda: ("Py/Naoqi", 7) in called, "NAOqi callback called")
+
+
+def test_a_client_the_broker_forgot_restores_itself(broker, monkeypatch, caplog):
+    monkeypatch.setenv("NAOBROKER_URL", broker.url)
+    called = []
+
+    class Forgotten(ALModule, Worker):
+        def onEvent(self, name, value, message):
+            called.append(value)
+
+    Forgotten("PyForgotten")
+    ALProxy("ALMemory", "127.0.0.1", 9559).subscribeToEvent("Py/Forgotten", "PyForgotten", "onEvent")
+    session = Session.shared(broker.url)
+    # A connection saying Hello with this session's tag is taken for its new main
+    # connection: the broker forgets the old one (modules, callbacks), keeping its TCP link.
+    impostor = zmq.Context.instance().socket(zmq.DEALER)
+    impostor.setsockopt(zmq.LINGER, 0)
+    impostor.connect(broker.url)
+    try:
+        impostor.send(msgpack.packb([0, 1, "impostor", session._session_id, 0], use_bin_type=True))
+        assert impostor.poll(5000) and msgpack.unpackb(impostor.recv())[0] == 1  # Welcome
+        wait_for(lambda: any("forgot this client" in r.getMessage() for r in caplog.records), "the client noticed")
+
+        def restored():
+            modules = broker.session.call("ServiceDirectory", "modules")
+            return "PyForgotten" in modules and broker.session.call(
+                "ALMemory", "getSubscribers", "Py/Forgotten") == ["PyForgotten"]
+
+        wait_for(restored, "module and callback restored")
+        broker.session.call("ALMemory", "raiseEvent", "Py/Forgotten", 5)
+        wait_for(lambda: called == [5], "the callback after the restore")
+    finally:
+        impostor.close()
 
 
 def lossy_broker():
