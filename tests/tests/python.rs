@@ -16,7 +16,7 @@ fn python_client_suite() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
-        "pytest failed (install its needs with `python3 -m pip install ./clients/python pytest`):\n{stdout}\n{stderr}"
+        "pytest failed (it needs pyzmq, msgpack and pytest: `python3 -m pip install ./clients/python pytest`):\n{stdout}\n{stderr}"
     );
     assert!(stdout.contains(" passed"), "{stdout}");
 }

@@ -76,6 +76,9 @@ struct Inner {
     /// This session's tag, the same over reconnects and on its liveness connection.
     session_tag: Vec<u8>,
     call_timeout: Cell<Option<Duration>>,
+    /// Counts the connections opened: a call served on one is never answered on the next,
+    /// whose broker may have given its id to another call.
+    connection: Cell<u64>,
     writer: RefCell<Writer>,
     pending: RefCell<HashMap<u64, oneshot::Sender<CallResult>>>,
     next_id: Cell<u64>,
@@ -132,6 +135,7 @@ impl ClientSession {
                 keys,
                 session_tag: new_session_tag(),
                 call_timeout: Cell::new(None),
+                connection: Cell::new(0),
                 writer: RefCell::new(Writer::Disconnected),
                 pending: RefCell::default(),
                 next_id: Cell::new(0),
@@ -225,6 +229,7 @@ impl ClientSession {
             other => return Err(format!("expected Welcome, got {other:?}")),
         }
         *self.inner.writer.borrow_mut() = Writer::Idle(send_half);
+        self.inner.connection.set(self.inner.connection.get() + 1);
         Ok(recv_half)
     }
 
@@ -389,6 +394,7 @@ impl ClientSession {
     fn serve(&self, id: u64, module: String, method: String, args: Vec<Value>, post: bool) {
         let recipient = self.inner.served.borrow().get(&module).map(|m| m.recipient.clone());
         let session = self.clone();
+        let connection = self.inner.connection.get();
         actix_rt::spawn(async move {
             let result = match recipient {
                 None => Err(CallError::new(format!("no module named {module} in this process"))),
@@ -397,6 +403,10 @@ impl ClientSession {
                     .await
                     .unwrap_or_else(|_| Err(CallError::new(format!("module {module} has stopped")))),
             };
+            if session.inner.connection.get() != connection {
+                tracing::debug!(%module, id, "reply dropped: the call came on a connection since replaced");
+                return;
+            }
             session.send(&match result {
                 Ok(value) => Envelope::Reply { id, value },
                 Err(error) => Envelope::Error { id, message: error.message },
