@@ -306,7 +306,8 @@ fn motion_cycle_events_arrive_once_per_cycle_pre_before_post() {
                 .await
                 .unwrap()
                 .unwrap();
-            if let Ok(Envelope::Event { name, value, .. }) = Envelope::decode(message.get(0).unwrap(), usize::MAX)
+            if let Ok(Envelope::Event { name, value, .. }) =
+                Envelope::decode(message.get(0).unwrap(), usize::MAX)
             {
                 events.push((name, from_value::<(u64, i64)>(value).unwrap()));
             }
