@@ -61,7 +61,7 @@ impl ALMemory {
     }
 
     fn get(&self, key: &str) -> Result<Value, CallError> {
-        self.store.get(key).ok_or_else(|| CallError::new(format!("no key named {}", excerpt(&key))))
+        self.store.get(key).ok_or_else(|| CallError::new(format!("no key named {}", excerpt(key))))
     }
 
     fn insert(&self, key: &str, value: Value, kind: EntryKind) -> Result<(), CallError> {
@@ -217,7 +217,7 @@ impl Module for ALMemory {
         .add("getDescriptionList", "[[key, type, description], ...] for the keys.", |this, _, (keys,): (Vec<String>,)| {
             keys.iter()
                 .map(|key| {
-                    let kind = this.store.kind(key).ok_or_else(|| CallError::new(format!("no key named {}", excerpt(&key))))?;
+                    let kind = this.store.kind(key).ok_or_else(|| CallError::new(format!("no key named {}", excerpt(key))))?;
                     let description = if this.store.slots().layout().index_of(key).is_some() {
                         "written by the DCM every cycle (real-time slot)"
                     } else {
