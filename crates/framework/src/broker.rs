@@ -117,8 +117,6 @@ struct State {
     next_id: u64,
 }
 
-type ModuleRemoved = Box<dyn Fn(&str)>;
-
 /// Messages the broker handles in a row before it lets the other tasks of its thread run.
 const RECEIVED_BETWEEN_YIELDS: u32 = 32;
 
@@ -128,7 +126,6 @@ struct Inner {
     /// One ROUTER per security mechanism; a peer's key starts with its socket's index.
     senders: Vec<RouterSendHalf>,
     counters: Counters,
-    module_removed: RefCell<Vec<ModuleRemoved>>,
 }
 
 /// The broker: routes calls to module actors and remote modules, fans out events.
@@ -151,7 +148,6 @@ impl Broker {
                 state: RefCell::default(),
                 senders,
                 counters: Counters::default(),
-                module_removed: RefCell::default(),
             }),
         };
         for (index, mut receiver) in receivers.into_iter().enumerate() {
@@ -230,11 +226,6 @@ impl Broker {
     /// The limits every client is held to.
     pub fn limits(&self) -> &Limits {
         &self.inner.config.limits
-    }
-
-    /// Run `listener` with the module's name whenever a module goes away.
-    pub fn on_module_removed(&self, listener: impl Fn(&str) + 'static) {
-        self.inner.module_removed.borrow_mut().push(Box::new(listener));
     }
 
     /// Call `module.method(args)` from the broker's own code.
@@ -549,9 +540,6 @@ impl Broker {
         for call in failed {
             let message = format!("{module}.{}: module {module} disconnected", call.method);
             self.deliver(call.origin, Err(CallError::new(message)));
-        }
-        for listener in self.inner.module_removed.borrow().iter() {
-            listener(module);
         }
     }
 }

@@ -152,7 +152,7 @@ impl ClientSession {
             .await
             .map_err(|error| CallError::new(format!("cannot reach a broker at {url}: {error}")))?;
         let liveness =
-            Liveness::start(url, client_name, session.inner.session_tag.clone(), keys_clone(&session))
+            Liveness::start(url, client_name, session.inner.session_tag.clone(), session.inner.keys.clone())
                 .map_err(|error| CallError::new(format!("cannot start the liveness thread: {error}")))?;
         *session.inner.liveness.borrow_mut() = Some(liveness);
         let weak = Rc::downgrade(&session.inner);
@@ -584,10 +584,6 @@ impl ClientSession {
         self.inner.served.borrow_mut().insert(name.to_owned(), ServedModule { recipient, methods });
         Ok(())
     }
-}
-
-fn keys_clone(session: &ClientSession) -> Option<ClientKeys> {
-    session.inner.keys.clone()
 }
 
 fn decode(message: ZmqMessage) -> Result<Envelope, String> {
