@@ -1,36 +1,35 @@
-//! Short quotes of hostile input for error messages: never longer than [`EXCERPT_CHARS`].
+//! Short quotes of hostile input for error messages: never longer than [`EXCERPT_BYTES`].
 
 use std::fmt::{self, Write};
 
 use rmpv::Value;
 
-/// Characters of a bad input an error message quotes at most.
-pub const EXCERPT_CHARS: usize = 64;
+/// Bytes of a bad input an error message quotes at most.
+pub const EXCERPT_BYTES: usize = 64;
 
-/// A `fmt::Write` that keeps the first `EXCERPT_CHARS` characters and then refuses more,
+/// A `fmt::Write` that keeps whole characters up to `limit` bytes and then refuses more,
 /// so that rendering a 4 MiB value stops after a few bytes instead of building it whole.
 struct Bounded {
     text: String,
-    chars: usize,
+    limit: usize,
     cut: bool,
 }
 
 impl Write for Bounded {
     fn write_str(&mut self, piece: &str) -> fmt::Result {
         for character in piece.chars() {
-            if self.chars == EXCERPT_CHARS {
+            if self.text.len() + character.len_utf8() > self.limit {
                 self.cut = true;
                 return Err(fmt::Error);
             }
             self.text.push(character);
-            self.chars += 1;
         }
         Ok(())
     }
 }
 
-fn bounded(render: impl FnOnce(&mut Bounded) -> fmt::Result) -> String {
-    let mut out = Bounded { text: String::new(), chars: 0, cut: false };
+fn bounded(limit: usize, render: impl FnOnce(&mut Bounded) -> fmt::Result) -> String {
+    let mut out = Bounded { text: String::new(), limit, cut: false };
     let _ = render(&mut out);
     if out.cut {
         out.text.push('…');
@@ -38,18 +37,23 @@ fn bounded(render: impl FnOnce(&mut Bounded) -> fmt::Result) -> String {
     out.text
 }
 
-/// At most [`EXCERPT_CHARS`] characters of `text`, with `…` and the full size when cut.
+/// At most [`EXCERPT_BYTES`] of `text`, with `…` and the full size when cut.
 pub fn excerpt(text: &str) -> String {
-    let mut quoted = bounded(|out| out.write_str(text));
+    cut(text, EXCERPT_BYTES)
+}
+
+/// At most `limit` bytes of `text` (whole characters), with `…` and the full size when cut.
+pub fn cut(text: &str, limit: usize) -> String {
+    let mut quoted = bounded(limit, |out| out.write_str(text));
     if quoted.ends_with('…') {
         let _ = write!(quoted, " ({} bytes)", text.len());
     }
     quoted
 }
 
-/// At most [`EXCERPT_CHARS`] characters of a value as MessagePack's text form shows it.
+/// At most [`EXCERPT_BYTES`] of a value as MessagePack's text form shows it.
 pub fn value_excerpt(value: &Value) -> String {
-    bounded(|out| render(value, out))
+    bounded(EXCERPT_BYTES, |out| render(value, out))
 }
 
 /// `value` as rmpv's `Display` shows it, written piece by piece so that [`Bounded`] can stop
@@ -93,9 +97,9 @@ mod tests {
     fn long_input_is_cut_and_sized() {
         let name = "x".repeat(10 << 20);
         let quoted = excerpt(&name);
-        assert_eq!(quoted, format!("{}… ({} bytes)", "x".repeat(EXCERPT_CHARS), 10 << 20));
+        assert_eq!(quoted, format!("{}… ({} bytes)", "x".repeat(EXCERPT_BYTES), 10 << 20));
         let value = Value::Array(vec![Value::from(1); 1 << 20]);
         let quoted = value_excerpt(&value);
-        assert!(quoted.chars().count() == EXCERPT_CHARS + 1 && quoted.ends_with('…'), "{quoted}");
+        assert!(quoted.chars().count() == EXCERPT_BYTES + 1 && quoted.ends_with('…'), "{quoted}");
     }
 }

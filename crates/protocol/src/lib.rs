@@ -7,7 +7,7 @@ mod envelope;
 mod excerpt;
 
 pub use envelope::{DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
-pub use excerpt::{excerpt, value_excerpt, EXCERPT_CHARS};
+pub use excerpt::{cut, excerpt, value_excerpt, EXCERPT_BYTES};
 pub use rmpv::Value;
 
 /// Protocol version carried in every `Hello` and `Welcome`.

@@ -186,7 +186,7 @@ fn read_bound(input_len: usize) -> usize {
 }
 
 /// The longest error message: its fixed text (under 100 characters) and a quoted excerpt of
-/// at most 64 characters, each up to 4 bytes of UTF-8.
+/// at most 64 bytes of UTF-8.
 const MAX_ERROR_CHARS: usize = 200;
 const MAX_ERROR_BYTES: usize = 400;
 
@@ -860,7 +860,7 @@ fn nesting_within_the_limit_is_read_and_far_past_it_refused_as_too_deep() {
     });
 }
 
-/// An excerpt renders at most 64 characters of a value whatever its size: it must not
+/// An excerpt renders at most 64 bytes of a value whatever its size: it must not
 /// build the whole text first (a 16 MiB frame of subnormal floats prints as 600 MB).
 #[test]
 fn an_excerpt_allocates_little_whatever_the_value() {

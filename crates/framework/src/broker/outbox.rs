@@ -1,5 +1,7 @@
 //! Writing to clients: replies and refusals, each client's bounded queue and its one writer task.
 
+use naobroker_protocol::cut;
+
 use super::*;
 
 impl Broker {
@@ -32,7 +34,7 @@ impl Broker {
         }
     }
 
-    pub(super) fn write_now(&self, peer: &Bytes, payload: Bytes) {
+    fn write_now(&self, peer: &Bytes, payload: Bytes) {
         let (mut sender, message) = endpoints::addressed(&self.inner.senders, peer, payload);
         let mut sending = async move { sender.send(message).await }.boxed_local();
         let mut context = TaskContext::from_waker(futures::task::noop_waker_ref());
@@ -76,7 +78,7 @@ impl Broker {
         }
         let envelope = match result {
             Ok(value) => Envelope::Reply { id, value },
-            Err(error) => Envelope::Error { id, message: shortened(error.message) },
+            Err(error) => Envelope::Error { id, message: cut(&error.message, MAX_ERROR_BYTES) },
         };
         self.send(peer, &envelope);
     }
@@ -89,15 +91,6 @@ impl Broker {
     }
 }
 
-/// Longest error message sent to a caller, in bytes.
+/// Longest error message sent to a caller, in bytes: a module (in the broker or remote) may
+/// quote its whole input in an error, and a reply must not echo a megabyte back.
 const MAX_ERROR_BYTES: usize = 256;
-
-/// An error message cut to [`MAX_ERROR_BYTES`]: a module (in the broker or remote) may quote
-/// its whole input in an error, and a reply must not echo a megabyte back to the caller.
-fn shortened(message: String) -> String {
-    if message.len() <= MAX_ERROR_BYTES {
-        return message;
-    }
-    let cut = (0..=MAX_ERROR_BYTES).rev().find(|&index| message.is_char_boundary(index)).unwrap_or(0);
-    format!("{}… ({} bytes)", &message[..cut], message.len())
-}
