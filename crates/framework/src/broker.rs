@@ -523,11 +523,8 @@ impl Broker {
         let failed: Vec<PendingCall> = {
             let mut state = self.inner.state.borrow_mut();
             let Some(entry) = state.modules.remove(module) else { return };
-            let callbacks = state.events.remove_module(module);
+            state.events.remove_module(module);
             let Location::Remote(peer) = entry.location else { return };
-            if let Some(client) = state.clients.get_mut(&peer) {
-                client.callbacks = client.callbacks.saturating_sub(callbacks);
-            }
             let ids: Vec<u64> = state
                 .pending
                 .iter()

@@ -6,6 +6,8 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
+use super::events::Registry;
+
 /// Messages for one client that its socket did not take at once, in order.
 #[derive(Default)]
 pub(crate) struct Outbox {
@@ -21,8 +23,6 @@ pub(crate) struct ClientState {
     pub(crate) modules: HashSet<String>,
     /// Events this client receives as a stream.
     pub(crate) events: HashSet<String>,
-    /// NAOqi callbacks for this client's modules, counted against `max_subscriptions`.
-    pub(crate) callbacks: usize,
     /// The session tag of a main connection (Hello), so its liveness connection finds it.
     pub(crate) session: Vec<u8>,
     /// Set on a liveness connection: the session whose main connection it keeps alive.
@@ -41,7 +41,6 @@ impl ClientState {
             last_seen: Instant::now(),
             modules: HashSet::new(),
             events: HashSet::new(),
-            callbacks: 0,
             session: Vec::new(),
             keeps_alive: None,
             unacked: 0,
@@ -51,7 +50,9 @@ impl ClientState {
         }
     }
 
-    pub(crate) fn subscriptions(&self) -> usize {
-        self.events.len() + self.callbacks
+    /// Its event streams and the NAOqi callbacks of its modules, counted against
+    /// `max_subscriptions`.
+    pub(crate) fn subscriptions(&self, registry: &Registry) -> usize {
+        self.events.len() + registry.callbacks_of(&self.modules)
     }
 }

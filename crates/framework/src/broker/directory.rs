@@ -60,7 +60,7 @@ impl Broker {
                         "modules".into(),
                         Value::Array(client.modules.iter().map(|m| m.as_str().into()).collect()),
                     ),
-                    ("subscriptions".into(), (client.subscriptions() as u64).into()),
+                    ("subscriptions".into(), (client.subscriptions(&state.events) as u64).into()),
                     ("events_dropped".into(), client.events_dropped.into()),
                     ("queued_messages".into(), (client.outbox.queue.len() as u64).into()),
                     ("queued_bytes".into(), (client.outbox.bytes as u64).into()),

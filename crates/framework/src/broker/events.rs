@@ -7,7 +7,7 @@
 //! subscriber only and counted in its `lost`, which travels with the next event it gets.
 
 use std::cell::Cell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use bytes::Bytes;
@@ -104,10 +104,20 @@ impl Registry {
         self.add(event, Target::Stream(sender));
     }
 
-    /// Forget every callback of `module`; answers how many there were.
-    pub(crate) fn remove_module(&mut self, module: &str) -> usize {
+    /// Forget every callback of `module`.
+    pub(crate) fn remove_module(&mut self, module: &str) {
         let events: Vec<String> = self.by_event.keys().cloned().collect();
-        events.iter().filter(|event| self.remove_callback(event, module)).count()
+        for event in &events {
+            self.remove_callback(event, module);
+        }
+    }
+
+    /// How many callbacks the modules in `modules` hold.
+    pub(crate) fn callbacks_of(&self, modules: &HashSet<String>) -> usize {
+        let subscribers = self.by_event.values().flatten();
+        subscribers
+            .filter(|subscriber| matches!(&subscriber.target, Target::Callback { module, .. } if modules.contains(module)))
+            .count()
     }
 
     pub(crate) fn has_subscribers(&self, event: &str) -> bool {

@@ -35,37 +35,23 @@ impl Broker {
             return Err(CallError::new(format!("module {module} has no method named {}", excerpt(method))));
         }
         let owner = match &entry.location {
-            Location::Remote(peer) => clients.get_mut(peer),
+            Location::Remote(peer) => clients.get(peer),
             Location::Local(_) => None,
         };
-        if let Some(owner) = &owner {
-            if owner.subscriptions() >= limits.max_subscriptions {
-                return Err(CallError::new(format!(
-                    "{module}'s client already holds max_subscriptions ({})",
-                    limits.max_subscriptions
-                )));
-            }
+        if owner.is_some_and(|owner| owner.subscriptions(events) >= limits.max_subscriptions) {
+            return Err(CallError::new(format!(
+                "{module}'s client already holds max_subscriptions ({})",
+                limits.max_subscriptions
+            )));
         }
-        let new = events.add_callback(event, module, method, message);
-        if let (true, Some(owner)) = (new, owner) {
-            owner.callbacks += 1;
-        }
-        Ok(new)
+        Ok(events.add_callback(event, module, method, message))
     }
 
     /// NAOqi's `unsubscribeToEvent(event, module)`.
     pub fn unsubscribe_callback(&self, caller: &Caller, event: &str, module: &str) -> Result<(), CallError> {
         self.may_act_for(caller, module)?;
-        let mut state = self.inner.state.borrow_mut();
-        if !state.events.remove_callback(event, module) {
+        if !self.inner.state.borrow_mut().events.remove_callback(event, module) {
             return Err(CallError::new(format!("{module} is not subscribed to {}", excerpt(event))));
-        }
-        let owner = match state.modules.get(module).map(|entry| &entry.location) {
-            Some(Location::Remote(peer)) => Some(peer.clone()),
-            _ => None,
-        };
-        if let Some(client) = owner.and_then(|peer| state.clients.get_mut(&peer)) {
-            client.callbacks = client.callbacks.saturating_sub(1);
         }
         Ok(())
     }
@@ -198,7 +184,7 @@ impl Broker {
         let mut state = self.inner.state.borrow_mut();
         let State { clients, events, .. } = &mut *state;
         let Some(client) = clients.get_mut(peer) else { return Ok(()) };
-        if !client.events.contains(event) && client.subscriptions() >= limits.max_subscriptions {
+        if !client.events.contains(event) && client.subscriptions(events) >= limits.max_subscriptions {
             return Err(CallError::new(format!(
                 "this client already holds max_subscriptions ({})",
                 limits.max_subscriptions
