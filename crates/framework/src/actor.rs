@@ -1,19 +1,18 @@
 //! The actor that hosts one module: its method table, NAOqi's base methods and posted tasks.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
-use std::time::Duration;
 
 use actix::{Actor, Context, Handler, Message, ResponseFuture};
-use futures::FutureExt;
 use naobroker_protocol::{MethodInfo, Value};
-use tokio::sync::watch;
 
 use crate::args::Args;
 use crate::error::{CallError, CallResult};
 use crate::identity::Caller;
 use crate::module::{MethodEntry, Methods, Module, ModuleContext, Outcome};
+use tasks::Tasks;
+
+mod tasks;
 
 /// A call delivered to a module actor. `post` runs it as a task and answers its id.
 pub struct Invoke {
@@ -40,20 +39,13 @@ const BASE_METHODS: &[(&str, &str, &str)] = &[
     ("getUsage", "(String) -> String", "Signature and help of one method, as one line."),
     ("exit", "() -> bool", "Stops a remote module's process."),
     ("isRunning", "(u64) -> bool", "Whether a task started with post is still running."),
-    ("wait", "(u64, i64) -> bool", "Waits for a posted task (timeout ms, 0 = forever); true when it ended."),
+    (
+        "wait",
+        "(u64, i64) -> bool",
+        "Waits for a posted task (timeout ms, 0 = forever): true when it ended, its error when it failed.",
+    ),
     ("stop", "(u64) -> bool", "Stops a posted task."),
 ];
-
-struct Task {
-    abort: tokio::task::AbortHandle,
-    finished: watch::Receiver<bool>,
-}
-
-#[derive(Default)]
-struct Tasks {
-    next_id: u64,
-    running: HashMap<u64, Task>,
-}
 
 /// The actor that hosts one [`Module`], in the broker or in a remote process.
 pub struct ModuleActor<M: Module> {
@@ -131,36 +123,15 @@ impl<M: Module> ModuleActor<M> {
                 }
                 None => Err(format!("{} is built into the broker and cannot exit", self.name)),
             })),
-            "isRunning" => now(<(u64,)>::decode(decode(args))
-                .map(|(id,)| self.tasks.borrow().running.contains_key(&id).into())),
-            "stop" => now(<(u64,)>::decode(decode(args)).map(|(id,)| {
-                let task = self.tasks.borrow_mut().running.remove(&id);
-                if let Some(task) = &task {
-                    task.abort.abort();
-                }
-                task.is_some().into()
-            })),
+            "isRunning" => {
+                now(<(u64,)>::decode(decode(args)).map(|(id,)| self.tasks.borrow().is_running(id).into()))
+            }
+            "stop" => {
+                now(<(u64,)>::decode(decode(args)).map(|(id,)| self.tasks.borrow_mut().stop(id).into()))
+            }
             "wait" => Some(match <(u64, i64)>::decode(decode(args)) {
                 Err(message) => Outcome::Now(Err(CallError::new(message))),
-                Ok((id, timeout_ms)) => {
-                    let finished = self.tasks.borrow().running.get(&id).map(|t| t.finished.clone());
-                    match finished {
-                        None => Outcome::Now(Ok(true.into())),
-                        Some(mut finished) => Outcome::Later(
-                            async move {
-                                let done = finished.wait_for(|done| *done);
-                                let ended = if timeout_ms <= 0 {
-                                    done.await.is_ok()
-                                } else {
-                                    let limit = Duration::from_millis(timeout_ms as u64);
-                                    matches!(tokio::time::timeout(limit, done).await, Ok(Ok(_)))
-                                };
-                                Ok(ended.into())
-                            }
-                            .boxed_local(),
-                        ),
-                    }
-                }
+                Ok((id, timeout_ms)) => Outcome::Later(Tasks::wait(&self.tasks, id, timeout_ms)),
             }),
             _ => None,
         }
@@ -175,24 +146,10 @@ impl<M: Module> ModuleActor<M> {
             Outcome::Now(Ok(_)) => None,
             Outcome::Later(future) => Some(future),
         };
-        let mut tasks = self.tasks.borrow_mut();
-        tasks.next_id += 1;
-        let id = tasks.next_id;
-        if let Some(future) = future {
-            let (done, finished) = watch::channel(false);
-            let registry = Rc::downgrade(&self.tasks);
-            let name = format!("{}.{method}", self.name);
-            let handle = actix_rt::spawn(async move {
-                if let Err(error) = future.await {
-                    tracing::warn!(task = id, method = %name, %error, "posted task failed");
-                }
-                if let Some(registry) = registry.upgrade() {
-                    registry.borrow_mut().running.remove(&id);
-                }
-                let _ = done.send(true);
-            });
-            tasks.running.insert(id, Task { abort: handle.abort_handle(), finished });
-        }
+        let id = match future {
+            Some(future) => Tasks::spawn(&self.tasks, format!("{}.{method}", self.name), future),
+            None => self.tasks.borrow_mut().finished_at_once(),
+        };
         Ok(id.into())
     }
 }
