@@ -22,6 +22,15 @@ and the ``ALMemory.subscribeToEvent`` / ``subscribeToMicroEvent`` calls it made 
 those it later unsubscribed), so NAOqi callbacks come back. Replies of module methods
 that outlive the connection their call came on are dropped, not sent to the new one.
 
+Modules. ``session.register_module(name, instance)`` serves the instance's public methods
+and NAOqi's base methods (``ping``, ``version``, ``getMethodList``, ``getMethodHelp``,
+``getModuleHelp``, ``getUsage``, ``exit``, ``isRunning``, ``wait``, ``stop``: served.py);
+``post`` runs a method as a task with an id of its own (tasks.py; ``stop_requested()`` tells
+a posted method that ``stop`` was called). ``unregister_module(name)`` and ``exit`` free the
+name at the broker at once, and so does ``close()`` for every module of the session (and
+the interpreter's exit for sessions not closed), so a script run again right after finds
+its module names free.
+
 User code. Methods of served modules run each on its own thread (so they may be called
 concurrently, and may call other modules). Event streams and NAOqi callbacks run one at a
 time, in order, on the session's event thread; each counts toward the ``Ack`` once it has
@@ -39,6 +48,7 @@ the secret key, so the two variables the Rust SDK and naocli read are enough). W
 both connections use CURVE; without, NULL security (loopback, ipc://).
 """
 
+import atexit
 import collections
 import itertools
 import logging
@@ -46,10 +56,14 @@ import os
 import queue
 import threading
 import time
+import weakref
 
 import msgpack
 import zmq
 from zmq.utils.monitor import recv_monitor_message
+
+from .served import ServedModule
+from .tasks import failure_text, stop_requested
 
 PROTOCOL_VERSION = 1
 HELLO, WELCOME, CALL, POST, REPLY, ERROR, EVENT = 0, 1, 2, 3, 4, 5, 6
@@ -59,6 +73,8 @@ ACK_EVERY = 256
 HEARTBEAT_S = 1.0
 BROKER_SILENCE_S = 3.0
 CONNECT_S = 2.0
+# How long closing waits for the broker to free the session's module names.
+GOODBYE_S = 2.0
 # ALMemory calls that subscribe (or unsubscribe) a module's callback: repeated after a reconnect.
 NAOQI_SUBSCRIBE = ("subscribeToEvent", "subscribeToMicroEvent")
 NAOQI_UNSUBSCRIBE = ("unsubscribeToEvent", "unsubscribeToMicroEvent")
@@ -71,6 +87,15 @@ HANDSHAKE_FAILED = {
 
 log = logging.getLogger("naobroker")
 _UNSET = object()
+# Sessions serving modules, closed when the interpreter exits: their module names are then
+# free at once for the next run of the script.
+_serving = weakref.WeakSet()
+
+
+@atexit.register
+def _close_serving_sessions():
+    for session in list(_serving):
+        session.close()
 
 
 class NaobrokerError(RuntimeError):
@@ -299,25 +324,40 @@ class Session:
                     self._streams.pop(event, None)
                 raise
 
-    def register_module(self, name, instance):
-        """Serve the public methods of `instance` as module `name`."""
-        methods = [
-            [attr, "(...)", (getattr(instance, attr).__doc__ or "").strip()]
-            for attr in dir(instance)
-            if not attr.startswith("_") and callable(getattr(instance, attr))
-        ]
+    def register_module(self, name, instance, local_only=()):
+        """Serve the public methods of `instance` as module `name`, with NAOqi's base
+        methods and posted tasks (served.py); `local_only` names methods not served."""
+        served = ServedModule(name, instance, local_only)
         with self._state:
-            self._modules[name] = (instance, methods)
+            self._modules[name] = served
+        _serving.add(self)
         self._start_threads()
         try:
-            self._request([REGISTER, name, methods], "register %s" % name, _UNSET)
+            self._request([REGISTER, name, served.infos], "register %s" % name, _UNSET)
         except BaseException:
             with self._state:
                 self._modules.pop(name, None)
             raise
 
+    def describe_module(self, name, description):
+        """What `getModuleHelp` answers for module `name` (by default its class docstring)."""
+        with self._state:
+            self._modules[name].description = description
+
+    def unregister_module(self, name, timeout=_UNSET):
+        """Stop serving module `name`: the broker frees its name at once and drops its
+        ALMemory callbacks; calls under way to it fail."""
+        with self._state:
+            if self._modules.pop(name, None) is None:
+                raise NaobrokerError("unregister %s: this session does not serve it" % name)
+            for key in [key for key in self._naoqi_subscriptions if key[1] == name]:
+                del self._naoqi_subscriptions[key]
+        self._request([UNREGISTER, name], "unregister %s" % name, timeout)
+
     def close(self):
-        """End the session: its calls under way fail, its modules and subscriptions end."""
+        """End the session: its modules are unregistered first (their names are free for
+        anyone once close returns), then its calls under way fail and its subscriptions end."""
+        self._unregister_all()
         with self._state:
             if self._closed:
                 return
@@ -339,6 +379,28 @@ class Session:
         self._socket.close()
         for fd in (self._wake_read, self._wake_write, self._live_wake_read, self._live_wake_write):
             os.close(fd)
+
+    def _unregister_all(self):
+        """Free this session's module names at the broker before the connection closes: the
+        broker would otherwise hold them until it notices the silence (2 s)."""
+        deadline = time.monotonic() + GOODBYE_S
+        while True:
+            with self._state:
+                # Nothing to free when the broker does not know this connection now.
+                if self._closed or not self._modules or self._hello_due or self._restore_due:
+                    return
+                name = next(iter(self._modules))
+            left = deadline - time.monotonic()
+            if left <= 0:
+                log.warning("closing: the broker at %s did not free %s in %g s", self.url, name, GOODBYE_S)
+                return
+            try:
+                self.unregister_module(name, timeout=left)
+            except (CallTimeout, ConnectionLost) as error:
+                log.warning("closing: %s", error)
+                return
+            except NaobrokerError as error:  # e.g. the broker forgot it meanwhile
+                log.info("closing: %s", error)
 
     # -- owning the main socket: one thread at a time sends on it and reads it.
 
@@ -597,7 +659,8 @@ class Session:
             callback(name, value)
 
     def _deliver_callback(self, module, method, arguments, lost):
-        instance = self._modules.get(module, (None, None))[0]
+        served = self._modules.get(module)
+        instance = None if served is None else served.instance
         if instance is None:
             log.warning("callback %s.%s for a module this client does not serve", module, method)
             return
@@ -699,7 +762,7 @@ class Session:
     def _restore(self):
         while True:
             with self._state:
-                modules = [(name, methods) for name, (_, methods) in self._modules.items()]
+                modules = [(name, served.infos) for name, served in self._modules.items()]
                 streams = list(self._streams)
                 naoqi = list(self._naoqi_subscriptions.values())
             for name, methods in modules:
@@ -737,25 +800,27 @@ class Session:
     # -- serving modules
 
     def _serve(self, generation, kind, request_id, module, method, args):
-        instance = self._modules.get(module, (None, None))[0]
+        """A call or post to one of our modules, on a thread of its own."""
+        served = self._modules.get(module)
+        exiting = False
         try:
-            if instance is None:
+            if served is None:
                 raise NaobrokerError("no module named %s in this process" % module)
-            if method == "ping":
-                result = True
-            elif method == "getMethodList":
-                result = [m[0] for m in self._modules[module][1]] + ["ping", "getMethodList"]
+            if kind == POST:
+                result = served.post(method, args)
             else:
-                target = getattr(instance, method, None)
-                if method.startswith("_") or not callable(target):
-                    raise NaobrokerError("%s.%s: no method named %s" % (module, method, method))
-                result = target(*args)
-                if kind == POST:
-                    result = 0
+                result = served.call(method, args)
+                exiting = method == "exit"
             frame = _encode([REPLY, request_id, result])
         except Exception as error:  # the caller gets the message, the module goes on
-            frame = _encode([ERROR, request_id, "%s.%s: %s" % (module, method, error)])
+            frame = _encode([ERROR, request_id, "%s.%s: %s" % (module, method, failure_text(error))])
         self._post(frame, generation)
+        if exiting:
+            # After the reply: unregistering fails the calls under way, exit's own too.
+            try:
+                self.unregister_module(module)
+            except NaobrokerError as error:
+                log.warning("%s.exit: %s", module, error)
 
 
 class Proxy:

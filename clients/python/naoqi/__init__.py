@@ -21,13 +21,18 @@ After a broker restart (or when the broker dropped this process), the process's 
 event subscriptions and ``ALMemory.subscribeToEvent`` / ``subscribeToMicroEvent``
 callbacks come back by themselves; calls under way at that moment fail with
 ``ConnectionLost``.
+
+An ALModule is a full NAOqi module (base methods, ``post`` with task ids; see ALModule).
+``ALBroker.shutdown()`` unregisters the process's modules before it returns, and so does
+the interpreter's exit when a script forgot it: running the script again right after
+registers the same names.
 """
 
 import os
 
-from naobroker import CallTimeout, ConnectionLost, NaobrokerError, Proxy, Session
+from naobroker import CallTimeout, ConnectionLost, NaobrokerError, Proxy, Session, stop_requested
 
-__all__ = ["ALProxy", "ALBroker", "ALModule", "NaobrokerError", "CallTimeout", "ConnectionLost"]
+__all__ = ["ALProxy", "ALBroker", "ALModule", "NaobrokerError", "CallTimeout", "ConnectionLost", "stop_requested"]
 
 _default_url = None
 _UNSET = object()
@@ -56,7 +61,9 @@ class ALProxy(Proxy):
 
 
 class ALBroker:
-    """ALBroker(name, ip, port, parent_ip, parent_port): where ALModules are served."""
+    """ALBroker(name, ip, port, parent_ip, parent_port): where ALModules are served.
+    ``shutdown()`` unregisters every module of the process (the broker frees their names
+    before it returns) and closes the connection, with every ALProxy of the process."""
 
     def __init__(self, name, ip, port, parent_ip, parent_port, server_key=None, public_key=None, secret_key=None):
         global _default_url
@@ -71,6 +78,7 @@ class ALModule:
     """Subclass it; its public methods become callable by every module:
 
         class MyModule(ALModule):
+            '''What the module does (getModuleHelp).'''
             def onEvent(self, name, value, message): ...
             def eventsLost(self, name, count): ...  # optional
         MyModule("MyModule")
@@ -80,11 +88,33 @@ class ALModule:
     order, one at a time. When the broker had to drop callbacks because this module was
     too slow to take them, the next callback is preceded by ``eventsLost(name, count)``
     when the module defines it, else by a warning in the "naobroker" log.
+
+    Like every NAOqi module it answers ``ping``, ``version``, ``getMethodList``,
+    ``getMethodHelp(name)`` and ``getUsage(name)`` (signatures from ``inspect``, help from
+    the docstrings), ``getModuleHelp`` (the class docstring, or ``setModuleDescription``),
+    ``exit`` (the module unregisters; the process, its ALBroker and its other modules go
+    on), and ``proxy.post.method(...)``: the method runs as a task on a thread of its own
+    and the caller gets its id (from 1, per module) at once; ``isRunning(id)``,
+    ``wait(id, timeoutMs)`` (0 = forever; true when it ended, false on timeout, the task's
+    error "task <id> (<Module>.<method>) failed: <message>" when it raised, also after it
+    ended) and ``stop(id)``. Python cannot interrupt a thread: ``stop`` asks, and answers
+    true when the task was running; a long method checks ``stop_requested()`` and returns.
     """
 
     def __init__(self, name):
         self.name = name
-        Session.shared(_default_url or _url("127.0.0.1", 9559)).register_module(name, self)
+        self._albroker_session = Session.shared(_default_url or _url("127.0.0.1", 9559))
+        self._albroker_session.register_module(name, self, local_only=("setModuleDescription",))
 
     def getName(self):
+        """The module's name."""
         return self.name
+
+    def setModuleDescription(self, description):
+        """What getModuleHelp answers (by default the class docstring)."""
+        self._albroker_session.describe_module(self.name, description)
+
+    def exit(self):
+        """Unregister this module at once (its name is free for anyone); the process and its
+        other modules go on."""
+        self._albroker_session.unregister_module(self.name)

@@ -1,0 +1,118 @@
+"""Posted tasks of one served module: NAOqi's ``post``, ``isRunning``, ``wait`` and ``stop``.
+
+A posted method runs on a thread of its own; its id (from 1, per module) goes back to the
+caller at once. ``wait(id, timeoutMs)`` answers true once the task ended (0 = no time limit),
+false when the time ran out, and raises "task <id> (<Module>.<method>) failed: <message>"
+when the method raised, also long after it ended (the last 64 failures of a module are
+kept), as the Rust modules do.
+
+Python cannot interrupt a thread: ``stop(id)`` asks a running task to stop and answers
+true when the task was running; the method sees the request through ``stop_requested()``
+and ends when it chooses (until then ``isRunning`` stays true and ``wait`` waits).
+"""
+
+import collections
+import logging
+import threading
+
+log = logging.getLogger("naobroker")
+
+# Failures kept for `wait` after their task ended: enough for any script that waits on what
+# it posted, bounded so that a module posting failing tasks forever holds little.
+REMEMBERED_FAILURES = 64
+
+_current = threading.local()
+
+
+def stop_requested():
+    """In a method started with ``post``: whether someone called ``stop`` on its task.
+    False anywhere else (a plain call cannot be stopped)."""
+    task = getattr(_current, "task", None)
+    return task is not None and task.stop.is_set()
+
+
+def failure_text(error):
+    """What a caller reads of an exception: its message, else its type's name."""
+    return str(error) or type(error).__name__
+
+
+class _Task:
+    __slots__ = ("id", "label", "done", "stop")
+
+    def __init__(self, task_id, label):
+        self.id = task_id
+        self.label = label
+        self.done = threading.Event()
+        self.stop = threading.Event()
+
+
+class TaskError(RuntimeError):
+    """A task id that no post gave, or a task that failed; the message says which."""
+
+
+class Tasks:
+    """The tasks of one module: ids, the ones running, and the recent failures."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._last_id = 0
+        self._running = {}
+        self._failures = collections.OrderedDict()  # id → message, oldest first
+
+    def start(self, label, target, args):
+        """Run target(*args) on a thread of its own as a task named `label`
+        ("Module.method"); answers its id."""
+        with self._lock:
+            self._last_id += 1
+            task = _Task(self._last_id, label)
+            self._running[task.id] = task
+        name = "naobroker-task-%d-%s" % (task.id, label)
+        threading.Thread(target=self._run, args=(task, target, args), name=name, daemon=True).start()
+        return task.id
+
+    def _run(self, task, target, args):
+        _current.task = task
+        failure = None
+        try:
+            target(*args)
+        except Exception as error:  # the waiter gets the message, the module goes on
+            failure = "task %d (%s) failed: %s" % (task.id, task.label, failure_text(error))
+            log.warning("posted task %d (%s) failed: %s", task.id, task.label, failure_text(error))
+        finally:
+            _current.task = None
+            with self._lock:
+                del self._running[task.id]
+                if failure is not None:
+                    if len(self._failures) == REMEMBERED_FAILURES:
+                        self._failures.popitem(last=False)
+                    self._failures[task.id] = failure
+            task.done.set()
+
+    def is_running(self, task_id):
+        with self._lock:
+            return task_id in self._running
+
+    def stop(self, task_id):
+        """Ask a running task to stop; true when it was running."""
+        with self._lock:
+            task = self._running.get(task_id)
+        if task is None:
+            return False
+        task.stop.set()
+        log.info("stop asked of task %d (%s): it ends when the method sees stop_requested()", task_id, task.label)
+        return True
+
+    def wait(self, task_id, timeout_ms):
+        """True once the task ended (timeout_ms <= 0: no limit), False when the time ran out;
+        raises TaskError with the task's failure, or for an id no post gave."""
+        with self._lock:
+            if task_id <= 0 or task_id > self._last_id:
+                raise TaskError("no task %d was posted (the last id is %d)" % (task_id, self._last_id))
+            task = self._running.get(task_id)
+        if task is not None and not task.done.wait(None if timeout_ms <= 0 else timeout_ms / 1000.0):
+            return False
+        with self._lock:
+            failure = self._failures.get(task_id)
+        if failure is not None:
+            raise TaskError(failure)
+        return True
