@@ -53,6 +53,8 @@ enum Writer {
 /// Events read from the socket before the client tells the broker it has room again.
 const ACK_EVERY: u32 = 256;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long [`ClientSession::shutdown`] waits for the broker to free the session's modules.
+const GOODBYE_TIMEOUT: Duration = Duration::from_secs(2);
 
 struct ServedModule {
     recipient: Recipient<Invoke>,
@@ -290,8 +292,40 @@ impl ClientSession {
         }
     }
 
+    /// Stop serving module `name`: the broker frees its name at once, its NAOqi callbacks go
+    /// with it, and calls under way to it fail.
+    pub async fn unregister(&self, name: &str) -> Result<(), CallError> {
+        self.inner.served.borrow_mut().remove(name);
+        self.inner.callbacks.borrow_mut().retain(|(_, module), _| module != name);
+        let module = name.to_owned();
+        let timeout = self.inner.call_timeout.get();
+        self.request(|id| Envelope::Unregister { id, module }, timeout).await.map(drop)
+    }
+
+    /// Unregister every module this session serves, so that their names are free for anyone
+    /// once this returns (after a `close` alone the broker holds them until it notices the
+    /// silence), then close. Waits two seconds at most for the broker.
+    pub async fn shutdown(&self) {
+        let names: Vec<String> = self.inner.served.borrow().keys().cloned().collect();
+        let goodbyes = futures::future::join_all(names.iter().map(|name| self.unregister(name)));
+        match tokio::time::timeout(GOODBYE_TIMEOUT, goodbyes).await {
+            Ok(results) => {
+                for (name, result) in names.iter().zip(results) {
+                    if let Err(error) = result {
+                        tracing::warn!(module = %name, %error, "could not unregister on shutdown");
+                    }
+                }
+            }
+            Err(_) => {
+                tracing::warn!(url = %self.inner.url, "the broker did not free this session's modules in time")
+            }
+        }
+        self.close();
+    }
+
     /// Close the connection: no more calls, heartbeats or served modules. The broker
-    /// notices the silence and unregisters what this session had registered.
+    /// notices the silence and unregisters what this session had registered;
+    /// [`shutdown`](Self::shutdown) frees them at once.
     pub fn close(&self) {
         self.inner.closed.send_replace(true);
         *self.inner.writer.borrow_mut() = Writer::Disconnected;
@@ -395,6 +429,7 @@ impl ClientSession {
         let recipient = self.inner.served.borrow().get(&module).map(|m| m.recipient.clone());
         let session = self.clone();
         let connection = self.inner.connection.get();
+        let exit = !post && method == "exit";
         actix_rt::spawn(async move {
             let result = match recipient {
                 None => Err(CallError::new(format!("no module named {module} in this process"))),
@@ -407,10 +442,18 @@ impl ClientSession {
                 tracing::debug!(%module, id, "reply dropped: the call came on a connection since replaced");
                 return;
             }
+            let exited = exit && result.is_ok();
             session.send(&match result {
                 Ok(value) => Envelope::Reply { id, value },
                 Err(error) => Envelope::Error { id, message: error.message },
             });
+            if exited {
+                // After the reply (unregistering fails the calls under way, exit's own too), so
+                // that the name is free before the process goes.
+                if let Err(error) = session.unregister(&module).await {
+                    tracing::warn!(%module, %error, "could not unregister after exit");
+                }
+            }
         });
     }
 
