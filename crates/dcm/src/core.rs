@@ -2,9 +2,11 @@
 //! No I/O, no clock, no allocation per cycle: the cycle thread and the tests drive it.
 
 mod actuator;
+mod capacity;
 mod request;
 
 pub use actuator::{Actuator, TimedCommand};
+pub use capacity::{peak, LengthChange};
 pub use request::{number, ActuatorCommands, Aliases, Request, RequestParser, UpdateType};
 
 use crate::device::{Conversion, DeviceKind, DeviceModel};
@@ -19,11 +21,25 @@ pub struct Overflow {
     pub capacity: usize,
 }
 
+/// A request the core refused, without naming it (naming allocates: the cycle thread
+/// only counts refusals).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refusal {
+    pub actuator: usize,
+    pub would_hold: usize,
+}
+
+/// Marks an actuator no group of the request being checked has touched yet.
+const UNTOUCHED: usize = usize::MAX;
+
 /// Every actuator's buffer and interpolation state, and the values last sent.
 pub struct DcmCore {
     actuators: Vec<Actuator>,
     conversions: Vec<Conversion>,
     capacity: usize,
+    /// While a request is checked: each actuator's length after the groups seen so far,
+    /// at most (`UNTOUCHED` otherwise). Preallocated: checking does not allocate.
+    lengths: Vec<usize>,
     /// What each actuator was sent at the last cycle, after rounding to precision.
     sent: Vec<f64>,
     raw: Vec<i64>,
@@ -49,7 +65,15 @@ impl DcmCore {
         let raw = model.actuators.iter().map(|spec| spec.to_hardware(spec.clamp(spec.initial))).collect();
         let count = actuators.len();
         let conversions = model.actuators.iter().map(|spec| spec.conversion()).collect();
-        DcmCore { actuators, conversions, capacity, sent, raw, fired: vec![false; count] }
+        DcmCore {
+            actuators,
+            conversions,
+            capacity,
+            lengths: vec![UNTOUCHED; count],
+            sent,
+            raw,
+            fired: vec![false; count],
+        }
     }
 
     pub fn buffer_len(&self, index: usize) -> usize {
@@ -58,23 +82,39 @@ impl DcmCore {
 
     /// Apply a whole request, or nothing when any buffer would overflow.
     pub fn apply(&mut self, request: &Request, model: &DeviceModel) -> Result<(), Overflow> {
+        self.apply_checked(request).map_err(|refusal| Overflow {
+            actuator: model.actuators[refusal.actuator].full_name(),
+            would_hold: refusal.would_hold,
+            capacity: self.capacity,
+        })
+    }
+
+    /// [`DcmCore::apply`] without naming the refused actuator: it does not allocate.
+    pub fn apply_checked(&mut self, request: &Request) -> Result<(), Refusal> {
+        let checked = self.check(request);
         for group in request.groups() {
-            let would_hold = self.actuators[group.actuator].len_after(group.update, &group.commands);
-            if would_hold > self.capacity {
-                return Err(Overflow {
-                    actuator: model.actuators[group.actuator].full_name(),
-                    would_hold,
-                    capacity: self.capacity,
-                });
-            }
+            self.lengths[group.actuator] = UNTOUCHED;
         }
-        // Two groups of one request may target the same actuator (an alias naming it
-        // twice); checked one by one above, they are re-checked while applying.
+        checked?;
         for group in request.groups() {
-            let actuator = &mut self.actuators[group.actuator];
-            if actuator.len_after(group.update, &group.commands) <= self.capacity {
-                actuator.apply(group.update, &group.commands);
+            self.actuators[group.actuator].apply(group.update, &group.commands);
+        }
+        Ok(())
+    }
+
+    /// Every group in order: the first group for an actuator is counted exactly against
+    /// its buffer, later ones for the same actuator (an alias naming it twice, a
+    /// producer's request) are bounded from the length before them.
+    fn check(&mut self, request: &Request) -> Result<(), Refusal> {
+        for group in request.groups() {
+            let would_hold = match self.lengths[group.actuator] {
+                UNTOUCHED => self.actuators[group.actuator].len_after(group.update, &group.commands),
+                before => LengthChange::of(group.update, group.commands.len()).after(before),
+            };
+            if would_hold > self.capacity {
+                return Err(Refusal { actuator: group.actuator, would_hold });
             }
+            self.lengths[group.actuator] = would_hold;
         }
         Ok(())
     }
@@ -120,5 +160,38 @@ impl DcmCore {
         for actuator in &mut self.actuators {
             actuator.apply(UpdateType::ClearAll, &[]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::RobotDescription;
+
+    fn commands(times: std::ops::Range<i32>) -> Vec<TimedCommand> {
+        times.map(|time| TimedCommand { time, value: 0.0 }).collect()
+    }
+
+    #[test]
+    fn groups_for_one_actuator_are_checked_in_order() {
+        let model = DeviceModel::new(RobotDescription::nao_v6()).unwrap();
+        let mut core = DcmCore::new(&model, 4, 0);
+        let mut full = Request::default();
+        full.push(0, UpdateType::Merge, commands(10..14));
+        core.apply(&full, &model).unwrap();
+        // Cleared by its own first group, the second then fits.
+        let mut request = Request::default();
+        request.push(0, UpdateType::ClearAll, commands(20..21));
+        request.push(0, UpdateType::Merge, commands(30..33));
+        core.apply(&request, &model).unwrap();
+        assert_eq!(core.buffer_len(0), 4);
+        // A Merge before the clear overflows first: refused whole, nothing applied.
+        let mut request = Request::default();
+        request.push(0, UpdateType::Merge, commands(40..41));
+        request.push(0, UpdateType::ClearAll, commands(50..51));
+        assert_eq!(core.apply_checked(&request), Err(Refusal { actuator: 0, would_hold: 5 }));
+        assert_eq!(core.buffer_len(0), 4);
+        let error = core.apply(&request, &model).unwrap_err();
+        assert!(error.to_string().contains("would hold 5 timed commands, the limit is 4"), "{error}");
     }
 }

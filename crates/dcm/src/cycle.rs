@@ -10,6 +10,7 @@
 mod clock;
 mod hooks;
 mod layout;
+mod queued;
 mod stats;
 mod wakeups;
 
@@ -26,7 +27,7 @@ use std::thread::{self, JoinHandle, Thread};
 
 use naobroker_memory::{timestamp_now, RtSlots};
 
-use crate::core::{DcmCore, Request, TimedCommand, UpdateType};
+use crate::core::{peak, DcmCore, LengthChange, Request, TimedCommand, UpdateType};
 use crate::device::DeviceModel;
 use crate::hardware::Hardware;
 use crate::time::DcmTime;
@@ -90,7 +91,11 @@ pub struct Shared {
     pub dcm_slots: DcmSlots,
     pub stats: CycleStats,
     buffer_len: Box<[AtomicU32]>,
-    in_flight: Box<[AtomicU32]>,
+    /// Per producer and actuator (`producer * actuators + actuator`): the commands of
+    /// that producer's requests not applied yet, whatever their update type.
+    queued: Box<[AtomicU32]>,
+    /// Per producer: how many of its requests the cycle applied.
+    applied: Box<[AtomicU64]>,
     pub capacity: usize,
     pub period_us: u32,
     pub clock: ClockMode,
@@ -139,11 +144,16 @@ impl Shared {
         }
     }
 
-    /// Commands an actuator may hold at most once everything queued is applied:
-    /// its buffer as last published plus what is on the way.
-    pub fn buffer_bound(&self, actuator: usize) -> usize {
-        self.buffer_len[actuator].load(Ordering::Acquire) as usize
-            + self.in_flight[actuator].load(Ordering::Acquire) as usize
+    fn queued_slot(&self, producer: usize, actuator: usize) -> &AtomicU32 {
+        &self.queued[producer * self.buffer_len.len() + actuator]
+    }
+
+    /// Commands for `actuator` that producers other than `producer` queued.
+    fn queued_by_others(&self, producer: usize, actuator: usize) -> usize {
+        (0..self.applied.len())
+            .filter(|&other| other != producer)
+            .map(|other| self.queued_slot(other, actuator).load(Ordering::SeqCst) as usize)
+            .sum()
     }
 
     pub fn buffer_len(&self, actuator: usize) -> usize {
@@ -153,8 +163,11 @@ impl Shared {
 
 /// One producer's queue into the cycle thread. Owned by one thread at a time.
 pub struct RequestChannel {
+    producer: usize,
     to_cycle: rtrb::Producer<ToCycle>,
     returned: rtrb::Consumer<Returned>,
+    /// This producer's requests the cycle has not applied yet.
+    queued: queued::Queued,
     shared: Arc<Shared>,
     model: Arc<DeviceModel>,
     next_hook_id: u32,
@@ -174,38 +187,63 @@ impl RequestChannel {
         Ok(())
     }
 
-    /// Queue a validated request; refused whole when a buffer could overflow.
+    /// Queue a validated request; refused whole when a buffer could overflow at any step
+    /// of applying it. The bound counts the buffer as last published, this producer's
+    /// queued requests in order (a queued `ClearAll` empties it), the request's own
+    /// groups in order (its `ClearAll` counts only what it brings), and other producers'
+    /// queued commands as if they came after: never fewer than the cycle will hold.
     pub fn send(&mut self, request: Request) -> Result<(), String> {
-        let capacity = self.shared.capacity;
-        let mut added: Vec<(usize, usize)> = Vec::with_capacity(request.groups().len());
-        for group in request.groups() {
-            let count = group.commands.len();
-            match added.iter_mut().find(|(a, _)| *a == group.actuator) {
-                Some((_, total)) => *total += count,
-                None => added.push((group.actuator, count)),
+        let changes: Vec<(usize, LengthChange)> = request
+            .groups()
+            .iter()
+            .map(|group| (group.actuator, LengthChange::of(group.update, group.commands.len())))
+            .collect();
+        // Reserved before checking (sequentially consistent): of two producers checking at
+        // once, at least one sees the other's commands.
+        self.reserve(&changes, true);
+        let checked = self.check(&changes).and_then(|()| self.push(ToCycle::Apply(Box::new(request))));
+        match checked {
+            Ok(()) => self.queued.push(changes),
+            Err(_) => self.reserve(&changes, false),
+        }
+        checked
+    }
+
+    /// Add (or take back) this producer's queued counts for other producers to see.
+    fn reserve(&self, changes: &[(usize, LengthChange)], add: bool) {
+        for &(actuator, change) in changes {
+            let slot = self.shared.queued_slot(self.producer, actuator);
+            let count = change.count() as u32;
+            if add {
+                slot.fetch_add(count, Ordering::SeqCst);
+            } else {
+                slot.fetch_sub(count, Ordering::SeqCst);
             }
         }
-        for &(actuator, count) in &added {
-            let would_hold = self.shared.buffer_bound(actuator) + count;
-            if would_hold > capacity {
+    }
+
+    fn check(&mut self, changes: &[(usize, LengthChange)]) -> Result<(), String> {
+        self.queued.forget_applied(self.shared.applied[self.producer].load(Ordering::SeqCst));
+        for (position, &(actuator, _)) in changes.iter().enumerate() {
+            if changes[..position].iter().any(|(earlier, _)| *earlier == actuator) {
+                continue;
+            }
+            // Queued commands first, the buffer after: a request the cycle applies between
+            // the two reads is counted twice, never missed.
+            let others = self.shared.queued_by_others(self.producer, actuator);
+            let start = self.shared.buffer_len[actuator].load(Ordering::SeqCst) as usize;
+            let new = changes.iter().filter(|(target, _)| *target == actuator).map(|(_, change)| *change);
+            let would_hold = peak(start, self.queued.changes_for(actuator), new, others);
+            if would_hold > self.shared.capacity {
                 return Err(crate::core::Overflow {
                     actuator: self.model.actuators[actuator].full_name(),
                     would_hold,
-                    capacity,
+                    capacity: self.shared.capacity,
                 }
                 .to_string());
             }
         }
-        for &(actuator, count) in &added {
-            self.shared.in_flight[actuator].fetch_add(count as u32, Ordering::AcqRel);
-        }
-        let pushed = self.push(ToCycle::Apply(Box::new(request)));
-        if pushed.is_err() {
-            for &(actuator, count) in &added {
-                self.shared.in_flight[actuator].fetch_sub(count as u32, Ordering::AcqRel);
-            }
-        }
-        pushed
+        Ok(())
     }
 
     pub fn force_sensor(&mut self, sensor: usize, value: Option<f64>) -> Result<(), String> {
@@ -272,7 +310,8 @@ impl CycleThread {
             dcm_slots,
             stats: CycleStats::default(),
             buffer_len: (0..actuators).map(|_| AtomicU32::new(0)).collect(),
-            in_flight: (0..actuators).map(|_| AtomicU32::new(0)).collect(),
+            queued: (0..actuators * config.producers).map(|_| AtomicU32::new(0)).collect(),
+            applied: (0..config.producers).map(|_| AtomicU64::new(0)).collect(),
             capacity: config.buffer_capacity,
             period_us: config.period_us.max(100),
             clock: config.clock,
@@ -285,12 +324,14 @@ impl CycleThread {
         });
         let mut channels = Vec::with_capacity(config.producers);
         let mut inbound = Vec::with_capacity(config.producers);
-        for _ in 0..config.producers {
+        for producer in 0..config.producers {
             let (to_cycle, from_producer) = rtrb::RingBuffer::new(config.queue_capacity);
             let (to_producer, returned) = rtrb::RingBuffer::new(config.queue_capacity);
             channels.push(RequestChannel {
+                producer,
                 to_cycle,
                 returned,
+                queued: queued::Queued::default(),
                 shared: Arc::clone(&shared),
                 model: Arc::clone(&model),
                 next_hook_id: 0,
@@ -307,6 +348,8 @@ impl CycleThread {
             hooks: Vec::with_capacity(MAX_HOOKS),
             hook_commands: HookCommands::with_capacity(actuators * 2),
             sensors: model.sensors.iter().map(|s| s.initial).collect(),
+            acks: vec![0; actuators],
+            nacks: vec![0; actuators],
             core,
             model,
             hardware,
@@ -353,6 +396,9 @@ struct Cycle {
     hooks: Vec<Box<Hook>>,
     hook_commands: HookCommands,
     sensors: Vec<f64>,
+    /// Each actuator's answers so far (`.../Ack`, `.../Nack`).
+    acks: Vec<u64>,
+    nacks: Vec<u64>,
     reports: rtrb::Producer<CycleReport>,
     wake: UnixDatagram,
     hook_budget_ns: i64,
@@ -411,6 +457,7 @@ impl Cycle {
         self.apply_hook_commands(time);
         self.core.cycle(time);
         self.hardware.write_actuators(time, self.core.sent(), self.core.raw(), self.core.fired());
+        self.hardware.count_answers(&mut self.acks, &mut self.nacks);
         let compute_ns = monotonic_ns() - woke_ns;
         self.publish(cycle, time, compute_ns, lateness_ns);
         self.run_hooks(Phase::Post, cycle, time);
@@ -440,15 +487,19 @@ impl Cycle {
             while let Ok(message) = self.inbound[producer].0.pop() {
                 match message {
                     ToCycle::Apply(request) => {
-                        if self.core.apply(&request, &self.model).is_err() {
+                        if self.core.apply_checked(&request).is_err() {
                             self.shared.stats.refused.fetch_add(1, Ordering::Relaxed);
                         }
+                        // The new lengths before the queued counts drop: a producer reading
+                        // in between counts the request twice, never zero times.
                         for group in request.groups() {
                             let len = self.core.buffer_len(group.actuator) as u32;
                             self.shared.buffer_len[group.actuator].store(len, Ordering::Release);
-                            self.shared.in_flight[group.actuator]
+                            self.shared
+                                .queued_slot(producer, group.actuator)
                                 .fetch_sub(group.commands.len() as u32, Ordering::AcqRel);
                         }
+                        self.shared.applied[producer].fetch_add(1, Ordering::AcqRel);
                         self.give_back(producer, Returned::Request(request));
                     }
                     ToCycle::ForceSensor { sensor, value } => {
@@ -532,6 +583,8 @@ impl Cycle {
         let keys = &self.shared.dcm_slots;
         for (index, value) in self.core.sent().iter().enumerate() {
             slots.set(keys.actuators + index, *value);
+            slots.set(keys.actuator_ack + index, self.acks[index] as f64);
+            slots.set(keys.actuator_nack + index, self.nacks[index] as f64);
             self.shared.buffer_len[index].store(self.core.buffer_len(index) as u32, Ordering::Release);
         }
         for (index, value) in self.sensors.iter().enumerate() {
