@@ -6,7 +6,8 @@ pub mod sim;
 
 use crate::time::DcmTime;
 
-/// Health of the link to the boards, published as `HAL/Ack`, `HAL/Nack`, `HAL/Error`.
+/// Health of the link to the boards, published as `HAL/Ack`, `HAL/Nack`, `HAL/Error`
+/// (each actuator's own answers are counted apart: [`Hardware::count_answers`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LinkStatus {
     pub ack: u64,
@@ -26,6 +27,16 @@ pub trait Hardware: Send {
 
     fn link(&self) -> LinkStatus {
         LinkStatus::default()
+    }
+
+    /// Count the devices' answers received since the last call, per actuator: add to
+    /// `acks[i]` the writes actuator `i`'s device acknowledged, to `nacks[i]` those it did
+    /// not answer. Called once per cycle, after `write_actuators`. By default every write
+    /// is acknowledged at once: a backend whose writes cannot fail, as the simulation.
+    fn count_answers(&mut self, acks: &mut [u64], _nacks: &mut [u64]) {
+        for ack in acks {
+            *ack += 1;
+        }
     }
 
     /// Force a sensor to a value (`None` releases it). Only a simulation can.

@@ -114,7 +114,11 @@ fn frames_flow_both_ways_and_the_link_survives_an_unplug() {
     drop(emulator);
     let errors_before = bench.slot("HAL/Error");
     let acks = bench.slot("HAL/Ack");
+    let nacks = bench.slot("Device/SubDeviceList/HeadYaw/Position/Actuator/Nack");
     bench.step_until("errors to be counted", |b| b.slot("HAL/Error") > errors_before + 2.0);
+    bench.step_until("frames the board did not answer to count as each actuator's Nack", |b| {
+        b.slot("Device/SubDeviceList/HeadYaw/Position/Actuator/Nack") > nacks + 2.0
+    });
     assert_eq!(bench.slot("Device/SubDeviceList/HeadYaw/Position/Actuator/Value"), 0.5, "actuators hold");
     let held = bench.slot("Device/SubDeviceList/Battery/Charge/Sensor/Value");
     assert!(held > 0.0, "sensors hold their last values");
@@ -140,5 +144,15 @@ fn frames_flow_both_ways_and_the_link_survives_an_unplug() {
 fn refused_frames_are_counted_as_nack() {
     let (bench, _emulator) = Bench::new("nack", Some(2));
     bench.step_until("acks and nacks", |b| b.slot("HAL/Ack") >= 3.0 && b.slot("HAL/Nack") >= 3.0);
+    // One frame carries every actuator: each counts the board's answers to the frames.
+    let yaw = "Device/SubDeviceList/HeadYaw/Position/Actuator";
+    let led = "Device/SubDeviceList/ChestBoard/Led/Red/Actuator";
+    bench.step_until("each actuator's acks and nacks", |b| {
+        b.slot(&format!("{yaw}/Ack")) >= 3.0 && b.slot(&format!("{yaw}/Nack")) >= 3.0
+    });
+    // The manual clock: no cycle runs between these reads.
+    let (ack, nack) = (bench.slot(&format!("{yaw}/Ack")), bench.slot(&format!("{yaw}/Nack")));
+    assert_eq!((bench.slot(&format!("{led}/Ack")), bench.slot(&format!("{led}/Nack"))), (ack, nack));
+    assert!(ack <= bench.slot("HAL/Ack"), "a frame is acked before the cycle counts it");
     let _ = std::fs::remove_dir_all(bench.link.parent().unwrap());
 }

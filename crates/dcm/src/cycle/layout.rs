@@ -1,3 +1,5 @@
+//! Where the DCM's keys live among ALMemory's real-time slots, laid out once at start-up.
+
 use naobroker_memory::{SlotKind, SlotLayout};
 
 use crate::device::DeviceModel;
@@ -9,6 +11,9 @@ pub struct DcmSlots {
     pub actuators: usize,
     pub actuator_gain: usize,
     pub actuator_offset: usize,
+    /// Each actuator's `.../Ack` and `.../Nack` counters (NAOqi: device answered, did not).
+    pub actuator_ack: usize,
+    pub actuator_nack: usize,
     pub sensors: usize,
     pub time: usize,
     pub cycle: usize,
@@ -27,24 +32,28 @@ impl DcmSlots {
     /// Lay out every key the DCM publishes, once, at start-up.
     pub fn layout(model: &DeviceModel) -> (SlotLayout, DcmSlots) {
         let mut layout = SlotLayout::new();
-        let mut block = |names: Vec<String>| {
+        let mut block = |names: Vec<String>, kind: SlotKind| {
             let first = layout.len();
             for name in names {
-                layout.add(&name, SlotKind::Float);
+                layout.add(&name, kind);
             }
-            (first, ())
+            first
         };
-        let (actuators, ()) = block(model.actuators.iter().map(|a| a.full_name()).collect());
-        let (actuator_gain, ()) =
-            block(model.actuators.iter().map(|a| property(&a.full_name(), "Gain")).collect());
-        let (actuator_offset, ()) =
-            block(model.actuators.iter().map(|a| property(&a.full_name(), "Offset")).collect());
-        let (sensors, ()) = block(model.sensors.iter().map(|s| s.full_name()).collect());
+        let actuators = block(model.actuators.iter().map(|a| a.full_name()).collect(), SlotKind::Float);
+        let actuator_property =
+            |name: &str| model.actuators.iter().map(|a| property(&a.full_name(), name)).collect();
+        let actuator_gain = block(actuator_property("Gain"), SlotKind::Float);
+        let actuator_offset = block(actuator_property("Offset"), SlotKind::Float);
+        let actuator_ack = block(actuator_property("Ack"), SlotKind::Int);
+        let actuator_nack = block(actuator_property("Nack"), SlotKind::Int);
+        let sensors = block(model.sensors.iter().map(|s| s.full_name()).collect(), SlotKind::Float);
         let mut add = |name: &str, kind: SlotKind| layout.add(name, kind);
         let slots = DcmSlots {
             actuators,
             actuator_gain,
             actuator_offset,
+            actuator_ack,
+            actuator_nack,
             sensors,
             time: add("DCM/Time", SlotKind::Int),
             cycle: add("DCM/Cycle", SlotKind::Int),

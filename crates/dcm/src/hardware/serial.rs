@@ -103,6 +103,8 @@ struct Link {
     ack: AtomicU64,
     nack: AtomicU64,
     errors: AtomicU64,
+    /// Frames the board did not acknowledge: not sent (no port), unanswered, refused.
+    unanswered: AtomicU64,
     stop: AtomicBool,
     io_thread: OnceLock<Thread>,
 }
@@ -113,6 +115,8 @@ pub struct SerialBoard {
     sensor_bits: Vec<u64>,
     no_flags: Vec<bool>,
     last_sensor_sequence: u32,
+    /// `ack` and `unanswered` as last counted into the actuators' answers.
+    counted: (u64, u64),
     io: Option<JoinHandle<()>>,
 }
 
@@ -126,6 +130,7 @@ impl SerialBoard {
             ack: AtomicU64::new(0),
             nack: AtomicU64::new(0),
             errors: AtomicU64::new(0),
+            unanswered: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             io_thread: OnceLock::new(),
         });
@@ -139,6 +144,7 @@ impl SerialBoard {
             sensor_bits: vec![0; sensors],
             no_flags: Vec::new(),
             last_sensor_sequence: 0,
+            counted: (0, 0),
             io: Some(io),
         })
     }
@@ -170,6 +176,18 @@ impl Hardware for SerialBoard {
         self.link.actuators.write(time, raw.iter().map(|&r| r as u64), fired);
         if let Some(io) = self.link.io_thread.get() {
             io.unpark();
+        }
+    }
+
+    /// One frame carries every actuator: each counts the board's answers to the frames.
+    fn count_answers(&mut self, acks: &mut [u64], nacks: &mut [u64]) {
+        let answered = self.link.ack.load(Ordering::Relaxed);
+        let unanswered = self.link.unanswered.load(Ordering::Relaxed);
+        let (new_acks, new_nacks) = (answered - self.counted.0, unanswered - self.counted.1);
+        self.counted = (answered, unanswered);
+        for (ack, nack) in acks.iter_mut().zip(nacks.iter_mut()) {
+            *ack += new_acks;
+            *nack += new_nacks;
         }
     }
 
@@ -227,9 +245,16 @@ impl SerialIo {
             }
             self.last_sent = sequence;
             if self.port.is_none() && !self.open() {
+                self.link.unanswered.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
-            match self.exchange(time) {
+            // Only this thread counts acks: unchanged after the exchange, it was not acked.
+            let acked = self.link.ack.load(Ordering::Relaxed);
+            let exchanged = self.exchange(time);
+            if self.link.ack.load(Ordering::Relaxed) == acked {
+                self.link.unanswered.fetch_add(1, Ordering::Relaxed);
+            }
+            match exchanged {
                 Ok(()) => self.set_healthy(true, "board answering"),
                 Err(error) => {
                     self.link.errors.fetch_add(1, Ordering::Relaxed);
