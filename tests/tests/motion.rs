@@ -221,10 +221,10 @@ fn bad_input_is_named() {
     let robot = Robot::new();
     let cases: Vec<(&str, Vec<Value>, &str)> = vec![
         ("setAngles", vec!["Tail".into(), v(0.0), v(0.5)], "unknown joint or chain \"Tail\""),
-        ("setAngles", vec!["Head".into(), Value::Array(vec![v(0.1)]), v(0.5)], "1 angles for 2 joints"),
+        ("setAngles", vec!["Head".into(), Value::Array(vec![v(0.1)]), v(0.5)], "1 number for 2 joints"),
         ("setAngles", vec!["HeadYaw".into(), v(0.1), v(1.5)], "fractionMaxSpeed must be in (0, 1], got 1.5"),
         ("setAngles", vec!["HeadYaw".into(), v(0.1), v(0.0)], "fractionMaxSpeed must be in (0, 1], got 0"),
-        ("setAngles", vec!["HeadYaw".into(), v(f64::NAN), v(0.5)], "NaN angles for HeadYaw"),
+        ("setAngles", vec!["HeadYaw".into(), v(f64::NAN), v(0.5)], "HeadYaw: expected a finite number"),
         (
             "angleInterpolation",
             vec![
@@ -243,12 +243,12 @@ fn bad_input_is_named() {
                 Value::Array(vec![v(1.0)]),
                 true.into(),
             ],
-            "HeadYaw: 2 angles but 1 times",
+            "HeadYaw has 2 angles but 1 time",
         ),
         (
             "angleInterpolation",
             vec!["HeadYaw".into(), Value::Array(vec![v(f64::NAN)]), Value::Array(vec![v(1.0)]), true.into()],
-            "NaN angle for HeadYaw",
+            "angleLists: HeadYaw: expected a finite number, got NaN",
         ),
         (
             "angleInterpolationWithSpeed",

@@ -117,6 +117,28 @@ impl<M: Module> Methods<M> {
         )
     }
 
+    /// A method that waits, after checks made at once: when the handler answers `Err`, the
+    /// call fails at once and so does its `post` (no task id), instead of a task that fails.
+    pub fn add_async_checked<A, R, F, Fut>(&mut self, name: &str, help: &str, handler: F) -> &mut Self
+    where
+        A: Args + 'static,
+        R: Serialize + 'static,
+        F: Fn(&mut M, &ModuleContext, A) -> Result<Fut, CallError> + 'static,
+        Fut: Future<Output = Result<R, CallError>> + 'static,
+    {
+        self.push::<A, R>(
+            name,
+            help,
+            Box::new(move |module, context, args| match A::decode(args).map_err(CallError::new) {
+                Ok(args) => match handler(module, context, args) {
+                    Ok(future) => Outcome::Later(future.map(encode).boxed_local()),
+                    Err(error) => Outcome::Now(Err(error)),
+                },
+                Err(error) => Outcome::Now(Err(error)),
+            }),
+        )
+    }
+
     fn push<A: Args, R>(&mut self, name: &str, help: &str, handler: Handler<M>) -> &mut Self {
         let info =
             MethodInfo { name: name.to_owned(), signature: signature::<A, R>(), help: help.to_owned() };

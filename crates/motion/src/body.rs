@@ -1,7 +1,8 @@
 //! Joint names, chains and groups as ALMotion users know them.
 
 use naobroker_dcm::device::{DeviceModel, JointSpec};
-use naobroker_framework::Value;
+use naobroker_framework::{excerpt, Value};
+use naobroker_protocol::value_excerpt;
 
 /// One body joint. RHipYawPitch shares LHipYawPitch's motor: it has its own name
 /// and drives the same actuators.
@@ -35,6 +36,9 @@ pub struct Body {
 }
 
 const CHAIN_ORDER: [&str; 5] = ["Head", "LArm", "LLeg", "RLeg", "RArm"];
+
+/// What NAOqi calls "Actuators": the hands at the end of the arms, outside "Joints".
+const HANDS: [&str; 2] = ["LHand", "RHand"];
 
 impl Body {
     pub fn new(model: &DeviceModel) -> Result<Body, String> {
@@ -96,7 +100,9 @@ impl Body {
         Ok(Body { joints, motors, chains })
     }
 
-    /// Joint indices a name stands for: a joint, a chain or a group.
+    /// Joint indices a name stands for: a joint, a chain or a group. As on NAOqi, "Joints"
+    /// leaves out the hands, "Actuators" is the hands alone, "Body" and "JointActuators" are
+    /// both.
     pub fn expand(&self, name: &str) -> Result<Vec<usize>, String> {
         if let Some(index) = self.joints.iter().position(|j| j.name == name) {
             return Ok(vec![index]);
@@ -104,12 +110,18 @@ impl Body {
         let of_chains = |chains: &[&str]| -> Vec<usize> {
             (0..self.joints.len()).filter(|&i| chains.contains(&self.joints[i].chain.as_str())).collect()
         };
+        let hands = |wanted: bool| -> Vec<usize> {
+            let is_hand = |i: &usize| HANDS.contains(&self.joints[*i].name.as_str());
+            (0..self.joints.len()).filter(|i| is_hand(i) == wanted).collect()
+        };
         let expanded = match name {
-            "Body" | "Joints" | "JointActuators" => (0..self.joints.len()).collect(),
+            "Body" | "JointActuators" => (0..self.joints.len()).collect(),
+            "Joints" => hands(false),
+            "Actuators" => hands(true),
             "Arms" => of_chains(&["LArm", "RArm"]),
             "Legs" => of_chains(&["LLeg", "RLeg"]),
             chain if self.chains.iter().any(|c| c == chain) => of_chains(&[chain]),
-            _ => return Err(format!("unknown joint or chain {name:?}")),
+            _ => return Err(format!("unknown joint or chain {:?}", excerpt(name))),
         };
         Ok(expanded)
     }
@@ -121,14 +133,35 @@ impl Body {
             Value::Array(items) => {
                 let mut joints = Vec::new();
                 for item in items {
-                    let name =
-                        item.as_str().ok_or_else(|| format!("joint names must be strings, got {item}"))?;
+                    let name = item.as_str().ok_or_else(|| {
+                        format!("names: joint names must be strings, got {}", value_excerpt(item))
+                    })?;
                     joints.extend(self.expand(name)?);
                 }
                 Ok(joints)
             }
-            other => Err(format!("names must be a string or a list of strings, got {other}")),
+            other => Err(format!("names: expected a name or a list of names, got {}", value_excerpt(other))),
         }
+    }
+
+    /// Which of `joints` drive their motor, one per motor: the motor's own joint wins
+    /// (LHipYawPitch over RHipYawPitch, as NAOqi gives it priority), else the first named.
+    pub fn drivers(&self, joints: &[usize]) -> Vec<bool> {
+        let owns = |joint: usize| self.motors[self.joints[joint].motor].name == self.joints[joint].name;
+        let mut chosen: Vec<Option<usize>> = vec![None; self.motors.len()];
+        for (index, &joint) in joints.iter().enumerate() {
+            let slot = &mut chosen[self.joints[joint].motor];
+            match *slot {
+                None => *slot = Some(index),
+                Some(current) if owns(joint) && !owns(joints[current]) => *slot = Some(index),
+                Some(_) => {}
+            }
+        }
+        let mut drives = vec![false; joints.len()];
+        for index in chosen.into_iter().flatten() {
+            drives[index] = true;
+        }
+        drives
     }
 
     /// `getBodyNames`: a chain, a group or "Chains".
@@ -163,5 +196,64 @@ mod tests {
         let l = body.expand("LHipYawPitch").unwrap()[0];
         assert_eq!(body.joints[r].motor, body.joints[l].motor);
         assert!(body.expand("Tail").unwrap_err().contains("unknown joint or chain \"Tail\""));
+    }
+
+    fn nao() -> Body {
+        Body::new(&DeviceModel::new(RobotDescription::nao_v6()).unwrap()).unwrap()
+    }
+
+    fn names(body: &Body, names: Value) -> Vec<String> {
+        body.resolve(&names).unwrap().into_iter().map(|j| body.joints[j].name.clone()).collect()
+    }
+
+    #[test]
+    fn naoqi_groups_joints_leave_out_the_hands_actuators_are_the_hands() {
+        let body = nao();
+        let joints = body.body_names("Joints").unwrap();
+        assert_eq!(joints.len(), 24);
+        assert!(!joints.iter().any(|name| name.ends_with("Hand")));
+        assert_eq!(body.body_names("Actuators").unwrap(), ["LHand", "RHand"]);
+        assert_eq!(body.body_names("JointActuators").unwrap(), body.body_names("Body").unwrap());
+        assert_eq!(body.body_names("Body").unwrap().len(), 26);
+        assert_eq!(body.body_names("Legs").unwrap().len(), 12);
+    }
+
+    #[test]
+    fn names_are_a_joint_a_chain_a_group_or_a_list_mixing_them() {
+        let body = nao();
+        assert_eq!(names(&body, "HeadPitch".into()), ["HeadPitch"]);
+        assert_eq!(names(&body, "Head".into()), ["HeadYaw", "HeadPitch"]);
+        assert_eq!(
+            names(&body, Value::Array(vec!["Head".into(), "LHand".into()])),
+            ["HeadYaw", "HeadPitch", "LHand"]
+        );
+        assert_eq!(
+            names(&body, Value::Array(vec!["Actuators".into(), "HeadYaw".into()])),
+            ["LHand", "RHand", "HeadYaw"]
+        );
+        let error = body.resolve(&Value::Array(vec!["Head".into(), 3.into()])).unwrap_err();
+        assert_eq!(error, "names: joint names must be strings, got 3");
+        let error = body.resolve(&Value::from(1.5)).unwrap_err();
+        assert_eq!(error, "names: expected a name or a list of names, got 1.5");
+    }
+
+    #[test]
+    fn one_driver_per_motor_the_motors_own_joint_first() {
+        let body = nao();
+        let all = body.resolve(&"Body".into()).unwrap();
+        let drives = body.drivers(&all);
+        let skipped: Vec<&str> = all
+            .iter()
+            .zip(&drives)
+            .filter(|(_, d)| !**d)
+            .map(|(&j, _)| body.joints[j].name.as_str())
+            .collect();
+        assert_eq!(skipped, ["RHipYawPitch"], "LHipYawPitch drives the shared motor");
+        let hips = body.resolve(&Value::Array(vec!["RHipYawPitch".into(), "LHipYawPitch".into()])).unwrap();
+        assert_eq!(body.drivers(&hips), [false, true]);
+        let right_only = body.resolve(&"RHipYawPitch".into()).unwrap();
+        assert_eq!(body.drivers(&right_only), [true]);
+        let twice = body.resolve(&Value::Array(vec!["HeadYaw".into(), "Head".into()])).unwrap();
+        assert_eq!(body.drivers(&twice), [true, false, true], "the first of the same joint");
     }
 }

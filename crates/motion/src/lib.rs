@@ -6,6 +6,7 @@ pub mod body;
 pub mod engine;
 mod module;
 mod runner;
+mod shapes;
 pub mod trajectory;
 
 use std::sync::Arc;

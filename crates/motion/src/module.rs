@@ -15,6 +15,8 @@ use crate::engine::{Channel, FromEngine, ToEngine, TrackEntry};
 use crate::runner::{MotionShared, MotionThread};
 use crate::trajectory::Track;
 
+mod joint_methods;
+
 /// NAO's StandInit posture (radians), used by `wakeUp`.
 const STAND_INIT: &[(&str, f64)] = &[
     ("HeadYaw", 0.0),
@@ -123,22 +125,47 @@ impl Client {
         tracks: Vec<TrackEntry>,
     ) -> Result<(u64, oneshot::Receiver<bool>), CallError> {
         let id = self.next_id.get() + 1;
-        self.next_id.set(id);
         let motors = tracks.iter().fold(0u64, |mask, t| mask | 1 << t.motor);
+        // Sent first: a task the queue refused is not listed, and its id is not used.
+        self.send(ToEngine::Start(Box::new(crate::engine::MotionTask { id, tracks })))?;
+        self.next_id.set(id);
         let (done, finished) = oneshot::channel();
         self.waiters.borrow_mut().insert(id, done);
         self.tasks.borrow_mut().push(TaskInfo { id, name, motors });
-        self.send(ToEngine::Start(Box::new(crate::engine::MotionTask { id, tracks })))?;
         Ok((id, finished))
+    }
+
+    /// Start a task now; the future waits for its end (`Ok(false)`: killed or replaced).
+    /// Dropping the future first kills the task (`stop` on a posted call).
+    fn begin(
+        self: &Rc<Self>,
+        name: &'static str,
+        tracks: Vec<TrackEntry>,
+    ) -> Result<impl std::future::Future<Output = Result<bool, CallError>>, CallError> {
+        let (id, finished) = self.start(name, tracks)?;
+        let guard = KillOnDrop { client: Rc::clone(self), id, armed: true };
+        Ok(async move {
+            // The whole guard moves in (not just the field assigned below), to live as long.
+            let mut guard = guard;
+            let completed = finished.await.map_err(|_| CallError::new("ALMotion stopped"))?;
+            guard.armed = false;
+            Ok(completed)
+        })
     }
 
     /// Start a task and wait for its end; `Ok(false)` when it was killed or replaced.
     async fn run(self: Rc<Self>, name: &'static str, tracks: Vec<TrackEntry>) -> Result<bool, CallError> {
-        let (id, finished) = self.start(name, tracks)?;
-        let mut guard = KillOnDrop { client: Rc::clone(&self), id, armed: true };
-        let completed = finished.await.map_err(|_| CallError::new("ALMotion stopped"))?;
-        guard.armed = false;
-        Ok(completed)
+        self.begin(name, tracks)?.await
+    }
+
+    /// Joint names, for messages about the joints of a call.
+    fn names(&self, joints: &[usize]) -> Vec<&str> {
+        joints.iter().map(|&joint| self.joint_name(joint)).collect()
+    }
+
+    /// A track of a joint (on its motor).
+    fn track(&self, joint: usize, channel: Channel, track: Track, relative: bool) -> TrackEntry {
+        TrackEntry { motor: self.body.joints[joint].motor, channel, track, relative }
     }
 
     /// Read everything the motion thread reported. Queries call it first: under the
@@ -163,27 +190,6 @@ impl Client {
 
     fn joint_name(&self, joint: usize) -> &str {
         &self.body.joints[joint].name
-    }
-
-    /// Numbers for each joint: one number for all, or one per joint.
-    fn per_joint(&self, joints: &[usize], values: &Value, what: &str) -> Result<Vec<f64>, CallError> {
-        let numbers: Vec<f64> = match values {
-            Value::Array(items) => items.iter().map(|v| number(v, what)).collect::<Result<_, _>>()?,
-            single => vec![number(single, what)?; joints.len()],
-        };
-        if numbers.len() != joints.len() {
-            return Err(CallError::new(format!(
-                "{} {what} for {} joints: the lists must match",
-                numbers.len(),
-                joints.len()
-            )));
-        }
-        for (value, &joint) in numbers.iter().zip(joints) {
-            if value.is_nan() {
-                return Err(CallError::new(format!("NaN {what} for {}", self.joint_name(joint))));
-            }
-        }
-        Ok(numbers)
     }
 
     fn clamp_angle(&self, joint: usize, angle: f64) -> f64 {
@@ -252,72 +258,6 @@ impl Client {
             })
             .collect()
     }
-}
-
-fn number(value: &Value, what: &str) -> Result<f64, CallError> {
-    Ok(naobroker_dcm::core::number(value, what)?)
-}
-
-/// One joint's key frames: (angles, times in s).
-type KeyFrames = (Vec<f64>, Vec<f64>);
-
-/// Key frames per joint: `lists` is one list per joint, or one list (or number) for a
-/// single joint; `times` likewise, or one list shared by all joints.
-fn key_frames(
-    client: &Client,
-    joints: &[usize],
-    lists: &Value,
-    times: &Value,
-) -> Result<Vec<KeyFrames>, CallError> {
-    let per_joint = |value: &Value, what: &str| -> Result<Vec<Vec<f64>>, CallError> {
-        let as_list = |v: &Value| -> Result<Vec<f64>, CallError> {
-            match v {
-                Value::Array(items) => items.iter().map(|x| number(x, what)).collect(),
-                single => Ok(vec![number(single, what)?]),
-            }
-        };
-        match value {
-            Value::Array(items) if joints.len() > 1 && items.iter().all(|i| matches!(i, Value::Array(_))) => {
-                items.iter().map(as_list).collect()
-            }
-            Value::Array(items) if joints.len() > 1 && what == "times" => {
-                Ok(vec![as_list(&Value::Array(items.clone()))?; joints.len()])
-            }
-            Value::Array(items) if joints.len() > 1 => items.iter().map(as_list).collect(),
-            single => Ok(vec![as_list(single)?]),
-        }
-    };
-    let angles = per_joint(lists, "angles")?;
-    let times = per_joint(times, "times")?;
-    if angles.len() != joints.len() || times.len() != joints.len() {
-        return Err(CallError::new(format!(
-            "{} joints but {} angle lists and {} time lists: the lists must match",
-            joints.len(),
-            angles.len(),
-            times.len()
-        )));
-    }
-    let mut frames = Vec::with_capacity(joints.len());
-    for ((&joint, angles), times) in joints.iter().zip(angles).zip(times) {
-        let name = client.joint_name(joint);
-        if angles.len() != times.len() {
-            return Err(CallError::new(format!("{name}: {} angles but {} times", angles.len(), times.len())));
-        }
-        if angles.iter().any(|a| a.is_nan()) {
-            return Err(CallError::new(format!("NaN angle for {name}")));
-        }
-        let mut previous = 0.0;
-        for &time in &times {
-            if time.is_nan() || time <= previous {
-                return Err(CallError::new(format!(
-                    "{name}: key-frame times must be positive and increasing, got {times:?}"
-                )));
-            }
-            previous = time;
-        }
-        frames.push((angles, times));
-    }
-    Ok(frames)
 }
 
 /// The ALMotion module.
@@ -405,76 +345,15 @@ impl Module for ALMotion {
 
     fn methods(m: &mut Methods<Self>) {
         m.add("setAngles", "setAngles(names, angles, fractionMaxSpeed): move toward the angles, non-blocking (reactive).",
-            |this, _, (names, angles, fraction): (Value, Value, f64)| {
-                let fraction = Client::fraction(fraction)?;
-                let joints = this.joints(&names)?;
-                let targets = this.client.per_joint(&joints, &angles, "angles")?;
-                let tracks = joints.iter().zip(&targets).map(|(&j, &target)| {
-                    let spec = &this.client.body.joints[j].spec;
-                    TrackEntry { motor: this.client.body.joints[j].motor, channel: Channel::Position, track: Track::Toward { target: this.client.clamp_angle(j, target), speed: fraction * spec.max_velocity }, relative: false }
-                }).collect();
-                this.client.start("setAngles", tracks)?;
-                Ok(())
-            })
+            joint_methods::set_angles)
         .add("changeAngles", "changeAngles(names, changes, fractionMaxSpeed): setAngles relative to the current command.",
-            |this, _, (names, changes, fraction): (Value, Value, f64)| {
-                let fraction = Client::fraction(fraction)?;
-                let joints = this.joints(&names)?;
-                let changes = this.client.per_joint(&joints, &changes, "changes")?;
-                let tracks = joints.iter().zip(&changes).map(|(&j, &change)| {
-                    let joint = &this.client.body.joints[j];
-                    let target = this.client.clamp_angle(j, this.client.shared.position(joint.motor) + change);
-                    TrackEntry { motor: joint.motor, channel: Channel::Position, track: Track::Toward { target, speed: fraction * joint.spec.max_velocity }, relative: false }
-                }).collect();
-                this.client.start("changeAngles", tracks)?;
-                Ok(())
-            })
-        .add_async("angleInterpolation", "angleInterpolation(names, angleLists, timeLists, isAbsolute): smooth key frames (times in s); blocks until done.",
-            |this, _, (names, angles, times, absolute): (Value, Value, Value, bool)| {
-                let client = Rc::clone(&this.client);
-                let tracks = this.joints(&names).and_then(|joints| {
-                    let frames = key_frames(&client, &joints, &angles, &times)?;
-                    Ok(joints.iter().zip(frames).map(|(&j, (angles, times))| TrackEntry {
-                        motor: client.body.joints[j].motor,
-                        channel: Channel::Position,
-                        track: Track::Keys { times, values: if absolute { angles.iter().map(|&a| client.clamp_angle(j, a)).collect() } else { angles } },
-                        relative: !absolute,
-                    }).collect::<Vec<_>>())
-                });
-                async move { client.run("angleInterpolation", tracks?).await.map(|_| ()) }
-            })
-        .add_async("angleInterpolationWithSpeed", "angleInterpolationWithSpeed(names, targetAngles, fractionMaxSpeed): blocks until done.",
-            |this, _, (names, targets, fraction): (Value, Value, f64)| {
-                let client = Rc::clone(&this.client);
-                let tracks = Client::fraction(fraction).and_then(|fraction| {
-                    let joints = this.joints(&names)?;
-                    let targets = client.per_joint(&joints, &targets, "angles")?;
-                    Ok(client.with_speed(&joints, &targets, fraction))
-                });
-                async move { client.run("angleInterpolationWithSpeed", tracks?).await.map(|_| ()) }
-            })
-        .add_async("angleInterpolationBezier", "angleInterpolationBezier(names, times, controlPoints): control points [angle, [type, dTime, dAngle], [type, dTime, dAngle]] per key.",
-            |this, _, (names, times, points): (Value, Value, Value)| {
-                let client = Rc::clone(&this.client);
-                let tracks = this.joints(&names).and_then(|joints| {
-                    let Value::Array(per_joint) = &points else { return Err(CallError::new("controlPoints must be a list per joint")) };
-                    let frames = key_frames(&client, &joints, &Value::Array(per_joint.iter().map(|keys| match keys {
-                        Value::Array(keys) => Value::Array(keys.iter().map(|k| k.as_array().and_then(|k| k.first()).cloned().unwrap_or(Value::Nil)).collect()),
-                        other => other.clone(),
-                    }).collect()), &times)?;
-                    joints.iter().zip(frames).zip(per_joint).map(|((&j, (values, times)), keys)| {
-                        let handle = |key: &Value, side: usize| -> Result<(f64, f64), CallError> {
-                            let h = key.as_array().and_then(|k| k.get(side)).and_then(Value::as_array)
-                                .ok_or_else(|| CallError::new(format!("{}: each control point is [angle, [type, dTime, dAngle], [type, dTime, dAngle]]", client.joint_name(j))))?;
-                            Ok((number(h.get(1).unwrap_or(&Value::Nil), "dTime")?, number(h.get(2).unwrap_or(&Value::Nil), "dAngle")?))
-                        };
-                        let keys = keys.as_array().cloned().unwrap_or_default();
-                        let handles = keys.iter().map(|k| Ok([handle(k, 1)?, handle(k, 2)?])).collect::<Result<Vec<_>, CallError>>()?;
-                        Ok(TrackEntry { motor: client.body.joints[j].motor, channel: Channel::Position, track: Track::Bezier { times, values, handles }, relative: false })
-                    }).collect::<Result<Vec<_>, CallError>>()
-                });
-                async move { client.run("angleInterpolationBezier", tracks?).await.map(|_| ()) }
-            })
+            joint_methods::change_angles)
+        .add_async_checked("angleInterpolation", "angleInterpolation(names, angleLists, timeLists, isAbsolute): smooth key frames (times in s); blocks until done.",
+            joint_methods::angle_interpolation)
+        .add_async_checked("angleInterpolationWithSpeed", "angleInterpolationWithSpeed(names, targetAngles, fractionMaxSpeed): blocks until done.",
+            joint_methods::angle_interpolation_with_speed)
+        .add_async_checked("angleInterpolationBezier", "angleInterpolationBezier(names, times, controlPoints): control points [angle, [type, dTime, dAngle], [type, dTime, dAngle]] (or a bare angle) per key.",
+            joint_methods::angle_interpolation_bezier)
         .add("getAngles", "getAngles(names, useSensors): commanded angles, or measured ones.",
             |this, _, (names, sensors): (Value, bool)| {
                 this.joints(&names)?.iter().map(|&j| {
@@ -487,7 +366,7 @@ impl Module for ALMotion {
                     })
                 }).collect::<Result<Vec<f64>, CallError>>()
             })
-        .add("getBodyNames", "Joints of a chain (Head, LArm, LLeg, RLeg, RArm) or group (Body, Joints, JointActuators, Arms, Legs), or \"Chains\".",
+        .add("getBodyNames", "Joints of a chain (Head, LArm, LLeg, RLeg, RArm) or group (Body, Joints, Actuators, JointActuators, Arms, Legs), or \"Chains\".",
             |this, _, (name,): (String,)| Ok(this.client.body.body_names(&name)?))
         .add("getLimits", "[[min, max, maxVelocity, maxTorque], ...] of the joints.", |this, _, (names,): (Value,)| {
             Ok(this.joints(&names)?.iter().map(|&j| {
@@ -500,25 +379,12 @@ impl Module for ALMotion {
         })
         .add("getMotionCycleTime", "Motion cycle period in ms.", |this, _, ()| Ok(this.period_ms))
         .add("setStiffnesses", "setStiffnesses(names, stiffnesses): at once (one value for all, or one each).",
-            |this, _, (names, values): (Value, Value)| {
-                let joints = this.joints(&names)?;
-                let values = this.client.per_joint(&joints, &values, "stiffnesses")?;
-                let tracks = joints.iter().zip(&values).map(|(&j, &v)| TrackEntry { motor: this.client.body.joints[j].motor, channel: Channel::Stiffness, track: Track::Toward { target: v.clamp(0.0, 1.0), speed: f64::INFINITY }, relative: false }).collect();
-                this.client.start("setStiffnesses", tracks)?;
-                Ok(())
-            })
+            joint_methods::set_stiffnesses)
         .add("getStiffnesses", "Commanded stiffness of the joints.", |this, _, (names,): (Value,)| {
             Ok(this.joints(&names)?.iter().map(|&j| this.client.shared.stiffness(this.client.body.joints[j].motor)).collect::<Vec<_>>())
         })
-        .add_async("stiffnessInterpolation", "stiffnessInterpolation(names, stiffnessLists, timeLists): blocks until done.",
-            |this, _, (names, values, times): (Value, Value, Value)| {
-                let client = Rc::clone(&this.client);
-                let tracks = this.joints(&names).and_then(|joints| {
-                    let frames = key_frames(&client, &joints, &values, &times)?;
-                    Ok(joints.iter().zip(frames).map(|(&j, (values, times))| TrackEntry { motor: client.body.joints[j].motor, channel: Channel::Stiffness, track: Track::Keys { times, values: values.iter().map(|v| v.clamp(0.0, 1.0)).collect() }, relative: false }).collect::<Vec<_>>())
-                });
-                async move { client.run("stiffnessInterpolation", tracks?).await.map(|_| ()) }
-            })
+        .add_async_checked("stiffnessInterpolation", "stiffnessInterpolation(names, stiffnessLists, timeLists): blocks until done.",
+            joint_methods::stiffness_interpolation)
         .add_async("wakeUp", "Stiffness on, then the StandInit posture. Blocks until done.", |this, _, ()| {
             let client = Rc::clone(&this.client);
             async move {
