@@ -660,18 +660,17 @@ class Session:
 
     def _deliver_callback(self, module, method, arguments, lost):
         served = self._modules.get(module)
-        instance = None if served is None else served.instance
-        if instance is None:
+        if served is None:
             log.warning("callback %s.%s for a module this client does not serve", module, method)
             return
         event = arguments[0]
         if lost:
-            events_lost = getattr(instance, "eventsLost", None)
+            events_lost = getattr(served.instance, "eventsLost", None)
             if callable(events_lost):
                 events_lost(event, lost)
             else:
                 log.warning("the broker dropped %d %s callbacks to %s (it was too slow to take them)", lost, event, module)
-        getattr(instance, method)(*arguments)
+        served.callback(method, arguments)
 
     def _keep_alive(self):
         """The liveness connection: heartbeats every second whatever user code does, and

@@ -7,6 +7,9 @@ Every module answers the base methods the Rust modules answer, with the same sha
 signature comes from ``inspect.signature``, its help from its docstring, the module's help
 from its class docstring (or ``ALModule.setModuleDescription``). A method of the module's
 own that has a base method's name is shadowed by the base method, as in the Rust SDK.
+
+An ALMemory callback gets as many of ``(event, value, message)`` as its method takes, as in
+NAOqi, whose own examples declare ``onTouched(self, strVarName, value)``.
 """
 
 import inspect
@@ -79,6 +82,18 @@ def _signature(method):
         return "(...)"
 
 
+def fit_arguments(method, arguments):
+    """The first arguments, as many as `method` takes positionally (all when it takes *args)."""
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: give everything
+        return arguments
+    if any(parameter.kind == parameter.VAR_POSITIONAL for parameter in parameters):
+        return arguments
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return arguments[:sum(1 for parameter in parameters if parameter.kind in positional)]
+
+
 def _own_methods(instance, local_only):
     """(name, bound method) of the instance's public methods, base names and local-only
     helpers left out."""
@@ -126,6 +141,12 @@ class ServedModule:
             types, handler = base
             return handler(*decode(args, types))
         return self._method(method)(*args)
+
+    def callback(self, method, arguments):
+        """Run the NAOqi callback `method` with `arguments` ([event, value, message]) cut to
+        what it takes."""
+        target = getattr(self.instance, method)
+        target(*fit_arguments(target, arguments))
 
     def post(self, method, args):
         """Start `method` as a task and answer its id; arguments that do not fit the

@@ -273,3 +273,40 @@ def test_a_python_module_driven_from_another_process(broker, monkeypatch):
     assert out["failure"] == "PyServed.wait: task 2 (PyServed.fail) failed: from afar"
     assert out["exit"] == "PyServed.exit: only the client that registered PyServed may make it exit"
     assert "PyServed" in broker.session.call("ServiceDirectory", "modules")
+
+
+def test_a_callback_gets_as_many_of_event_value_message_as_it_takes(broker, monkeypatch):
+    start_broker(broker, monkeypatch)
+    got = {}
+
+    class Listener(ALModule):
+        def onNothing(self):
+            got["none"] = ()
+
+        def onKey(self, key):
+            got["key"] = (key,)
+
+        def onTouched(self, strVarName, value):  # NAOqi's own example
+            got["key, value"] = (strVarName, value)
+
+        def onAll(self, key, value, message):
+            got["all"] = (key, value, message)
+
+        def onAny(self, *args):
+            got["*args"] = args
+
+    Listener("PyListener")
+    memory = ALProxy("ALMemory")
+    methods = ("onNothing", "onKey", "onTouched", "onAll", "onAny")
+    for method in methods:  # one callback per event and module, as in NAOqi
+        memory.subscribeToEvent("Py/" + method, "PyListener", method)
+    for method in methods:
+        memory.raiseEvent("Py/" + method, 1.0)
+    wait_for(lambda: len(got) == 5, "five callbacks")
+    assert got == {
+        "none": (),
+        "key": ("Py/onKey",),
+        "key, value": ("Py/onTouched", 1.0),
+        "all": ("Py/onAll", 1.0, ""),
+        "*args": ("Py/onAny", 1.0, ""),
+    }
