@@ -49,7 +49,9 @@ pub async fn start(config: &Config) -> Result<Running, String> {
     let motion_channel = channels.remove(0);
     let broker = Broker::start_with_directory(config.broker.to_broker_config()?).await?;
     broker.add_module(ALMemory::new(Arc::clone(&store), broker.clone(), config.memory.clone()))?;
-    broker.add_module(Dcm::new(dcm.clone(), reports, wake, broker.clone(), config.dcm.event_decimation))?;
+    let dcm_module = Dcm::new(dcm.clone(), reports, wake, broker.clone(), config.dcm.event_decimation)
+        .with_preferences(Arc::clone(&store), config.dcm.robot.clone());
+    broker.add_module(dcm_module)?;
     let motion =
         naobroker_motion::start(&config.motion, &dcm, motion_channel, broker.clone(), config.dcm.priority)?;
     broker.add_module(motion)?;

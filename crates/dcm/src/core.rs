@@ -57,14 +57,17 @@ impl DcmCore {
                 Actuator::new(spec.kind == DeviceKind::Trigger, initial, start, capacity)
             })
             .collect();
-        let sent: Vec<f64> = model
+        let conversions: Vec<Conversion> =
+            (0..model.actuators.len()).map(|index| model.actuator_conversion(index)).collect();
+        let raw: Vec<i64> = model
             .actuators
             .iter()
-            .map(|spec| spec.from_hardware(spec.to_hardware(spec.clamp(spec.initial))))
+            .zip(&conversions)
+            .map(|(spec, conversion)| conversion.to_hardware(spec.clamp(spec.initial)))
             .collect();
-        let raw = model.actuators.iter().map(|spec| spec.to_hardware(spec.clamp(spec.initial))).collect();
+        let sent =
+            raw.iter().zip(&conversions).map(|(&raw, conversion)| conversion.from_hardware(raw)).collect();
         let count = actuators.len();
-        let conversions = model.actuators.iter().map(|spec| spec.conversion()).collect();
         DcmCore {
             actuators,
             conversions,
@@ -144,6 +147,11 @@ impl DcmCore {
     /// Trigger actuators that applied a command this cycle.
     pub fn fired(&self) -> &[bool] {
         &self.fired
+    }
+
+    /// An actuator's conversion, changed by calibration; used from the next cycle on.
+    pub fn set_conversion(&mut self, index: usize, conversion: Conversion) {
+        self.conversions[index] = conversion;
     }
 
     /// Apply one command to one actuator (real-time hooks), if it fits.

@@ -28,7 +28,7 @@ use std::thread::{self, JoinHandle, Thread};
 use naobroker_memory::{timestamp_now, RtSlots};
 
 use crate::core::{peak, DcmCore, LengthChange, Request, TimedCommand, UpdateType};
-use crate::device::DeviceModel;
+use crate::device::{Conversion, DeviceIndex, DeviceModel};
 use crate::hardware::Hardware;
 use crate::time::DcmTime;
 
@@ -71,7 +71,13 @@ impl Default for CycleConfig {
 /// What crosses into the cycle thread.
 pub(crate) enum ToCycle {
     Apply(Box<Request>),
-    ForceSensor { sensor: usize, value: Option<f64> },
+    /// `value` is what the sensor shall read, converted to the hardware's reading here.
+    ForceSensor {
+        sensor: usize,
+        value: Option<f64>,
+    },
+    /// New gains and offsets (calibration, preferences), used from the next cycle on.
+    Conversions(Box<[(DeviceIndex, Conversion)]>),
     AddHook(Box<Hook>),
     RemoveHook(u32),
     Reset,
@@ -83,6 +89,7 @@ pub(crate) enum ToCycle {
 pub(crate) enum Returned {
     Request(Box<Request>),
     Hook(Box<Hook>),
+    Conversions(Box<[(DeviceIndex, Conversion)]>),
 }
 
 /// State shared between the cycle thread and everyone else, all atomics.
@@ -250,6 +257,12 @@ impl RequestChannel {
         self.push(ToCycle::ForceSensor { sensor, value })
     }
 
+    /// Change devices' gains and offsets in the cycle (ALMemory's `.../Gain`, `.../Offset`
+    /// follow at once).
+    pub fn set_conversions(&mut self, conversions: Vec<(DeviceIndex, Conversion)>) -> Result<(), String> {
+        self.push(ToCycle::Conversions(conversions.into_boxed_slice()))
+    }
+
     pub fn reset(&mut self) -> Result<(), String> {
         self.push(ToCycle::Reset)
     }
@@ -347,7 +360,12 @@ impl CycleThread {
         let mut cycle = Cycle {
             hooks: Vec::with_capacity(MAX_HOOKS),
             hook_commands: HookCommands::with_capacity(actuators * 2),
-            sensors: model.sensors.iter().map(|s| s.initial).collect(),
+            sensors: (0..model.sensors.len())
+                .map(|index| model.sensor_conversion(index).sensor_reading(model.sensors[index].initial))
+                .collect(),
+            sensor_conversions: (0..model.sensors.len())
+                .map(|index| model.sensor_conversion(index))
+                .collect(),
             acks: vec![0; actuators],
             nacks: vec![0; actuators],
             core,
@@ -395,7 +413,9 @@ struct Cycle {
     #[allow(clippy::vec_box)]
     hooks: Vec<Box<Hook>>,
     hook_commands: HookCommands,
+    /// What the hardware read this cycle, before each sensor's conversion.
     sensors: Vec<f64>,
+    sensor_conversions: Vec<Conversion>,
     /// Each actuator's answers so far (`.../Ack`, `.../Nack`).
     acks: Vec<u64>,
     nacks: Vec<u64>,
@@ -503,7 +523,15 @@ impl Cycle {
                         self.give_back(producer, Returned::Request(request));
                     }
                     ToCycle::ForceSensor { sensor, value } => {
-                        self.hardware.force_sensor(sensor, value);
+                        let conversion = self.sensor_conversions[sensor];
+                        self.hardware
+                            .force_sensor(sensor, value.map(|value| conversion.sensor_reading(value)));
+                    }
+                    ToCycle::Conversions(conversions) => {
+                        for &(device, conversion) in conversions.iter() {
+                            self.set_conversion(device, conversion);
+                        }
+                        self.give_back(producer, Returned::Conversions(conversions));
                     }
                     ToCycle::AddHook(hook) => {
                         let free = self.shared.stats.hooks.iter().find(|s| s.id() == 0);
@@ -561,16 +589,37 @@ impl Cycle {
         self.hook_commands.clear();
     }
 
+    /// Use a device's new conversion and show its gain and offset in ALMemory.
+    fn set_conversion(&mut self, device: DeviceIndex, conversion: Conversion) {
+        let slots = &self.shared.slots;
+        let keys = &self.shared.dcm_slots;
+        match device {
+            DeviceIndex::Actuator(index) => {
+                self.core.set_conversion(index, conversion);
+                slots.set(keys.actuator_gain + index, conversion.gain);
+                slots.set(keys.actuator_offset + index, conversion.offset);
+            }
+            DeviceIndex::Sensor(index) => {
+                self.sensor_conversions[index] = conversion;
+                slots.set(keys.sensor_gain + index, conversion.gain);
+                slots.set(keys.sensor_offset + index, conversion.offset);
+            }
+        }
+    }
+
     fn publish_static(&self) {
         let slots = &self.shared.slots;
         let keys = &self.shared.dcm_slots;
-        for (index, spec) in self.model.actuators.iter().enumerate() {
-            slots.set(keys.actuator_gain + index, spec.gain);
-            slots.set(keys.actuator_offset + index, spec.offset);
+        for index in 0..self.model.actuators.len() {
+            let conversion = self.model.actuator_conversion(index);
+            slots.set(keys.actuator_gain + index, conversion.gain);
+            slots.set(keys.actuator_offset + index, conversion.offset);
             slots.set(keys.actuators + index, self.core.sent()[index]);
         }
-        for (index, value) in self.sensors.iter().enumerate() {
-            slots.set(keys.sensors + index, *value);
+        for (index, (reading, conversion)) in self.sensors.iter().zip(&self.sensor_conversions).enumerate() {
+            slots.set(keys.sensor_gain + index, conversion.gain);
+            slots.set(keys.sensor_offset + index, conversion.offset);
+            slots.set(keys.sensors + index, conversion.sensor_value(*reading));
         }
         slots.set(keys.target_cycle_time, f64::from(self.shared.period_us));
         slots.set(keys.simulation, f64::from(u8::from(self.hardware.is_simulation())));
@@ -587,8 +636,8 @@ impl Cycle {
             slots.set(keys.actuator_nack + index, self.nacks[index] as f64);
             self.shared.buffer_len[index].store(self.core.buffer_len(index) as u32, Ordering::Release);
         }
-        for (index, value) in self.sensors.iter().enumerate() {
-            slots.set(keys.sensors + index, *value);
+        for (index, (reading, conversion)) in self.sensors.iter().zip(&self.sensor_conversions).enumerate() {
+            slots.set(keys.sensors + index, conversion.sensor_value(*reading));
         }
         let link = self.hardware.link();
         slots.set(keys.time, f64::from(time));

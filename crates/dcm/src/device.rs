@@ -5,6 +5,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use crate::preferences::Preferences;
+
 /// `Device/SubDeviceList/`: the prefix every full subdevice name starts with.
 pub const SUBDEVICE_PREFIX: &str = "Device/SubDeviceList/";
 /// `Device/DeviceList/`: NAOqi's prefix for boards, returned by `getPrefix`.
@@ -55,6 +57,19 @@ impl Conversion {
     pub fn from_hardware(self, raw: i64) -> f64 {
         (raw as f64 - self.offset) / self.gain
     }
+
+    /// A sensor's value from what the hardware read: `(reading - offset) / gain`, the
+    /// same relation as an actuator's, without rounding.
+    #[inline]
+    pub fn sensor_value(self, reading: f64) -> f64 {
+        (reading - self.offset) / self.gain
+    }
+
+    /// What the hardware reads when a sensor's value is `value`.
+    #[inline]
+    pub fn sensor_reading(self, value: f64) -> f64 {
+        value * self.gain + self.offset
+    }
 }
 
 impl DeviceSpec {
@@ -64,6 +79,12 @@ impl DeviceSpec {
 
     pub fn full_name(&self) -> String {
         format!("{SUBDEVICE_PREFIX}{}", self.name)
+    }
+
+    /// The ALMemory key of one of its properties: `.../Actuator/Value` → `.../Actuator/Gain`.
+    pub fn property_key(&self, property: &str) -> String {
+        let name = self.name.strip_suffix("/Value").unwrap_or(&self.name);
+        format!("{SUBDEVICE_PREFIX}{name}/{property}")
     }
 
     pub fn to_hardware(&self, value: f64) -> i64 {
@@ -79,6 +100,13 @@ impl DeviceSpec {
     pub fn clamp(&self, value: f64) -> f64 {
         value.clamp(self.min, self.max)
     }
+}
+
+/// An actuator or a sensor, by its index in the device model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceIndex {
+    Actuator(usize),
+    Sensor(usize),
 }
 
 /// A joint, for ALMotion and the simulated robot.
@@ -101,6 +129,9 @@ pub struct RobotDescription {
     pub joints: Vec<JointSpec>,
     #[serde(rename = "device")]
     pub devices: Vec<DeviceSpec>,
+    /// NAOqi's DCM preferences (`[preferences.chest]`, `.head`, `.local`).
+    #[serde(default)]
+    pub preferences: Preferences,
 }
 
 /// The NAO V6 description shipped with naobroker.
@@ -127,6 +158,7 @@ impl RobotDescription {
                 return Err(format!("{}: min is above max", device.name));
             }
         }
+        description.preferences.check()?;
         Ok(description)
     }
 }
@@ -138,6 +170,8 @@ pub struct DeviceModel {
     pub actuators: Vec<DeviceSpec>,
     pub sensors: Vec<DeviceSpec>,
     pub joints: Vec<JointSpec>,
+    /// The preferences the description started with.
+    pub preferences: Preferences,
     actuator_index: HashMap<String, usize>,
     sensor_index: HashMap<String, usize>,
 }
@@ -165,6 +199,7 @@ impl DeviceModel {
             actuators,
             sensors,
             joints: description.joints,
+            preferences: description.preferences,
             actuator_index,
             sensor_index,
         })
@@ -181,6 +216,15 @@ impl DeviceModel {
 
     pub fn sensor(&self, name: &str) -> Option<usize> {
         self.sensor_index.get(Self::short(name)).copied()
+    }
+
+    /// An actuator's conversion with the preferences' overrides (its calibration).
+    pub fn actuator_conversion(&self, index: usize) -> Conversion {
+        self.preferences.conversion(&self.actuators[index])
+    }
+
+    pub fn sensor_conversion(&self, index: usize) -> Conversion {
+        self.preferences.conversion(&self.sensors[index])
     }
 }
 

@@ -2,12 +2,14 @@
 //! seed's interpolation algorithm, the real-time cycle and the hardware behind it.
 #![deny(unsafe_code, unreachable_pub)]
 
+pub mod calibration;
 mod config;
 pub mod core;
 pub mod cycle;
 pub mod device;
 pub mod hardware;
 mod module;
+pub mod preferences;
 pub mod time;
 
 pub use config::{Backend, DcmConfig};

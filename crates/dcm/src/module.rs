@@ -1,11 +1,19 @@
+//! The DCM module (NAOqi's DCM API over the real-time cycle) and the handle in-process
+//! modules use for real-time hooks.
+
+mod settings;
+
 use std::cell::RefCell;
 use std::os::unix::net::UnixDatagram;
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
 
 use naobroker_framework::{Broker, CallError, Methods, Module, ModuleContext, Value};
-use naobroker_memory::FastAccess;
+use naobroker_memory::{FastAccess, Store};
 use tokio::sync::oneshot;
+
+use settings::{calibration_method, preferences_method, Settings};
 
 use crate::core::{Aliases, RequestParser};
 use crate::cycle::{ClockMode, CycleContext, CycleReport, Phase, RequestChannel, Shared, Wakeups};
@@ -112,6 +120,7 @@ pub struct Dcm {
     broker: Broker,
     event_decimation: u64,
     events_dropped: Rc<std::cell::Cell<u64>>,
+    settings: Settings,
 }
 
 impl Dcm {
@@ -122,8 +131,10 @@ impl Dcm {
         broker: Broker,
         event_decimation: u32,
     ) -> Dcm {
+        let settings = Settings::new(&handle.model);
         Dcm {
             handle,
+            settings,
             aliases: Aliases::default(),
             waiters: Rc::default(),
             signal: Some((reports, wake)),
@@ -131,6 +142,13 @@ impl Dcm {
             event_decimation: u64::from(event_decimation.max(1)),
             events_dropped: Rc::default(),
         }
+    }
+
+    /// Show the preferences in ALMemory's `store`, and save them into `description` (the
+    /// robot description file the broker started with, if any).
+    pub fn with_preferences(mut self, store: Arc<Store>, description: Option<PathBuf>) -> Dcm {
+        self.settings.attach(store, description);
+        self
     }
 
     fn parser(&self) -> RequestParser<'_> {
@@ -289,6 +307,10 @@ impl Module for Dcm {
                 }
                 Ok(this.handle.channel.borrow_mut().force_sensor(sensor, value)?)
             })
+        .add("preferences", "preferences(action, target, key, value): \"Add\" a key to the target \"Chest\", \"Head\" or \"Local\"; \"Save\" or \"Load\" a target (or \"All\") to or from the robot description. Answers the keys added, saved or loaded.",
+            preferences_method)
+        .add("calibration", "calibration([joint position actuator, \"Manual\", \"InPosition\", reference]): the joint, held at reference, is calibrated there.",
+            calibration_method)
         .add("getBufferSize", "Timed commands buffered for an actuator (as of the last cycle).",
             |this, _, (name,): (String,)| {
                 let actuator = this.handle.actuator(&name)?;
@@ -297,6 +319,7 @@ impl Module for Dcm {
     }
 
     fn started(&mut self, _context: &ModuleContext) {
+        self.settings.publish_all(self);
         self.follow_cycles();
     }
 }

@@ -1,3 +1,6 @@
+//! ALMemory's store: module data in a concurrent map beside the DCM's real-time slots, and
+//! which keys belong to the DCM.
+
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -6,8 +9,9 @@ use naobroker_framework::Value;
 
 use crate::slots::{RtSlots, SlotKind};
 
-/// Keys only the DCM may write (seed 003: modules ask the DCM, never ALMemory).
-pub const DCM_OWNED_PREFIXES: [&str; 3] = ["Device/", "DCM/", "HAL/"];
+/// Keys only the DCM may write (seed 003: modules ask the DCM, never ALMemory); its
+/// preferences (`RobotConfig/...`, `Device/DeviceList/...`) among them.
+pub const DCM_OWNED_PREFIXES: [&str; 4] = ["Device/", "DCM/", "HAL/", "RobotConfig/"];
 
 /// What kind of entry a key is (`getType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +119,24 @@ impl Store {
         Ok(())
     }
 
+    /// The DCM's own data (its preferences): a key it owns that is not a real-time slot.
+    /// Only the DCM, holding the store in-process, calls this.
+    pub fn insert_owned(&self, key: &str, value: Value) -> Result<(), String> {
+        if !Store::is_dcm_owned(key) || self.slots.layout().index_of(key).is_some() {
+            return Err(format!("{key} is not a key for the DCM's data"));
+        }
+        let entry = Entry { value, unix_us: timestamp_now(), kind: EntryKind::Data };
+        self.data.insert(key.to_owned(), entry);
+        Ok(())
+    }
+
+    /// Remove the DCM's own data (a preference that no longer exists).
+    pub fn remove_owned(&self, key: &str) {
+        if Store::is_dcm_owned(key) {
+            self.data.remove(key);
+        }
+    }
+
     pub fn remove(&self, key: &str) -> Result<(), String> {
         let is_event = self.data.get(key).is_some_and(|entry| entry.kind != EntryKind::Data);
         if Store::is_dcm_owned(key) && !is_event {
@@ -131,5 +153,25 @@ impl Store {
         let mut keys: Vec<String> = self.slots.layout().names().map(str::to_owned).collect();
         keys.extend(self.data.iter().map(|entry| entry.key().clone()));
         keys
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::slots::SlotLayout;
+
+    #[test]
+    fn the_dcm_writes_its_own_data_that_clients_cannot() {
+        let mut layout = SlotLayout::new();
+        layout.add("DCM/Time", SlotKind::Int);
+        let store = Store::new(RtSlots::new(layout));
+        store.insert_owned("RobotConfig/Body/Type", Value::from("NAO")).unwrap();
+        assert_eq!(store.get("RobotConfig/Body/Type"), Some(Value::from("NAO")));
+        assert!(store.insert("RobotConfig/Body/Type", Value::from("x"), EntryKind::Data).is_err());
+        assert!(store.insert_owned("Mine/Key", Value::Nil).is_err(), "not a DCM key");
+        assert!(store.insert_owned("DCM/Time", Value::Nil).is_err(), "a real-time slot");
+        store.remove_owned("RobotConfig/Body/Type");
+        assert_eq!(store.get("RobotConfig/Body/Type"), None);
     }
 }

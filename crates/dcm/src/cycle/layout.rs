@@ -15,6 +15,8 @@ pub struct DcmSlots {
     pub actuator_ack: usize,
     pub actuator_nack: usize,
     pub sensors: usize,
+    pub sensor_gain: usize,
+    pub sensor_offset: usize,
     pub time: usize,
     pub cycle: usize,
     pub cycle_time: usize,
@@ -40,13 +42,15 @@ impl DcmSlots {
             first
         };
         let actuators = block(model.actuators.iter().map(|a| a.full_name()).collect(), SlotKind::Float);
-        let actuator_property =
-            |name: &str| model.actuators.iter().map(|a| property(&a.full_name(), name)).collect();
+        let actuator_property = |name: &str| model.actuators.iter().map(|a| a.property_key(name)).collect();
         let actuator_gain = block(actuator_property("Gain"), SlotKind::Float);
         let actuator_offset = block(actuator_property("Offset"), SlotKind::Float);
         let actuator_ack = block(actuator_property("Ack"), SlotKind::Int);
         let actuator_nack = block(actuator_property("Nack"), SlotKind::Int);
         let sensors = block(model.sensors.iter().map(|s| s.full_name()).collect(), SlotKind::Float);
+        let sensor_property = |name: &str| model.sensors.iter().map(|s| s.property_key(name)).collect();
+        let sensor_gain = block(sensor_property("Gain"), SlotKind::Float);
+        let sensor_offset = block(sensor_property("Offset"), SlotKind::Float);
         let mut add = |name: &str, kind: SlotKind| layout.add(name, kind);
         let slots = DcmSlots {
             actuators,
@@ -55,6 +59,8 @@ impl DcmSlots {
             actuator_ack,
             actuator_nack,
             sensors,
+            sensor_gain,
+            sensor_offset,
             time: add("DCM/Time", SlotKind::Int),
             cycle: add("DCM/Cycle", SlotKind::Int),
             cycle_time: add("DCM/CycleTime", SlotKind::Int),
@@ -68,13 +74,5 @@ impl DcmSlots {
             hal_error: add("HAL/Error", SlotKind::Int),
         };
         (layout, slots)
-    }
-}
-
-/// `.../Actuator/Value` → `.../Actuator/Gain`.
-fn property(full_name: &str, property: &str) -> String {
-    match full_name.strip_suffix("/Value") {
-        Some(base) => format!("{base}/{property}"),
-        None => format!("{full_name}/{property}"),
     }
 }

@@ -1,7 +1,11 @@
 //! A simulated NAO: joints follow their commands with stiffness-scaled first-order
 //! dynamics and speed limits, sensors report with a little noise, LEDs and sonar echo.
+//!
+//! It is the hardware: it reads the integers the boards would receive and reports what
+//! the boards would read, both through the description's own gains and offsets (its
+//! `[[device]]` values). A calibration changes the DCM's conversions, not the robot's.
 
-use crate::device::DeviceModel;
+use crate::device::{Conversion, DeviceModel};
 use crate::hardware::Hardware;
 use crate::time::DcmTime;
 
@@ -17,6 +21,9 @@ struct SimJoint {
     position_actuator: usize,
     stiffness_actuator: usize,
     position_sensor: usize,
+    /// The description's conversions of the position and stiffness actuators.
+    position_conversion: Conversion,
+    stiffness_conversion: Conversion,
     current_sensor: Option<usize>,
     temperature_sensor: Option<usize>,
     max_velocity: f64,
@@ -33,6 +40,8 @@ pub struct SimRobot {
     /// Distance the sonar reports once a measurement was triggered.
     sonar_echo_m: Option<f64>,
     initial: Vec<f64>,
+    /// Each sensor's conversion in the description: what the boards read for a value.
+    readings: Vec<Conversion>,
     forced: Vec<Option<f64>>,
     any_forced: bool,
     /// Sensors released since the last read: back to their own value.
@@ -49,10 +58,15 @@ impl SimRobot {
             .iter()
             .filter_map(|joint| {
                 let name = &joint.name;
+                let position_actuator = model.actuator(&format!("{name}/Position/Actuator/Value"))?;
+                let stiffness_actuator = model.actuator(&format!("{name}/Hardness/Actuator/Value"))?;
+                let position_sensor = model.sensor(&format!("{name}/Position/Sensor/Value"))?;
                 Some(SimJoint {
-                    position_actuator: model.actuator(&format!("{name}/Position/Actuator/Value"))?,
-                    stiffness_actuator: model.actuator(&format!("{name}/Hardness/Actuator/Value"))?,
-                    position_sensor: model.sensor(&format!("{name}/Position/Sensor/Value"))?,
+                    position_actuator,
+                    stiffness_actuator,
+                    position_sensor,
+                    position_conversion: model.actuators[position_actuator].conversion(),
+                    stiffness_conversion: model.actuators[stiffness_actuator].conversion(),
                     current_sensor: model.sensor(&format!("{name}/ElectricCurrent/Sensor/Value")),
                     temperature_sensor: model.sensor(&format!("{name}/Temperature/Sensor/Value")),
                     max_velocity: joint.max_velocity,
@@ -73,6 +87,7 @@ impl SimRobot {
             sonar_sensors,
             sonar_echo_m: None,
             initial: model.sensors.iter().map(|s| s.initial).collect(),
+            readings: model.sensors.iter().map(|s| s.conversion()).collect(),
             forced: vec![None; model.sensors.len()],
             any_forced: false,
             released: vec![false; model.sensors.len()],
@@ -81,48 +96,45 @@ impl SimRobot {
             noise_state: 0x9E37_79B9_7F4A_7C15,
         }
     }
-
-    /// Deterministic noise in [-1, 1) (xorshift), so simulated runs repeat exactly.
-    fn noise(&mut self) -> f64 {
-        let mut x = self.noise_state;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.noise_state = x;
-        (x >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
 }
 
 impl Hardware for SimRobot {
     fn read_sensors(&mut self, _time: DcmTime, sensors: &mut [f64]) {
+        let readings = &self.readings;
+        let read = |sensors: &mut [f64], sensor: usize, value: f64| {
+            sensors[sensor] = readings[sensor].sensor_reading(value);
+        };
         // Sensors not modelled keep their initial values (inertial unit upright, battery full).
         if self.last_time.is_none() {
-            sensors.copy_from_slice(&self.initial);
+            for (sensor, &value) in self.initial.iter().enumerate() {
+                read(sensors, sensor, value);
+            }
         }
         for index in 0..self.joints.len() {
-            let noise = self.noise() * POSITION_NOISE_RAD;
+            let noise = noise(&mut self.noise_state) * POSITION_NOISE_RAD;
             let joint = &self.joints[index];
-            sensors[joint.position_sensor] = joint.position + noise;
+            read(sensors, joint.position_sensor, joint.position + noise);
             if let Some(current) = joint.current_sensor {
-                sensors[current] = joint.current;
+                read(sensors, current, joint.current);
             }
             if let Some(temperature) = joint.temperature_sensor {
-                sensors[temperature] = 30.0 + 10.0 * joint.current;
+                read(sensors, temperature, 30.0 + 10.0 * joint.current);
             }
         }
         if let Some(echo) = self.sonar_echo_m {
             for &sensor in &self.sonar_sensors {
-                sensors[sensor] = echo;
+                read(sensors, sensor, echo);
             }
         }
         if self.any_released {
-            for (index, released) in self.released.iter_mut().enumerate() {
+            for (sensor, released) in self.released.iter_mut().enumerate() {
                 if std::mem::take(released) {
-                    sensors[index] = self.initial[index];
+                    read(sensors, sensor, self.initial[sensor]);
                 }
             }
             self.any_released = false;
         }
+        // Forced values are readings already (the cycle converts them).
         if self.any_forced {
             for (value, forced) in sensors.iter_mut().zip(&self.forced) {
                 if let Some(forced) = forced {
@@ -132,15 +144,16 @@ impl Hardware for SimRobot {
         }
     }
 
-    fn write_actuators(&mut self, time: DcmTime, values: &[f64], _raw: &[i64], fired: &[bool]) {
+    fn write_actuators(&mut self, time: DcmTime, _values: &[f64], raw: &[i64], fired: &[bool]) {
         let dt = match self.last_time {
             Some(last) => f64::from(time.wrapping_sub(last).max(0)) / 1000.0,
             None => 0.0,
         };
         self.last_time = Some(time);
         for joint in &mut self.joints {
-            let stiffness = values[joint.stiffness_actuator].clamp(0.0, 1.0);
-            let target = values[joint.position_actuator];
+            let stiffness =
+                joint.stiffness_conversion.from_hardware(raw[joint.stiffness_actuator]).clamp(0.0, 1.0);
+            let target = joint.position_conversion.from_hardware(raw[joint.position_actuator]);
             let error = target - joint.position;
             if stiffness < LIMP_STIFFNESS {
                 joint.current = 0.0;
@@ -175,4 +188,14 @@ impl Hardware for SimRobot {
     fn is_simulation(&self) -> bool {
         true
     }
+}
+
+/// Deterministic noise in [-1, 1) (xorshift), so simulated runs repeat exactly.
+fn noise(state: &mut u64) -> f64 {
+    let mut x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    (x >> 11) as f64 / (1u64 << 52) as f64 - 1.0
 }

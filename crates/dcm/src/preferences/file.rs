@@ -1,0 +1,114 @@
+//! Preference tables in a robot description file: loaded from it, saved into it with the
+//! rest of the file (devices, comments, layout) left as it is.
+
+use std::path::Path;
+
+use toml_edit::{DocumentMut, Item, Table};
+
+use super::{PreferenceValue, Preferences, Target};
+use crate::device::RobotDescription;
+
+/// The preferences of the description at `path`, or of the built-in NAO V6 without one.
+pub fn load(path: Option<&Path>) -> Result<Preferences, String> {
+    let description = match path {
+        Some(path) => RobotDescription::load(path)?,
+        None => RobotDescription::nao_v6(),
+    };
+    Ok(description.preferences)
+}
+
+/// Replace the `targets`' tables in the description file at `path` with `preferences`'.
+/// The file is replaced at once (written beside it, then renamed). Returns the number of
+/// keys written.
+pub fn save(path: &Path, preferences: &Preferences, targets: &[Target]) -> Result<usize, String> {
+    let failed =
+        |what: &str, error: &dyn std::fmt::Display| format!("cannot {what} {}: {error}", path.display());
+    let text = std::fs::read_to_string(path).map_err(|error| failed("read", &error))?;
+    let mut document: DocumentMut = text.parse().map_err(|error| failed("parse", &error))?;
+    let tables = document
+        .as_table_mut()
+        .entry("preferences")
+        .or_insert_with(|| {
+            let mut tables = Table::new();
+            tables.set_implicit(true);
+            Item::Table(tables)
+        })
+        .as_table_mut()
+        .ok_or_else(|| failed("save preferences into", &"its `preferences` is not a table"))?;
+    let mut written = 0;
+    for &target in targets {
+        let table = tables
+            .entry(target.table())
+            .or_insert_with(|| Item::Table(Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| {
+                failed("save preferences into", &format!("preferences.{} is not a table", target.table()))
+            })?;
+        table.clear();
+        for (key, value) in preferences.table(target) {
+            table.insert(key, toml_edit::value(toml_value(value)));
+            written += 1;
+        }
+    }
+    let text = document.to_string();
+    RobotDescription::parse(&text).map_err(|error| failed("save preferences into", &error))?;
+    let name = path.file_name().map(|name| name.to_string_lossy()).unwrap_or_default();
+    let temporary = path.with_file_name(format!(".{name}.saving"));
+    std::fs::write(&temporary, text).map_err(|error| failed("write beside", &error))?;
+    std::fs::rename(&temporary, path).map_err(|error| failed("replace", &error))?;
+    Ok(written)
+}
+
+fn toml_value(value: &PreferenceValue) -> toml_edit::Value {
+    match value {
+        PreferenceValue::Bool(flag) => (*flag).into(),
+        PreferenceValue::Int(integer) => (*integer).into(),
+        PreferenceValue::Float(number) => (*number).into(),
+        PreferenceValue::Text(text) => text.as_str().into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROBOT: &str = "# my robot\nname = \"bench\"\n\n[[device]] # the only one\nname = \"A/Actuator/Value\"\n\
+        kind = \"interpolated\"\nunit = \"\"\nmin = 0.0\nmax = 1.0\ngain = 1.0\noffset = 0.0\ninitial = 0.0\n";
+
+    #[test]
+    fn saved_tables_load_back_and_the_rest_of_the_file_stays() {
+        let dir = std::env::temp_dir().join(format!("naobroker-preferences-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("robot.toml");
+        std::fs::write(&path, ROBOT).unwrap();
+        let mut preferences = load(Some(&path)).unwrap();
+        assert_eq!(preferences, Preferences::default());
+        preferences
+            .insert(Target::Chest, "RobotConfig/Body/Type", PreferenceValue::Text("NAO".into()))
+            .unwrap();
+        preferences
+            .insert(Target::Local, "Device/SubDeviceList/A/Actuator/Offset", PreferenceValue::Float(0.5))
+            .unwrap();
+        preferences.insert(Target::Head, "RobotConfig/Head/Flag", PreferenceValue::Bool(true)).unwrap();
+        assert_eq!(save(&path, &preferences, &[Target::Chest, Target::Local]).unwrap(), 2);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(ROBOT), "devices and comments kept:\n{text}");
+        let loaded = load(Some(&path)).unwrap();
+        assert_eq!(loaded.table(Target::Chest), preferences.table(Target::Chest));
+        assert_eq!(loaded.table(Target::Local), preferences.table(Target::Local));
+        assert!(loaded.table(Target::Head).is_empty(), "Head was not saved");
+        // Saving again replaces a table, it does not add to it.
+        let mut fewer = loaded.clone();
+        fewer.replace(Target::Chest, &Preferences::default());
+        assert_eq!(save(&path, &fewer, &Target::ALL).unwrap(), 1);
+        assert!(load(Some(&path)).unwrap().table(Target::Chest).is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn saving_needs_a_readable_description() {
+        let missing = std::env::temp_dir().join("naobroker-no-such-robot.toml");
+        let error = save(&missing, &Preferences::default(), &Target::ALL).unwrap_err();
+        assert!(error.contains("cannot read"), "{error}");
+    }
+}
