@@ -22,11 +22,7 @@ fn bench_broker(start: i64) -> TestBroker {
     let dir = naobroker_e2e::scratch_dir("robot");
     let robot = dir.join("robot.toml");
     std::fs::write(&robot, TEST_ROBOT).unwrap();
-    // This bench has no inertial unit for FallGuard.
-    TestBroker::start_with(
-        "[fall_guard]\nenabled = false\n",
-        &format!("start_time_ms = {start}\nrobot = \"{}\"\n", robot.display()),
-    )
+    TestBroker::start(&format!("start_time_ms = {start}\nrobot = \"{}\"\n", robot.display()))
 }
 
 const TEST_KEY: &str = "Device/SubDeviceList/Test/Actuator/Value";

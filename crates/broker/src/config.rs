@@ -1,7 +1,6 @@
 use std::path::Path;
 use std::time::Duration;
 
-use fall_guard::FallGuardConfig;
 use naobroker_dcm::DcmConfig;
 use naobroker_framework::{BrokerConfig, CurveListeners, CurvePublicKey, CurveSecretKey, Limits};
 use naobroker_memory::MemoryConfig;
@@ -16,7 +15,6 @@ pub struct Config {
     pub memory: MemoryConfig,
     pub dcm: DcmConfig,
     pub motion: MotionConfig,
-    pub fall_guard: FallGuardConfig,
 }
 
 /// `[broker]`.
@@ -110,6 +108,19 @@ mod tests {
         assert_eq!(shipped.broker.limits, defaults.broker.limits);
         assert_eq!(shipped.dcm.period_us, defaults.dcm.period_us);
         assert_eq!(shipped.dcm.priority, defaults.dcm.priority);
+        assert_eq!(shipped.motion.period_ms, defaults.motion.period_ms);
+        assert_eq!(shipped.motion.fall_manager.enabled, defaults.motion.fall_manager.enabled);
+        assert_eq!(shipped.motion.fall_manager.tilt_rad, defaults.motion.fall_manager.tilt_rad);
+    }
+
+    #[test]
+    fn the_fall_manager_is_configured_under_motion() {
+        let config: Config =
+            toml::from_str("[motion.fall_manager]\nenabled = false\ntilt_rad = 0.8\n").unwrap();
+        assert!(!config.motion.fall_manager.enabled);
+        assert_eq!(config.motion.fall_manager.tilt_rad, 0.8);
+        let error = toml::from_str::<Config>("[fall_guard]\nenabled = false\n").unwrap_err().to_string();
+        assert!(error.contains("unknown field `fall_guard`"), "{error}");
     }
 
     #[test]

@@ -55,13 +55,6 @@ pub async fn start(config: &Config) -> Result<Running, String> {
     let motion =
         naobroker_motion::start(&config.motion, &dcm, motion_channel, broker.clone(), config.dcm.priority)?;
     broker.add_module(motion)?;
-    if config.fall_guard.enabled {
-        let guard =
-            fall_guard::FallGuard::new(&dcm, broker.clone(), &config.fall_guard).map_err(|error| {
-                format!("FallGuard: {error} (set [fall_guard] enabled = false for a robot without it)")
-            })?;
-        broker.add_module(guard)?;
-    }
     tracing::info!(
         robot = %model.robot,
         period_us = config.dcm.period_us,

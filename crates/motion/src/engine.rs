@@ -8,6 +8,9 @@ use naobroker_dcm::time::DcmTime;
 use naobroker_memory::{FastAccess, RtSlots};
 
 use crate::body::Body;
+use crate::collision::{self, Arm, ArmJoints};
+use crate::fall::{self, Direction, FallDetector, FallManagerConfig, FallStep, Posture};
+use crate::reflexes::Switches;
 use crate::trajectory::Track;
 
 /// What a track drives.
@@ -47,21 +50,24 @@ pub enum ToEngine {
     KillAll,
     /// Kill every task using one of these motors.
     KillMotors(u64),
-    SmartStiffness(bool),
 }
 
-/// What the engine reports after a cycle.
+/// What the motion thread reports, in cycle order: `PreProcess`, then what the cycle did,
+/// then `Cycle` (its postProcess).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FromEngine {
+    /// A cycle starts: its sensors are not read yet.
+    PreProcess { cycle: u64, time: DcmTime },
     /// The task ended: completed (`true`) or killed/replaced (`false`).
-    Finished {
-        id: u64,
-        completed: bool,
-    },
-    Cycle {
-        cycle: u64,
-        time: DcmTime,
-    },
+    Finished { id: u64, completed: bool },
+    /// The fall manager saw a fall: tasks killed, protective posture under way.
+    Falling { time: DcmTime, direction: Direction },
+    /// The fall sequence is over: every stiffness was sent off.
+    Fallen { time: DcmTime },
+    /// The robot is upright: the fall manager is armed.
+    Upright,
+    /// The cycle's intentions went to the DCM.
+    Cycle { cycle: u64, time: DcmTime },
 }
 
 struct Running {
@@ -105,33 +111,65 @@ pub struct Engine {
     period_ms: i32,
     running: Vec<Running>,
     motors: Vec<MotorState>,
-    smart_stiffness: bool,
+    switches: Arc<Switches>,
     actuators: FastAccess,
     currents: FastAccess,
     /// Values read each cycle: positions then stiffnesses as the DCM sends them.
     read: Vec<f64>,
     currents_read: Vec<f64>,
+    /// AngleX, AngleY, when the robot has an inertial unit.
+    angles: Option<FastAccess>,
+    fall: FallDetector,
+    protective: Posture,
+    /// Motors whose stiffness says the robot holds itself up (its legs).
+    legs: u64,
+    arms: [Option<ArmJoints>; 2],
+    /// Position commands at the start of the cycle: an arm's last safe pose.
+    previous: Vec<f64>,
+    collision_stops: u64,
     cycle: u64,
 }
 
 impl Engine {
-    pub fn new(body: Arc<Body>, slots: &Arc<RtSlots>, period_ms: i32) -> Result<Engine, String> {
+    pub fn new(
+        body: Arc<Body>,
+        slots: &Arc<RtSlots>,
+        period_ms: i32,
+        fall_config: &FallManagerConfig,
+    ) -> Result<Engine, String> {
         let mut keys: Vec<&str> = body.motors.iter().map(|m| m.position_key.as_str()).collect();
         keys.extend(body.motors.iter().map(|m| m.stiffness_key.as_str()));
         let actuators = slots.fast_access(&keys)?;
         let current_keys: Vec<&str> = body.motors.iter().map(|m| m.current_key.as_str()).collect();
         let currents = slots.fast_access(&current_keys)?;
         let count = body.motors.len();
+        let has_angles = fall::ANGLE_KEYS.iter().all(|key| slots.layout().index_of(key).is_some());
+        let angles = if has_angles { Some(slots.fast_access(&fall::ANGLE_KEYS)?) } else { None };
+        let arms = Arm::BOTH.map(|arm| ArmJoints::find(&body, arm));
+        let switches =
+            Arc::new(Switches::new(has_angles, fall_config.enabled, arms.map(|arm| arm.is_some())));
+        let leg_motors = body.motors.iter().enumerate().filter(|(_, m)| m.spec.chain.ends_with("Leg"));
+        let legs = match leg_motors.fold(0u64, |mask, (index, _)| mask | 1 << index) {
+            0 => u64::MAX,
+            legs => legs,
+        };
         let mut engine = Engine {
+            protective: fall::protective_posture(&body),
             body,
             period_ms,
             running: Vec::new(),
             motors: vec![MotorState::default(); count],
-            smart_stiffness: true,
+            fall: FallDetector::new(fall_config.tilt_rad, period_ms, switches.fall_manager()),
+            switches,
             read: vec![0.0; 2 * count],
             currents_read: vec![0.0; count],
             actuators,
             currents,
+            angles,
+            legs,
+            arms,
+            previous: vec![0.0; count],
+            collision_stops: 0,
             cycle: 0,
         };
         engine.actuators.read(&mut engine.read);
@@ -150,8 +188,28 @@ impl Engine {
         self.motors[motor].stiffness
     }
 
-    pub fn smart_stiffness(&self) -> bool {
-        self.smart_stiffness
+    /// The stiffness ALMotion commands: smart stiffness's lowered value while it holds
+    /// the joint lower than its nominal stiffness.
+    pub fn commanded_stiffness(&self, motor: usize) -> f64 {
+        let state = &self.motors[motor];
+        match state.sent_stiffness {
+            Some(sent) if state.smart_lowered => sent,
+            _ => state.stiffness,
+        }
+    }
+
+    pub fn switches(&self) -> &Arc<Switches> {
+        &self.switches
+    }
+
+    /// Motion cycles run so far.
+    pub fn cycles(&self) -> u64 {
+        self.cycle
+    }
+
+    /// Motion cycles in which an arm was held at its last safe pose.
+    pub fn collision_stops(&self) -> u64 {
+        self.collision_stops
     }
 
     fn owner(&self, motor: usize, channel: Channel) -> Option<usize> {
@@ -163,6 +221,10 @@ impl Engine {
     /// Apply a command from the API; returns the tasks it ended.
     pub fn command(&mut self, command: ToEngine, finished: &mut Vec<FromEngine>) {
         match command {
+            ToEngine::Start(task) if self.fall.protecting() => {
+                // The fall manager has priority over every task.
+                finished.push(FromEngine::Finished { id: task.id, completed: false });
+            }
             ToEngine::Start(task) => {
                 // A new task on a joint replaces the old one on that joint.
                 let (positions, stiffnesses) = (task.mask(Channel::Position), task.mask(Channel::Stiffness));
@@ -198,7 +260,6 @@ impl Engine {
                 }
                 self.reap(finished, false);
             }
-            ToEngine::SmartStiffness(on) => self.smart_stiffness = on,
         }
     }
 
@@ -247,8 +308,26 @@ impl Engine {
             }
         }
 
+        self.previous.iter_mut().zip(&self.motors).for_each(|(previous, state)| *previous = state.position);
         let mut positions_sent = 0u64;
         let mut stiffness_sent = 0u64;
+        match self.fall_step() {
+            FallStep::Started(direction) => {
+                for running in &mut self.running {
+                    running.task.tracks.clear();
+                }
+                self.reap(finished, false);
+                finished.push(FromEngine::Falling { time: now, direction });
+                positions_sent |= self.drive_protective_posture(direction, dt);
+            }
+            FallStep::Protecting(direction) => positions_sent |= self.drive_protective_posture(direction, dt),
+            FallStep::Finished => {
+                stiffness_sent = self.all_stiffness_off(target_time, request);
+                finished.push(FromEngine::Fallen { time: now });
+            }
+            FallStep::Upright => finished.push(FromEngine::Upright),
+            FallStep::Idle => {}
+        }
         for index in 0..self.running.len() {
             let running = &mut self.running[index];
             if running.started_at.is_none() {
@@ -302,11 +381,6 @@ impl Engine {
                         state.sent_position = Some(value);
                         state.idle_cycles = 0;
                         positions_sent |= 1 << entry.motor;
-                        request.push(
-                            motor.position_actuator,
-                            UpdateType::ClearAll,
-                            vec![TimedCommand { time: target_time, value }],
-                        );
                         all_done &= arrived(&entry.track, value, motor.spec.min, motor.spec.max, elapsed);
                     }
                     Channel::Stiffness => {
@@ -330,7 +404,19 @@ impl Engine {
             }
         }
         self.reap(finished, true);
+        self.hold_arms_out_of_the_body(positions_sent);
+        for motor in 0..count {
+            if positions_sent & (1 << motor) != 0 {
+                let value = self.motors[motor].position;
+                request.push(
+                    self.body.motors[motor].position_actuator,
+                    UpdateType::ClearAll,
+                    vec![TimedCommand { time: target_time, value }],
+                );
+            }
+        }
 
+        let smart_stiffness = self.switches.smart_stiffness();
         for motor in 0..count {
             if positions_sent & (1 << motor) != 0 {
                 continue;
@@ -340,7 +426,7 @@ impl Engine {
             state.idle_cycles = state.idle_cycles.saturating_add(1);
             // Only stiffness ALMotion itself set: a module driving it through the DCM
             // is never second-guessed.
-            let smart = self.smart_stiffness
+            let smart = smart_stiffness
                 && state.sent_stiffness.is_some()
                 && !state.external_stiffness
                 && !state.smart_lowered
@@ -360,5 +446,72 @@ impl Engine {
             }
         }
         finished.push(FromEngine::Cycle { cycle: self.cycle, time: now });
+    }
+
+    /// The fall manager's step for this cycle, from the angles just read.
+    fn fall_step(&mut self) -> FallStep {
+        let Some(angles) = &self.angles else { return FallStep::Idle };
+        let (angle_x, angle_y) = (angles.get(0), angles.get(1));
+        let legs_stiff = self
+            .motors
+            .iter()
+            .enumerate()
+            .any(|(motor, state)| self.legs & (1 << motor) != 0 && state.stiffness > 0.0);
+        self.fall.step(self.switches.fall_manager(), angle_x, angle_y, legs_stiff)
+    }
+
+    /// Move toward the protective posture as fast as each joint can; the motors moved.
+    fn drive_protective_posture(&mut self, direction: Direction, dt: f64) -> u64 {
+        let mut moved = 0u64;
+        for entry in &self.protective {
+            let Some(target) = fall::target(entry, direction) else { continue };
+            let motor = entry.0;
+            let step = self.body.motors[motor].spec.max_velocity * dt;
+            let state = &mut self.motors[motor];
+            state.position = target.clamp(state.position - step, state.position + step);
+            state.sent_position = Some(state.position);
+            state.idle_cycles = 0;
+            moved |= 1 << motor;
+        }
+        moved
+    }
+
+    /// The end of a fall: every joint limp; the motors whose stiffness was sent.
+    fn all_stiffness_off(&mut self, target_time: DcmTime, request: &mut Request) -> u64 {
+        let mut sent = 0u64;
+        for (index, state) in self.motors.iter_mut().enumerate() {
+            state.stiffness = 0.0;
+            state.sent_stiffness = Some(0.0);
+            state.external_stiffness = false;
+            state.smart_lowered = false;
+            request.push(
+                self.body.motors[index].stiffness_actuator,
+                UpdateType::ClearAll,
+                vec![TimedCommand { time: target_time, value: 0.0 }],
+            );
+            sent |= 1 << index;
+        }
+        sent
+    }
+
+    /// Collision protection: an arm whose new pose would enter the torso or the legs is
+    /// held at its pose of the start of the cycle.
+    fn hold_arms_out_of_the_body(&mut self, positions_sent: u64) {
+        for arm in self.arms.into_iter().flatten() {
+            if positions_sent & arm.mask == 0 || !self.switches.collision_protection(arm.arm) {
+                continue;
+            }
+            let from = arm.angles(|motor| self.previous[motor]);
+            let to = arm.angles(|motor| self.motors[motor].position);
+            if collision::allowed(arm.arm, from, to) {
+                continue;
+            }
+            for &motor in arm.motors.iter().filter(|&&motor| positions_sent & (1 << motor) != 0) {
+                let state = &mut self.motors[motor];
+                state.position = self.previous[motor];
+                state.sent_position = Some(state.position);
+            }
+            self.collision_stops += 1;
+        }
     }
 }

@@ -1,10 +1,15 @@
 //! ALMotion: a motion cycle synchronized to the DCM (every 2nd DCM cycle at 10 ms)
-//! that turns tasks (angles, key frames, stiffness) into timed DCM commands.
+//! that turns tasks (angles, key frames, stiffness) into timed DCM commands, with its
+//! reflexes: smart stiffness, the fall manager, collision protection of the arms.
 #![deny(unsafe_code, unreachable_pub)]
 
 pub mod body;
+pub mod collision;
 pub mod engine;
+mod events;
+pub mod fall;
 mod module;
+pub mod reflexes;
 mod runner;
 mod shapes;
 pub mod trajectory;
@@ -16,6 +21,7 @@ use naobroker_dcm::DcmHandle;
 use naobroker_framework::Broker;
 use serde::Deserialize;
 
+pub use fall::FallManagerConfig;
 pub use module::ALMotion;
 
 /// `[motion]` in `broker.toml`.
@@ -24,11 +30,13 @@ pub use module::ALMotion;
 pub struct MotionConfig {
     /// Motion cycle period; a multiple of the DCM period.
     pub period_ms: u32,
+    /// `[motion.fall_manager]`.
+    pub fall_manager: FallManagerConfig,
 }
 
 impl Default for MotionConfig {
     fn default() -> Self {
-        MotionConfig { period_ms: 20 }
+        MotionConfig { period_ms: 20, fall_manager: FallManagerConfig::default() }
     }
 }
 
@@ -50,9 +58,17 @@ pub fn start(
             config.period_ms, dcm_period_us
         ));
     }
+    let tilt = config.fall_manager.tilt_rad;
+    if !(tilt.is_finite() && tilt > 0.0) {
+        return Err(format!("[motion.fall_manager] tilt_rad = {tilt}: a positive angle in rad"));
+    }
     let ratio = u64::from(motion_us / dcm_period_us);
     let body = Arc::new(body::Body::new(dcm.model())?);
-    let engine = engine::Engine::new(Arc::clone(&body), &shared.slots, config.period_ms as i32)?;
+    let engine =
+        engine::Engine::new(Arc::clone(&body), &shared.slots, config.period_ms as i32, &config.fall_manager)?;
+    if config.fall_manager.enabled && !engine.switches().fall_available() {
+        tracing::warn!("the robot has no InertialSensor/AngleX and AngleY: ALMotion's fall manager is off");
+    }
     let priority = dcm_priority.saturating_sub(1);
     let started = runner::start(engine, channel, body.motors.len(), priority, shared.clock)
         .map_err(|error| format!("cannot start the motion thread: {error}"))?;

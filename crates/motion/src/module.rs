@@ -92,8 +92,8 @@ struct Client {
     awake: Cell<bool>,
     /// What the motion thread reported and the API has not read yet.
     reports: RefCell<rtrb::Consumer<FromEngine>>,
-    /// Motion cycles whose events are to be raised, in order, by one task.
-    cycle_events: tokio::sync::mpsc::UnboundedSender<Value>,
+    /// ALMemory writes (cycle and fall events), performed in order by one task.
+    cycle_events: tokio::sync::mpsc::UnboundedSender<crate::events::MemoryWrite>,
 }
 
 /// Kills its task if the waiting call goes away first (`stop` on a posted call).
@@ -175,15 +175,13 @@ impl Client {
         loop {
             let Ok(report) = self.reports.borrow_mut().pop() else { break };
             match report {
-                FromEngine::Cycle { cycle, time } => {
-                    let _ = self.cycle_events.send(Value::Array(vec![cycle.into(), time.into()]));
-                }
                 FromEngine::Finished { id, completed } => {
                     self.tasks.borrow_mut().retain(|t| t.id != id);
                     if let Some(waiter) = self.waiters.borrow_mut().remove(&id) {
                         let _ = waiter.send(completed);
                     }
                 }
+                report => crate::events::writes_for(report, &self.cycle_events),
             }
         }
     }
@@ -266,7 +264,7 @@ pub struct ALMotion {
     slots: Arc<RtSlots>,
     broker: Broker,
     period_ms: i32,
-    signal: Option<(UnixDatagram, tokio::sync::mpsc::UnboundedReceiver<Value>)>,
+    signal: Option<(UnixDatagram, tokio::sync::mpsc::UnboundedReceiver<crate::events::MemoryWrite>)>,
     _thread: MotionThread,
     _hook: HookConnection,
 }
@@ -308,17 +306,12 @@ impl ALMotion {
     }
 
     fn follow(&mut self) {
-        let Some((wake, mut to_raise)) = self.signal.take() else { return };
+        let Some((wake, to_raise)) = self.signal.take() else { return };
         let client = Rc::clone(&self.client);
-        let broker = self.broker.clone();
-        actix_rt::spawn(async move {
-            while let Some(value) = to_raise.recv().await {
-                for event in ["ALMotion/PreProcess", "ALMotion/PostProcess"] {
-                    let args = vec![event.into(), value.clone()];
-                    let _ = broker.call("ALMemory", "raiseEvent", args, false).await;
-                }
-            }
-        });
+        if client.shared.switches.fall_available() {
+            crate::events::declare_fall_events(&client.cycle_events);
+        }
+        actix_rt::spawn(crate::events::write_all(self.broker.clone(), to_raise));
         actix_rt::spawn(async move {
             let wakeups = match Wakeups::new(wake) {
                 Ok(wakeups) => wakeups,
@@ -436,19 +429,16 @@ impl Module for ALMotion {
             let joints = this.joints(&names)?;
             this.client.send(ToEngine::KillMotors(this.client.body.motor_mask(&joints)))
         })
-        .add("setSmartStiffnessEnabled", "Smart stiffness: lower the stiffness of idle, unloaded joints (on by default).",
-            |this, _, (on,): (bool,)| this.client.send(ToEngine::SmartStiffness(on)))
-        .add("getSmartStiffnessEnabled", "Whether smart stiffness is on.", |this, _, ()| {
-            Ok(this.client.shared.smart_stiffness.load(std::sync::atomic::Ordering::Acquire))
-        })
-        .add("stats", "Motion cycles run, skipped (fell behind) and requests the DCM refused.", |this, _, ()| {
+        .add("stats", "Motion cycles run, skipped (fell behind), requests the DCM refused, cycles an arm was held by collision protection.", |this, _, ()| {
             let load = |c: &std::sync::atomic::AtomicU64| Value::from(c.load(std::sync::atomic::Ordering::Relaxed));
             Ok(Value::Map(vec![
                 ("cycles".into(), load(&this.client.shared.cycles)),
                 ("skipped".into(), load(&this.client.shared.skipped)),
                 ("refused".into(), load(&this.client.shared.refused)),
+                ("collision_stops".into(), load(&this.client.shared.collision_stops)),
             ]))
         });
+        crate::reflexes::methods(m, |this| &this.client.shared);
     }
 
     fn started(&mut self, _context: &ModuleContext) {

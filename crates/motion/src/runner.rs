@@ -1,5 +1,6 @@
 //! The motion thread: woken by the DCM every `ratio` cycles, in lockstep with it under
-//! the manual clock.
+//! the manual clock. Each cycle follows seed 004: preProcess is reported first, then the
+//! engine reads the sensors, runs the tasks and sends its intentions, then postProcess.
 
 use std::os::unix::net::UnixDatagram;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
@@ -10,16 +11,21 @@ use naobroker_dcm::core::Request;
 use naobroker_dcm::cycle::{make_realtime, ClockMode, RequestChannel};
 
 use crate::engine::{Engine, FromEngine, ToEngine};
+use crate::reflexes::Switches;
 
 /// Values the API reads without asking the motion thread.
 pub(crate) struct MotionShared {
     positions: Box<[AtomicU64]>,
+    /// The stiffness commanded (smart stiffness's lowered value included).
     stiffnesses: Box<[AtomicU64]>,
-    pub(crate) smart_stiffness: AtomicBool,
+    /// Set by the API, read by the motion thread every cycle.
+    pub(crate) switches: Arc<Switches>,
     pub(crate) cycles: AtomicU64,
     /// Motion cycles skipped because the thread fell behind by more than one.
     pub(crate) skipped: AtomicU64,
     pub(crate) refused: AtomicU64,
+    /// Motion cycles in which collision protection held an arm at its last safe pose.
+    pub(crate) collision_stops: AtomicU64,
 }
 
 impl MotionShared {
@@ -98,11 +104,12 @@ pub(crate) fn start(
 ) -> std::io::Result<Started> {
     let shared = Arc::new(MotionShared {
         positions: (0..motors).map(|m| AtomicU64::new(engine.position(m).to_bits())).collect(),
-        stiffnesses: (0..motors).map(|m| AtomicU64::new(engine.stiffness(m).to_bits())).collect(),
-        smart_stiffness: AtomicBool::new(true),
+        stiffnesses: (0..motors).map(|m| AtomicU64::new(engine.commanded_stiffness(m).to_bits())).collect(),
+        switches: Arc::clone(engine.switches()),
         cycles: AtomicU64::new(0),
         skipped: AtomicU64::new(0),
         refused: AtomicU64::new(0),
+        collision_stops: AtomicU64::new(0),
     });
     let sync = Arc::new(Sync {
         requested: AtomicU64::new(0),
@@ -138,19 +145,25 @@ pub(crate) fn start(
                 // Fell behind by more than a cycle: continue from the present.
                 shared.skipped.fetch_add(requested - done - 1, Ordering::Relaxed);
             }
+            let time = sync.requested_time.load(Ordering::Acquire);
+            // preProcess before anything of the cycle, its sensors included; the API raises
+            // it while the cycle runs.
+            let _ = outgoing.push(FromEngine::PreProcess { cycle: engine.cycles() + 1, time });
+            let _ = wake_sender.send(&[0]);
             while let Ok(command) = incoming.pop() {
                 engine.command(command, &mut events);
             }
-            shared.smart_stiffness.store(engine.smart_stiffness(), Ordering::Release);
             request.clear();
-            engine.cycle(sync.requested_time.load(Ordering::Acquire), &mut request, &mut events);
+            engine.cycle(time, &mut request, &mut events);
             if !request.groups().is_empty() && channel.send(std::mem::take(&mut request)).is_err() {
                 shared.refused.fetch_add(1, Ordering::Relaxed);
             }
             for motor in 0..motors {
                 shared.positions[motor].store(engine.position(motor).to_bits(), Ordering::Release);
-                shared.stiffnesses[motor].store(engine.stiffness(motor).to_bits(), Ordering::Release);
+                let stiffness = engine.commanded_stiffness(motor);
+                shared.stiffnesses[motor].store(stiffness.to_bits(), Ordering::Release);
             }
+            shared.collision_stops.store(engine.collision_stops(), Ordering::Relaxed);
             shared.cycles.fetch_add(1, Ordering::AcqRel);
             for event in events.drain(..) {
                 let _ = outgoing.push(event);

@@ -1,4 +1,7 @@
-//! FallGuard: an in-process module with a real-time `atPostProcess` hook.
+//! FallGuard: an example of a module compiled into a broker of your own, with a
+//! real-time `atPostProcess` hook (docs/modules.md). naobroker does not run it: ALMotion's
+//! fall manager protects the robot (docs/motion.md); this is the smallest hook to copy.
+//! `tests/in_process.rs` starts a broker in-process and adds it, as your own binary would.
 //!
 //! Each DCM cycle the hook reads the inertial unit's angles through ALMemory's fast
 //! access; past the tilt threshold it queues stiffness 0 for every joint on the cycle
@@ -14,7 +17,7 @@ use naobroker_dcm::{DcmHandle, HookConnection};
 use naobroker_framework::{Broker, CallError, Methods, Module, ModuleContext, Value};
 use serde::Deserialize;
 
-/// `[fall_guard]` in `broker.toml`.
+/// The module's settings (a broker of your own reads them where it likes).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FallGuardConfig {

@@ -1,0 +1,339 @@
+//! ALMotion's reflexes against the real broker under the manual clock: the fall manager
+//! (NAOqi's API and events), collision protection of the arms, queries answering what the
+//! last call set, and the motion cycle's order (seed 004).
+
+use std::time::{Duration, Instant};
+
+use naobroker_e2e::TestBroker;
+use naobroker_framework::blocking::Session;
+use naobroker_framework::{from_value, Value};
+use naobroker_protocol::Envelope;
+use zeromq::{Socket, SocketRecv, SocketSend, ZmqMessage};
+
+const ANGLE_Y: &str = "InertialSensor/AngleY/Sensor/Value";
+const HEAD_PITCH: &str = "Device/SubDeviceList/HeadPitch/Position/Actuator/Value";
+const WRIST: &str = "Device/SubDeviceList/LWristYaw/Position/Actuator/Value";
+const ELBOW_ROLL: &str = "Device/SubDeviceList/LElbowRoll/Position/Actuator/Value";
+const YAW_STIFFNESS: &str = "Device/SubDeviceList/HeadYaw/Hardness/Actuator/Value";
+
+struct Robot {
+    broker: TestBroker,
+    session: Session,
+}
+
+impl Robot {
+    fn new() -> Robot {
+        Robot::with("")
+    }
+
+    /// `top_extra`: configuration sections (e.g. `[motion.fall_manager]`).
+    fn with(top_extra: &str) -> Robot {
+        let broker = TestBroker::start_with(top_extra, "start_time_ms = 0\n");
+        let session = Session::connect(&broker.url).unwrap();
+        Robot { broker, session }
+    }
+
+    fn call(&self, module: &str, method: &str, args: Vec<Value>) -> Value {
+        self.session.call(module, method, args).unwrap_or_else(|e| panic!("{module}.{method}: {e}"))
+    }
+
+    fn motion(&self, method: &str, args: Vec<Value>) -> Value {
+        self.call("ALMotion", method, args)
+    }
+
+    fn step(&self, n: u64) -> i64 {
+        self.call("DCM", "step", vec![n.into()]).as_i64().unwrap()
+    }
+
+    fn memory(&self, key: &str) -> Value {
+        self.call("ALMemory", "getData", vec![key.into()])
+    }
+
+    fn number(&self, key: &str) -> f64 {
+        self.memory(key).as_f64().unwrap()
+    }
+
+    fn tilt(&self, angle_y: Value) {
+        self.call("DCM", "simulateSensor", vec![ANGLE_Y.into(), angle_y]);
+    }
+
+    /// Every joint's stiffness as the DCM sends it.
+    fn stiffnesses(&self) -> Vec<f64> {
+        let keys = self.call("ALMemory", "getDataList", vec!["/Hardness/Actuator/Value".into()]);
+        from_value(self.call("ALMemory", "getListData", vec![keys])).unwrap()
+    }
+
+    fn stiffen_body(&self) {
+        self.motion("setStiffnesses", vec!["Body".into(), 1.0.into()]);
+        self.step(2);
+    }
+
+    /// Wait (generously) until ALMemory's `key` holds `value`: ALMotion writes it off the
+    /// motion thread, after the cycle that decided it.
+    fn wait_for(&self, key: &str, value: Value) {
+        let started = Instant::now();
+        while self.memory(key) != value {
+            assert!(started.elapsed() < Duration::from_secs(10), "{key} never became {value}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn stats(&self, name: &str) -> u64 {
+        let stats = self.motion("stats", vec![]);
+        let Value::Map(entries) = stats else { panic!("stats: {stats}") };
+        entries.iter().find(|(key, _)| key.as_str() == Some(name)).and_then(|(_, v)| v.as_u64()).unwrap()
+    }
+}
+
+/// One connection subscribed to several events: they arrive in the order raised.
+struct EventTap {
+    runtime: tokio::runtime::Runtime,
+    socket: zeromq::DealerSocket,
+}
+
+impl EventTap {
+    fn new(url: &str, events: &[&str]) -> EventTap {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let socket = runtime.block_on(async {
+            let mut socket = zeromq::DealerSocket::new();
+            socket.connect(url).await.unwrap();
+            for (id, event) in (1u64..).zip(events) {
+                let subscribe = Envelope::Subscribe { id, event: (*event).into() };
+                socket.send(ZmqMessage::from(subscribe.encode())).await.unwrap();
+            }
+            let mut replies = 0;
+            while replies < events.len() {
+                let message = socket.recv().await.unwrap();
+                if let Ok(Envelope::Reply { .. }) = Envelope::decode(message.get(0).unwrap(), usize::MAX) {
+                    replies += 1;
+                }
+            }
+            socket
+        });
+        EventTap { runtime, socket }
+    }
+
+    fn next(&mut self) -> (String, Value) {
+        self.runtime.block_on(async {
+            loop {
+                let message = tokio::time::timeout(Duration::from_secs(10), self.socket.recv())
+                    .await
+                    .expect("an event within 10 s")
+                    .unwrap();
+                if let Ok(Envelope::Event { name, value, .. }) =
+                    Envelope::decode(message.get(0).unwrap(), usize::MAX)
+                {
+                    return (name, value);
+                }
+            }
+        })
+    }
+
+    /// Events up to and including the first named `last`.
+    fn until(&mut self, last: &str) -> Vec<(String, Value)> {
+        let mut events = Vec::new();
+        loop {
+            let event = self.next();
+            let done = event.0 == last;
+            events.push(event);
+            if done {
+                return events;
+            }
+        }
+    }
+}
+
+#[test]
+fn a_fall_kills_the_tasks_protects_then_cuts_the_stiffness_with_naoqis_events() {
+    let robot = Robot::new();
+    let mut tap =
+        EventTap::new(&robot.broker.url, &["robotIsFalling", "ALMotion/RobotIsFalling", "robotHasFallen"]);
+    assert_eq!(robot.motion("getFallManagerEnabled", vec![]), Value::from(true), "on by default");
+    // Idle joints keep their stiffness all along: what is checked is the fall manager's.
+    robot.motion("setSmartStiffnessEnabled", vec![false.into()]);
+    for key in ["robotIsFalling", "ALMotion/RobotIsFalling", "robotHasFallen"] {
+        robot.wait_for(key, false.into());
+    }
+    robot.stiffen_body();
+    let wave = robot
+        .session
+        .post("ALMotion", "angleInterpolation", vec!["HeadYaw".into(), 1.0.into(), 5.0.into(), true.into()])
+        .unwrap();
+    robot.step(2);
+    assert_eq!(robot.motion("isRunning", vec![wave.into()]), Value::from(true));
+
+    // Falling backward: one motion cycle sees it.
+    robot.tilt((-0.9).into());
+    robot.step(2);
+    let ended = robot.motion("wait", vec![wave.into(), 10_000.into()]);
+    assert_eq!(ended, Value::from(true), "tasks killed");
+    assert_eq!(robot.motion("getTaskList", vec![]), Value::Array(vec![]));
+    assert_eq!(
+        tap.until("ALMotion/RobotIsFalling"),
+        [("robotIsFalling".into(), true.into()), ("ALMotion/RobotIsFalling".to_owned(), Value::from(true))]
+    );
+    robot.wait_for("ALMotion/RobotIsFalling", true.into());
+    // A task asked for during the fall is refused: the fall manager comes first.
+    let wrist = robot.number(WRIST);
+    robot.motion("setAngles", vec!["LWristYaw".into(), 1.0.into(), 1.0.into()]);
+    robot.step(8);
+    assert_eq!(robot.number(WRIST), wrist);
+    assert!((robot.number(HEAD_PITCH) - 0.5).abs() < 1e-3, "head tucked in: {}", robot.number(HEAD_PITCH));
+    assert!(
+        robot.stiffnesses().iter().all(|&s| s == 1.0),
+        "stiff while protecting: {:?}",
+        robot.stiffnesses()
+    );
+
+    // 100 ms after the fall was seen, every stiffness goes off.
+    robot.step(4);
+    assert!(robot.stiffnesses().iter().all(|&s| s == 0.0), "limp: {:?}", robot.stiffnesses());
+    let stiffness: Vec<f64> = from_value(robot.motion("getStiffnesses", vec!["Body".into()])).unwrap();
+    assert!(stiffness.iter().all(|&s| s == 0.0), "{stiffness:?}");
+    assert_eq!(tap.until("robotHasFallen"), [("robotHasFallen".to_owned(), Value::from(true))]);
+    robot.wait_for("ALMotion/RobotIsFalling", false.into());
+    assert_eq!(robot.memory("robotIsFalling"), Value::from(false));
+
+    // Lying down is not falling: the robot may be stiffened to get up.
+    robot.stiffen_body();
+    robot.step(10);
+    assert!(robot.stiffnesses().iter().all(|&s| s == 1.0), "{:?}", robot.stiffnesses());
+    // Upright again: armed, and robotHasFallen says so.
+    robot.tilt(Value::Nil);
+    robot.step(2);
+    robot.wait_for("robotHasFallen", false.into());
+
+    // Switched off, a tilt does nothing; the query answers at once.
+    robot.motion("setFallManagerEnabled", vec![false.into()]);
+    assert_eq!(robot.motion("getFallManagerEnabled", vec![]), Value::from(false));
+    robot.tilt(0.9.into());
+    robot.step(20);
+    assert!(robot.stiffnesses().iter().all(|&s| s == 1.0), "{:?}", robot.stiffnesses());
+    assert_eq!(robot.memory("ALMotion/RobotIsFalling"), Value::from(false));
+}
+
+#[test]
+fn the_fall_manager_is_configured_under_motion() {
+    let robot = Robot::with("[motion.fall_manager]\nenabled = false\n");
+    assert_eq!(robot.motion("getFallManagerEnabled", vec![]), Value::from(false));
+    robot.motion("setSmartStiffnessEnabled", vec![false.into()]);
+    robot.stiffen_body();
+    robot.tilt(0.9.into());
+    robot.step(20);
+    assert!(robot.stiffnesses().iter().all(|&s| s == 1.0));
+    robot.motion("setFallManagerEnabled", vec![true.into()]);
+    robot.step(20);
+    assert!(robot.stiffnesses().iter().all(|&s| s == 1.0), "switched on while tilted: not a fall");
+}
+
+#[test]
+fn the_motion_cycle_raises_pre_process_first_and_what_its_sensors_caused_before_post_process() {
+    let robot = Robot::new();
+    let mut tap =
+        EventTap::new(&robot.broker.url, &["ALMotion/PreProcess", "robotIsFalling", "ALMotion/PostProcess"]);
+    robot.stiffen_body();
+    robot.step(4);
+    robot.tilt(0.9.into());
+    robot.step(2);
+    let events = tap.until("robotIsFalling");
+    let post = tap.next();
+    let cycle = |value: &Value| from_value::<(u64, i64)>(value.clone()).unwrap();
+    let (fall, before) = events.split_last().unwrap();
+    // Every cycle so far: PreProcess n, then PostProcess n, n = 1, 2, ...
+    for (pair, n) in before[..before.len() - 1].chunks(2).zip(1u64..) {
+        assert_eq!((pair[0].0.as_str(), pair[1].0.as_str()), ("ALMotion/PreProcess", "ALMotion/PostProcess"));
+        assert_eq!((cycle(&pair[0].1), cycle(&pair[1].1)), ((n, 20 * n as i64), (n, 20 * n as i64)));
+    }
+    // The cycle that read the tilted sensor: its preProcess came before, the fall it
+    // decided is raised before its postProcess.
+    let pre = before.last().unwrap();
+    assert_eq!(pre.0, "ALMotion/PreProcess");
+    assert_eq!(fall.0, "robotIsFalling");
+    assert_eq!(post.0, "ALMotion/PostProcess");
+    assert_eq!(cycle(&pre.1), cycle(&post.1));
+    assert_eq!(cycle(&post.1).0, before.len() as u64 / 2 + 1);
+}
+
+#[test]
+fn collision_protection_holds_an_arm_at_its_last_safe_pose() {
+    let robot = Robot::new();
+    for chain in ["LArm", "RArm", "Arms"] {
+        assert_eq!(
+            robot.motion("getCollisionProtectionEnabled", vec![chain.into()]),
+            Value::from(true),
+            "{chain}"
+        );
+    }
+    let error = robot.session.call("ALMotion", "getCollisionProtectionEnabled", vec!["Head".into()]);
+    assert!(error.unwrap_err().message.contains("\"LArm\", \"RArm\" or \"Arms\""));
+    robot.motion("setStiffnesses", vec!["LArm".into(), 1.0.into()]);
+    // The arm hanging at the side.
+    let hanging =
+        Value::Array(vec![std::f64::consts::FRAC_PI_2.into(), 0.0.into(), 0.0.into(), (-0.0349).into()]);
+    let joints = Value::Array(
+        ["LShoulderPitch", "LShoulderRoll", "LElbowYaw", "LElbowRoll"].map(Value::from).to_vec(),
+    );
+    robot.motion("setAngles", vec![joints.clone(), hanging.clone(), 1.0.into()]);
+    robot.step(60);
+    assert_eq!(robot.stats("collision_stops"), 0, "hanging is clear of the body");
+
+    // Bending the elbow inward takes the hand into the legs' box: the arm stops at the
+    // last pose clear of it (docs/motion.md: about -0.16 rad).
+    let bend = |robot: &Robot| {
+        let task = robot
+            .session
+            .post(
+                "ALMotion",
+                "angleInterpolation",
+                vec!["LElbowRoll".into(), (-1.54).into(), 1.0.into(), true.into()],
+            )
+            .unwrap();
+        while robot.motion("isRunning", vec![task.into()]) == Value::from(true) {
+            robot.step(2);
+        }
+        robot.step(2);
+        robot.number(ELBOW_ROLL)
+    };
+    let held = bend(&robot);
+    assert!((-0.2..-0.1).contains(&held), "held at {held}");
+    let stops = robot.stats("collision_stops");
+    assert!(stops > 0);
+
+    // Off for the left arm only: the query answers at once, the elbow bends fully.
+    assert_eq!(
+        robot.motion("setCollisionProtectionEnabled", vec!["LArm".into(), false.into()]),
+        Value::from(true)
+    );
+    assert_eq!(robot.motion("getCollisionProtectionEnabled", vec!["LArm".into()]), Value::from(false));
+    assert_eq!(robot.motion("getCollisionProtectionEnabled", vec!["RArm".into()]), Value::from(true));
+    assert_eq!(robot.motion("getCollisionProtectionEnabled", vec!["Arms".into()]), Value::from(false));
+    assert!((bend(&robot) + 1.54).abs() < 1e-3);
+    assert_eq!(robot.stats("collision_stops"), stops);
+
+    // Back on with the forearm inside the body: it is not held on its way out.
+    robot.motion("setCollisionProtectionEnabled", vec!["Arms".into(), true.into()]);
+    robot.motion("setAngles", vec![joints, hanging, 1.0.into()]);
+    robot.step(60);
+    assert!((robot.number(ELBOW_ROLL) + 0.0349).abs() < 1e-3, "moved out: {}", robot.number(ELBOW_ROLL));
+    assert_eq!(robot.stats("collision_stops"), stops);
+}
+
+#[test]
+fn queries_answer_with_what_the_last_call_set() {
+    let robot = Robot::new();
+    robot.motion("setStiffnesses", vec!["Head".into(), 1.0.into()]);
+    robot.step(70);
+    let sent = robot.number(YAW_STIFFNESS);
+    assert!((sent - 0.6).abs() < 1e-3, "smart stiffness holds the idle joint at 60 %: {sent}");
+    let answered: Vec<f64> = from_value(robot.motion("getStiffnesses", vec!["HeadYaw".into()])).unwrap();
+    assert!((answered[0] - 0.6).abs() < 1e-9, "getStiffnesses answers the stiffness commanded: {answered:?}");
+    // No cycle between a call and the query.
+    robot.motion("setSmartStiffnessEnabled", vec![false.into()]);
+    assert_eq!(robot.motion("getSmartStiffnessEnabled", vec![]), Value::from(false));
+    robot.motion("setSmartStiffnessEnabled", vec![true.into()]);
+    assert_eq!(robot.motion("getSmartStiffnessEnabled", vec![]), Value::from(true));
+    robot.motion("setFallManagerEnabled", vec![false.into()]);
+    assert_eq!(robot.motion("getFallManagerEnabled", vec![]), Value::from(false));
+    robot.motion("setCollisionProtectionEnabled", vec!["RArm".into(), false.into()]);
+    assert_eq!(robot.motion("getCollisionProtectionEnabled", vec!["RArm".into()]), Value::from(false));
+}
