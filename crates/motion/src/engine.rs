@@ -8,10 +8,12 @@ use naobroker_dcm::time::DcmTime;
 use naobroker_memory::{FastAccess, RtSlots};
 
 use crate::body::Body;
-use crate::collision::{self, Arm, ArmJoints};
+use crate::collision::{Arm, ArmJoints};
 use crate::fall::{self, Direction, FallDetector, FallManagerConfig, FallStep, Posture};
 use crate::reflexes::Switches;
 use crate::trajectory::Track;
+
+mod reflex_steps;
 
 /// What a track drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -446,72 +448,5 @@ impl Engine {
             }
         }
         finished.push(FromEngine::Cycle { cycle: self.cycle, time: now });
-    }
-
-    /// The fall manager's step for this cycle, from the angles just read.
-    fn fall_step(&mut self) -> FallStep {
-        let Some(angles) = &self.angles else { return FallStep::Idle };
-        let (angle_x, angle_y) = (angles.get(0), angles.get(1));
-        let legs_stiff = self
-            .motors
-            .iter()
-            .enumerate()
-            .any(|(motor, state)| self.legs & (1 << motor) != 0 && state.stiffness > 0.0);
-        self.fall.step(self.switches.fall_manager(), angle_x, angle_y, legs_stiff)
-    }
-
-    /// Move toward the protective posture as fast as each joint can; the motors moved.
-    fn drive_protective_posture(&mut self, direction: Direction, dt: f64) -> u64 {
-        let mut moved = 0u64;
-        for entry in &self.protective {
-            let Some(target) = fall::target(entry, direction) else { continue };
-            let motor = entry.0;
-            let step = self.body.motors[motor].spec.max_velocity * dt;
-            let state = &mut self.motors[motor];
-            state.position = target.clamp(state.position - step, state.position + step);
-            state.sent_position = Some(state.position);
-            state.idle_cycles = 0;
-            moved |= 1 << motor;
-        }
-        moved
-    }
-
-    /// The end of a fall: every joint limp; the motors whose stiffness was sent.
-    fn all_stiffness_off(&mut self, target_time: DcmTime, request: &mut Request) -> u64 {
-        let mut sent = 0u64;
-        for (index, state) in self.motors.iter_mut().enumerate() {
-            state.stiffness = 0.0;
-            state.sent_stiffness = Some(0.0);
-            state.external_stiffness = false;
-            state.smart_lowered = false;
-            request.push(
-                self.body.motors[index].stiffness_actuator,
-                UpdateType::ClearAll,
-                vec![TimedCommand { time: target_time, value: 0.0 }],
-            );
-            sent |= 1 << index;
-        }
-        sent
-    }
-
-    /// Collision protection: an arm whose new pose would enter the torso or the legs is
-    /// held at its pose of the start of the cycle.
-    fn hold_arms_out_of_the_body(&mut self, positions_sent: u64) {
-        for arm in self.arms.into_iter().flatten() {
-            if positions_sent & arm.mask == 0 || !self.switches.collision_protection(arm.arm) {
-                continue;
-            }
-            let from = arm.angles(|motor| self.previous[motor]);
-            let to = arm.angles(|motor| self.motors[motor].position);
-            if collision::allowed(arm.arm, from, to) {
-                continue;
-            }
-            for &motor in arm.motors.iter().filter(|&&motor| positions_sent & (1 << motor) != 0) {
-                let state = &mut self.motors[motor];
-                state.position = self.previous[motor];
-                state.sent_position = Some(state.position);
-            }
-            self.collision_stops += 1;
-        }
     }
 }
