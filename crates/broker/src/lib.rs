@@ -55,6 +55,7 @@ pub async fn start(config: &Config) -> Result<Running, String> {
     let motion =
         naobroker_motion::start(&config.motion, &dcm, motion_channel, broker.clone(), config.dcm.priority)?;
     broker.add_module(motion)?;
+    broker.add_module(naobroker_sensors::start(&dcm, broker.clone())?)?;
     tracing::info!(
         robot = %model.robot,
         period_us = config.dcm.period_us,

@@ -1,0 +1,22 @@
+//! ALSensors: NAOqi's standard sensor events (touch, bumpers, chest button, foot contact,
+//! sonar, battery) raised from the DCM's sensor values, on their edges (docs/sensors.md).
+//!
+//! A postProcess hook reads the sensors on the DCM cycle thread and queues compact
+//! records; the module's actor raises the events in ALMemory, off the real-time thread.
+#![deny(unsafe_code, unreachable_pub)]
+
+pub mod catalog;
+mod detect;
+mod module;
+mod signals;
+pub mod watch;
+
+use naobroker_dcm::DcmHandle;
+use naobroker_framework::Broker;
+
+pub use module::ALSensors;
+
+/// Install the hook on the DCM; the module to add to the broker.
+pub fn start(dcm: &DcmHandle, broker: Broker) -> Result<ALSensors, String> {
+    Ok(ALSensors::new(watch::install(dcm)?, broker))
+}

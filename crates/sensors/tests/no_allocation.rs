@@ -1,0 +1,191 @@
+//! Proof that the ALSensors hook does not allocate (nor free) on the DCM cycle thread
+//! while every kind of sensor it watches changes and it queues records.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel};
+use naobroker_dcm::device::{DeviceModel, RobotDescription};
+use naobroker_dcm::hardware::sim::SimRobot;
+use naobroker_dcm::DcmHandle;
+use naobroker_memory::RtSlots;
+use naobroker_sensors::catalog::Key;
+
+struct Counting;
+
+thread_local! {
+    /// Allocations and frees made by this thread since it started counting.
+    static COUNT: Cell<Option<u64>> = const { Cell::new(None) };
+}
+
+/// The cycle thread's count, copied out by the hooks around ALSensors' every cycle.
+static CYCLE_THREAD_COUNT: AtomicU64 = AtomicU64::new(0);
+
+fn note() {
+    let _ = COUNT.try_with(|count| {
+        if let Some(n) = count.get() {
+            count.set(Some(n + 1));
+        }
+    });
+}
+
+fn start_counting() {
+    COUNT.with(|count| {
+        if count.get().is_none() {
+            count.set(Some(0));
+        }
+    });
+}
+
+fn counted() -> u64 {
+    COUNT.with(|count| count.get().unwrap_or(0))
+}
+
+// The one unsafe block of the tests: a global allocator is an unsafe trait; this one
+// only counts and forwards to the system allocator.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        note();
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// A manual-clock DCM on the simulated NAO, and a channel to force its sensors.
+struct Bench {
+    cycle: CycleThread,
+    forcing: RequestChannel,
+    model: Arc<DeviceModel>,
+}
+
+impl Bench {
+    fn force(&mut self, sensor: &str, value: f64) {
+        let index = self.model.sensor(&format!("{sensor}/Sensor/Value")).unwrap();
+        self.forcing.force_sensor(index, Some(value)).unwrap();
+    }
+
+    fn step(&self, n: u64) {
+        let shared = self.cycle.shared();
+        let target = shared.grant(n);
+        let started = Instant::now();
+        while shared.cycles() < target {
+            assert!(started.elapsed() < Duration::from_secs(20), "the cycle stopped at {}", shared.cycles());
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+fn start() -> (Bench, DcmHandle) {
+    let model = Arc::new(DeviceModel::new(RobotDescription::nao_v6()).unwrap());
+    let (layout, dcm_slots) = DcmSlots::layout(&model);
+    let config =
+        CycleConfig { priority: 0, clock: ClockMode::Manual, start_time_ms: 0, ..CycleConfig::default() };
+    let hardware = Box::new(SimRobot::new(&model));
+    let (cycle, mut channels, _reports, _wake) =
+        CycleThread::start(Arc::clone(&model), hardware, RtSlots::new(layout), dcm_slots, &config).unwrap();
+    let forcing = channels.remove(1);
+    let dcm = DcmHandle::new(channels.remove(0));
+    (Bench { cycle, forcing, model }, dcm)
+}
+
+/// Press, hold and release every watched sensor; each phase outlasts every debounce.
+fn exercise(bench: &mut Bench) {
+    let phases: [(&str, f64, f64); 9] = [
+        ("Head/Touch/Front", 1.0, 0.0),
+        ("RHand/Touch/Left", 1.0, 0.0),
+        ("LFoot/Bumper/Right", 1.0, 0.0),
+        ("US/Left", 0.3, 0.9),
+        ("LFoot/FSR/FrontLeft", 3.0, 0.0),
+        ("RFoot/FSR/RearRight", 3.0, 0.0),
+        ("Battery/Charge", 0.05, 0.9),
+        ("Battery/Current", 0.5, -1.0),
+        ("ChestBoard/Button", 1.0, 0.0),
+    ];
+    for round in 0..4 {
+        for &(sensor, on, off) in &phases {
+            bench.force(sensor, if round % 2 == 0 { on } else { off });
+        }
+        bench.step(120);
+    }
+    for _ in 0..3 {
+        bench.force("ChestBoard/Button", 1.0);
+        bench.step(5);
+        bench.force("ChestBoard/Button", 0.0);
+        bench.step(5);
+    }
+    bench.step(60);
+}
+
+#[test]
+fn the_sensor_hook_does_not_allocate_on_the_cycle_thread() {
+    let (mut bench, dcm) = start();
+    let _start = dcm
+        .at_pre_process("count", |_| {
+            start_counting();
+            CYCLE_THREAD_COUNT.store(counted(), Ordering::SeqCst);
+        })
+        .unwrap();
+    let installed = naobroker_sensors::watch::install(&dcm).unwrap();
+    let _end =
+        dcm.at_post_process("count", |_| CYCLE_THREAD_COUNT.store(counted(), Ordering::SeqCst)).unwrap();
+    let mut records = installed.actor.records;
+    let mut raised = Vec::new();
+    bench.step(1);
+    exercise(&mut bench);
+    // Read before stopping the thread: its shutdown frees its buffers, as it should.
+    let allocations = CYCLE_THREAD_COUNT.load(Ordering::SeqCst);
+    while let Ok(record) = records.pop() {
+        if record.raise && !raised.contains(&record.key) {
+            raised.push(record.key);
+        }
+    }
+    assert_eq!(installed.actor.stats.dropped.load(Ordering::Relaxed), 0);
+    for key in [
+        Key::FrontTactilTouched,
+        Key::HandRightLeftTouched,
+        Key::LeftBumperPressed,
+        Key::ChestButtonPressed,
+        Key::TripleClickOccurred,
+        Key::SonarLeftDetected,
+        Key::SonarLeftNothingDetected,
+        Key::FootContactChanged,
+        Key::BatteryChargeChanged,
+        Key::BatteryLowDetected,
+        Key::BatteryNearlyEmpty,
+        Key::BatteryPowerPluggedChanged,
+        Key::BatteryChargingFlagChanged,
+    ] {
+        assert!(raised.contains(&key), "the hook raised {key:?} while counted: {raised:?}");
+    }
+    assert_eq!(allocations, 0, "allocations on the cycle thread");
+    drop(dcm);
+    drop(bench);
+}
+
+/// The probe itself must see an allocation when one happens on the watched thread,
+/// or the test above could not fail.
+#[test]
+fn the_probe_sees_allocations_on_the_watched_thread() {
+    let counted = std::thread::spawn(|| {
+        start_counting();
+        let boxed = std::hint::black_box(Box::new([1u8; 64]));
+        drop(boxed);
+        counted()
+    })
+    .join()
+    .unwrap();
+    assert!(counted >= 2);
+}
