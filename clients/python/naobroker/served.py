@@ -35,7 +35,7 @@ BASE_METHODS = (
     ("stop", "(u64) -> bool", "Asks a posted task to stop (a Python method sees stop_requested())."),
 )
 BASE_NAMES = frozenset(name for name, _, _ in BASE_METHODS)
-EXCERPT_CHARACTERS = 64
+EXCERPT_BYTES = 64
 
 
 class MethodError(RuntimeError):
@@ -43,10 +43,11 @@ class MethodError(RuntimeError):
 
 
 def excerpt(text):
-    """At most 64 characters of a name a caller sent, as the broker quotes them."""
-    if len(text) <= EXCERPT_CHARACTERS:
+    """At most 64 bytes (whole characters) of a name a caller sent, as the broker quotes them."""
+    data = text.encode("utf-8")
+    if len(data) <= EXCERPT_BYTES:
         return text
-    return "%s… (%d characters)" % (text[:EXCERPT_CHARACTERS], len(text))
+    return "%s… (%d bytes)" % (data[:EXCERPT_BYTES].decode("utf-8", "ignore"), len(data))
 
 
 def _type_name(value):

@@ -79,7 +79,9 @@ def test_every_base_method_answers_as_a_rust_modules_does(broker, monkeypatch):
     assert [m[0] for m in caller.call("ServiceDirectory", "methods", "PyTool")] == python_list
 
     # Argument errors read as the Rust SDK's.
-    for method, args in (("ping", [1]), ("getUsage", []), ("getUsage", [1]), ("wait", [1]), ("isRunning", ["x"])):
+    cases = (("ping", [1]), ("getUsage", []), ("getUsage", [1]), ("wait", [1]), ("isRunning", ["x"]),
+             ("getMethodHelp", ["é" * 100]))
+    for method, args in cases:
         with pytest.raises(NaobrokerError) as python_error:
             caller.call("PyTool", method, *args)
         with pytest.raises(NaobrokerError) as rust_error:
