@@ -42,6 +42,12 @@ def _url(ip, port):
     return os.environ.get("NAOBROKER_URL") or "tcp://%s:%d" % (ip, port)
 
 
+def _process_url():
+    """Where a proxy or module without an address goes: NAOBROKER_URL, else the parent
+    broker of this process's ALBroker, else the local NAOqi port."""
+    return os.environ.get("NAOBROKER_URL") or _default_url or "tcp://127.0.0.1:9559"
+
+
 def _keys(server_key, public_key, secret_key):
     return {"server_key": server_key, "public_key": public_key, "secret_key": secret_key}
 
@@ -52,7 +58,7 @@ class ALProxy(Proxy):
     of this proxy; a call's `_timeout=` keyword overrides it."""
 
     def __init__(self, module, ip=None, port=9559, timeout=_UNSET, server_key=None, public_key=None, secret_key=None):
-        url = _url(ip, port) if ip is not None else (_default_url or _url("127.0.0.1", 9559))
+        url = _url(ip, port) if ip is not None else _process_url()
         session = Session.shared(url, **_keys(server_key, public_key, secret_key))
         if timeout is _UNSET:
             Proxy.__init__(self, session, module)
@@ -71,7 +77,10 @@ class ALBroker:
         self.session = Session.shared(_default_url, **_keys(server_key, public_key, secret_key))
 
     def shutdown(self):
+        global _default_url
         self.session.close()
+        if _default_url == self.session.url:  # this broker is gone: no default any more
+            _default_url = None
 
 
 class ALModule:
@@ -103,7 +112,7 @@ class ALModule:
 
     def __init__(self, name):
         self.name = name
-        self._albroker_session = Session.shared(_default_url or _url("127.0.0.1", 9559))
+        self._albroker_session = Session.shared(_process_url())
         self._albroker_session.register_module(name, self, local_only=("setModuleDescription",))
 
     def getName(self):

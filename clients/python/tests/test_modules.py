@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from conftest import wait_for
+from conftest import Broker, wait_for
 from naobroker import NaobrokerError
 from naoqi import ALBroker, ALModule, ALProxy, stop_requested
 
@@ -193,6 +193,19 @@ def test_shutdown_frees_the_module_names_at_once(broker, monkeypatch):
     Tool("PyRerun")
     assert broker.session.call("PyRerun", "add", 2) == 3
     python_broker.shutdown()
+
+
+def test_naobroker_url_wins_over_the_address_an_albroker_gave(broker, monkeypatch):
+    """An address-less ALProxy goes where NAOBROKER_URL says, even after an ALBroker of this
+    process named another broker."""
+    start_broker(broker, monkeypatch)
+    other = Broker()
+    try:
+        monkeypatch.setenv("NAOBROKER_URL", other.url)
+        ALProxy("ALMemory").insertData("Py/Where", "other")
+        assert other.session.call("ALMemory", "getData", "Py/Where") == "other"
+    finally:
+        other.stop()
 
 
 SCRIPT = textwrap.dedent('''
