@@ -141,6 +141,7 @@ impl<M: Module> ModuleActor<M> {
         if self.find(method).is_none() {
             return Err(CallError::new(format!("no method named {method}")));
         }
+        self.tasks.borrow().check_room(&self.name)?;
         let future = match self.run(method, args) {
             Outcome::Now(Err(error)) => return Err(error),
             Outcome::Now(Ok(_)) => None,

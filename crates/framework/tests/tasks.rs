@@ -103,3 +103,21 @@ async fn stopped_and_successful_tasks_wait_true_and_unknown_ids_are_named() {
     let unknown = call(&broker, "wait", vec![99.into(), 0.into()]).await.unwrap_err();
     assert!(unknown.message.contains("no task 99 was posted"), "{}", unknown.message);
 }
+
+#[actix_rt::test]
+async fn a_module_runs_at_most_64_posted_tasks_at_once() {
+    let broker = broker().await;
+    let mut ids = Vec::new();
+    for _ in 0..64 {
+        ids.push(post(&broker, "succeedLater", vec![]).await);
+    }
+    let refused = broker.call("Worker", "succeedLater", vec![], true).await.unwrap_err();
+    assert!(
+        refused.message.contains("64 posted tasks are already running in Worker: wait for one to end"),
+        "{}",
+        refused.message
+    );
+    assert_eq!(call(&broker, "stop", vec![ids[0].into()]).await.unwrap(), Value::from(true));
+    let room_again = post(&broker, "succeedLater", vec![]).await;
+    assert_eq!(room_again, 65, "the refused post took no id");
+}

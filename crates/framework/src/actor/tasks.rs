@@ -16,6 +16,10 @@ use crate::error::{CallError, CallResult};
 /// what it posted, bounded so a module posting failing tasks forever holds little.
 const REMEMBERED_FAILURES: usize = 64;
 
+/// Posted tasks one module runs at once: `post` answers before the work is done, so the
+/// broker's calls-in-flight bound does not see them; this bounds what a caller can start.
+const MAX_RUNNING_TASKS: usize = 64;
+
 struct Running {
     abort: tokio::task::AbortHandle,
     finished: watch::Receiver<bool>,
@@ -35,6 +39,16 @@ impl Tasks {
     pub(crate) fn finished_at_once(&mut self) -> u64 {
         self.last_id += 1;
         self.last_id
+    }
+
+    /// Refuses a new task while [`MAX_RUNNING_TASKS`] run.
+    pub(crate) fn check_room(&self, module: &str) -> Result<(), CallError> {
+        if self.running.len() >= MAX_RUNNING_TASKS {
+            return Err(CallError::new(format!(
+                "{MAX_RUNNING_TASKS} posted tasks are already running in {module}: wait for one to end"
+            )));
+        }
+        Ok(())
     }
 
     /// Run `future` as a task named `label` (`Module.method`); answers its id.
