@@ -116,7 +116,7 @@ class ServedModule:
         self.name = name
         self.instance = instance
         self.description = inspect.cleandoc(type(instance).__doc__ or "")
-        self.tasks = Tasks()
+        self.tasks = Tasks(name)
         self._methods = dict(_own_methods(instance, frozenset(local_only)))
         self.infos = [list(info) for info in BASE_METHODS] + [
             [name, _signature(method), inspect.getdoc(method) or ""] for name, method in self._methods.items()

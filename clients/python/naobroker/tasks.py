@@ -4,7 +4,9 @@ A posted method runs on a thread of its own; its id (from 1, per module) goes ba
 caller at once. ``wait(id, timeoutMs)`` answers true once the task ended (0 = no time limit),
 false when the time ran out, and raises "task <id> (<Module>.<method>) failed: <message>"
 when the method raised, also long after it ended (the last 64 failures of a module are
-kept), as the Rust modules do.
+kept), as the Rust modules do. At most 64 posted tasks of a module run at once: ``post``
+answers before its task ends, so the broker's bound on calls in flight does not count
+tasks, and a caller posting in a loop would otherwise start threads until the process dies.
 
 Python cannot interrupt a thread: ``stop(id)`` asks a running task to stop and answers
 true when the task was running; the method sees the request through ``stop_requested()``
@@ -20,6 +22,10 @@ log = logging.getLogger("naobroker")
 # Failures kept for `wait` after their task ended: enough for any script that waits on what
 # it posted, bounded so that a module posting failing tasks forever holds little.
 REMEMBERED_FAILURES = 64
+
+# Posted tasks of one module running at once; a further `post` is refused (the Rust modules'
+# bound, with the same message).
+MAX_RUNNING_TASKS = 64
 
 _current = threading.local()
 
@@ -47,13 +53,15 @@ class _Task:
 
 
 class TaskError(RuntimeError):
-    """A task id that no post gave, or a task that failed; the message says which."""
+    """A task id that no post gave, a task that failed or could not start, or a module
+    already running its most tasks; the message says which."""
 
 
 class Tasks:
     """The tasks of one module: ids, the ones running, and the recent failures."""
 
-    def __init__(self):
+    def __init__(self, module):
+        self._module = module
         self._lock = threading.Lock()
         self._last_id = 0
         self._running = {}
@@ -61,13 +69,29 @@ class Tasks:
 
     def start(self, label, target, args):
         """Run target(*args) on a thread of its own as a task named `label`
-        ("Module.method"); answers its id."""
+        ("Module.method"); answers its id. Raises TaskError while MAX_RUNNING_TASKS run, or
+        when no thread can start (the id is then spent: ``wait`` on it reports why)."""
         with self._lock:
+            if len(self._running) >= MAX_RUNNING_TASKS:
+                raise TaskError(
+                    "%d posted tasks are already running in %s: wait for one to end"
+                    % (MAX_RUNNING_TASKS, self._module)
+                )
             self._last_id += 1
             task = _Task(self._last_id, label)
             self._running[task.id] = task
         name = "naobroker-task-%d-%s" % (task.id, label)
-        threading.Thread(target=self._run, args=(task, target, args), name=name, daemon=True).start()
+        try:
+            threading.Thread(target=self._run, args=(task, target, args), name=name, daemon=True).start()
+        except Exception as error:  # no thread to be had: the task never runs, so it must not look running
+            reason = "its thread could not start: %s" % failure_text(error)
+            failure = "task %d (%s) failed: %s" % (task.id, label, reason)
+            log.warning("posted task %d (%s): %s", task.id, label, reason)
+            with self._lock:
+                del self._running[task.id]
+                self._remember_failure(task.id, failure)
+            task.done.set()
+            raise TaskError(failure) from error
         return task.id
 
     def _run(self, task, target, args):
@@ -83,10 +107,15 @@ class Tasks:
             with self._lock:
                 del self._running[task.id]
                 if failure is not None:
-                    if len(self._failures) == REMEMBERED_FAILURES:
-                        self._failures.popitem(last=False)
-                    self._failures[task.id] = failure
+                    self._remember_failure(task.id, failure)
             task.done.set()
+
+    def _remember_failure(self, task_id, failure):
+        """Keep `failure` for ``wait``, forgetting the oldest beyond REMEMBERED_FAILURES;
+        the caller holds the lock."""
+        if len(self._failures) == REMEMBERED_FAILURES:
+            self._failures.popitem(last=False)
+        self._failures[task_id] = failure
 
     def is_running(self, task_id):
         with self._lock:

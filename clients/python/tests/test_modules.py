@@ -14,6 +14,7 @@ import pytest
 
 from conftest import Broker, wait_for
 from naobroker import NaobrokerError
+from naobroker.tasks import MAX_RUNNING_TASKS, Tasks, TaskError
 from naoqi import ALBroker, ALModule, ALProxy, stop_requested
 
 BASE_METHODS = [
@@ -142,6 +143,44 @@ def test_post_runs_a_task_with_an_id_and_wait_isrunning_follow_it(broker, monkey
     with pytest.raises(NaobrokerError, match="^PyPosted.add: missing a required argument: 'a'$"):
         caller.post("PyPosted", "add")
     assert caller.post("PyPosted", "add", 5) == 3
+
+
+def test_post_is_refused_while_64_tasks_run_and_works_again_once_one_ended(broker, monkeypatch):
+    start_broker(broker, monkeypatch)
+    tool = Tool("PyBusy")
+    caller = broker.session
+    tasks = [caller.post("PyBusy", "block") for _ in range(MAX_RUNNING_TASKS)]
+    assert tasks == list(range(1, MAX_RUNNING_TASKS + 1))
+    refused = "^PyBusy.block: 64 posted tasks are already running in PyBusy: wait for one to end$"
+    with pytest.raises(NaobrokerError, match=refused):
+        caller.post("PyBusy", "block")
+    assert caller.call("PyBusy", "isRunning", 64) is True
+    tool.released.set()
+    assert caller.call("PyBusy", "wait", 1, 0) is True
+    assert caller.post("PyBusy", "add", 1, 2) == 65  # the refused post spent no id
+    for task in tasks:
+        assert caller.call("PyBusy", "wait", task, 0) is True
+
+
+def test_a_task_whose_thread_cannot_start_is_not_left_running(monkeypatch):
+    class NoTaskThread(threading.Thread):
+        def start(self):
+            if self.name.startswith("naobroker-task-"):
+                raise RuntimeError("can't start new thread")
+            super().start()
+
+    tasks = Tasks("PyNoThreads")
+    monkeypatch.setattr(threading, "Thread", NoTaskThread)
+    failed = "^task 1 \\(PyNoThreads.add\\) failed: its thread could not start: can't start new thread$"
+    with pytest.raises(TaskError, match=failed):
+        tasks.start("PyNoThreads.add", lambda: None, ())
+    assert tasks.is_running(1) is False
+    with pytest.raises(TaskError, match=failed):
+        tasks.wait(1, 0)  # answers at once instead of waiting forever
+    monkeypatch.undo()
+    task = tasks.start("PyNoThreads.add", lambda: None, ())
+    assert task == 2
+    assert tasks.wait(task, 0) is True
 
 
 def test_stop_asks_a_running_task_and_the_method_sees_it(broker, monkeypatch):
