@@ -14,6 +14,8 @@ use crate::reflexes::Switches;
 use crate::trajectory::Track;
 
 mod reflex_steps;
+#[cfg(test)]
+mod tests;
 
 /// What a track drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +101,17 @@ const SMART_LOAD_A: f64 = 0.2;
 const SMART_FACTOR: f64 = 0.6;
 /// Differences smaller than the DCM's rounding are not someone else's commands.
 const SAME_VALUE: f64 = 1e-3;
+
+/// `value`, at most `step` away from `from`. `f64::clamp` panics on a bound that is not a
+/// number, and the motion thread must never panic: a `value` that is not a finite number
+/// keeps `from`, and a `from` that is not one takes `value`.
+fn limit_step(from: f64, value: f64, step: f64) -> f64 {
+    match (from.is_finite(), value.is_finite()) {
+        (_, false) => from,
+        (false, true) => value,
+        (true, true) => value.max(from - step).min(from + step),
+    }
+}
 
 /// A `Toward` track is done on its target, the others at their last key.
 fn arrived(track: &Track, value: f64, min: f64, max: f64, elapsed: f64) -> bool {
@@ -374,11 +387,15 @@ impl Engine {
                 if entry.relative {
                     value += start;
                 }
+                if !value.is_finite() {
+                    // Never reaches a clamp (NaN bounds panic) nor the DCM: the joint holds.
+                    value = current;
+                }
                 match entry.channel {
                     Channel::Position => {
                         let step = motor.spec.max_velocity * dt;
-                        value = value.clamp(state.position - step, state.position + step);
-                        value = value.clamp(motor.spec.min, motor.spec.max);
+                        value = limit_step(state.position, value, step);
+                        value = value.max(motor.spec.min).min(motor.spec.max);
                         state.position = value;
                         state.sent_position = Some(value);
                         state.idle_cycles = 0;

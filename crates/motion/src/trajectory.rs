@@ -27,8 +27,13 @@ impl Track {
     pub fn value(&self, start: f64, current: f64, t: f64, dt: f64) -> f64 {
         match self {
             Track::Toward { target, speed } => {
-                let step = speed * dt;
-                current + (target - current).clamp(-step, step)
+                // Exactly on the target once within a step (`setStiffnesses` is one step).
+                let (step, gap) = (speed * dt, target - current);
+                if gap.abs() <= step {
+                    *target
+                } else {
+                    current + step.copysign(gap)
+                }
             }
             Track::Keys { times, values } => keys(start, times, values, t),
             Track::Bezier { times, values, handles } => bezier(start, times, values, handles, t),

@@ -29,7 +29,7 @@ impl Engine {
             let motor = entry.0;
             let step = self.body.motors[motor].spec.max_velocity * dt;
             let state = &mut self.motors[motor];
-            state.position = target.clamp(state.position - step, state.position + step);
+            state.position = super::limit_step(state.position, target, step);
             state.sent_position = Some(state.position);
             state.idle_cycles = 0;
             moved |= 1 << motor;
