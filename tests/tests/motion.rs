@@ -222,9 +222,21 @@ fn bad_input_is_named() {
     let cases: Vec<(&str, Vec<Value>, &str)> = vec![
         ("setAngles", vec!["Tail".into(), v(0.0), v(0.5)], "unknown joint or chain \"Tail\""),
         ("setAngles", vec!["Head".into(), Value::Array(vec![v(0.1)]), v(0.5)], "1 number for 2 joints"),
-        ("setAngles", vec!["HeadYaw".into(), v(0.1), v(1.5)], "fractionMaxSpeed must be in (0, 1], got 1.5"),
-        ("setAngles", vec!["HeadYaw".into(), v(0.1), v(0.0)], "fractionMaxSpeed must be in (0, 1], got 0"),
-        ("setAngles", vec!["HeadYaw".into(), v(f64::NAN), v(0.5)], "HeadYaw: expected a finite number"),
+        (
+            "setAngles",
+            vec!["HeadYaw".into(), v(0.1), v(1.5)],
+            "fractionMaxSpeed: expected a number in [0.001, 1], got 1.5",
+        ),
+        (
+            "setAngles",
+            vec!["HeadYaw".into(), v(0.1), v(0.0)],
+            "fractionMaxSpeed: expected a number in [0.001, 1], got 0",
+        ),
+        (
+            "setAngles",
+            vec!["HeadYaw".into(), v(f64::NAN), v(0.5)],
+            "HeadYaw: expected a number within ±100 rad",
+        ),
         (
             "angleInterpolation",
             vec![
@@ -248,12 +260,12 @@ fn bad_input_is_named() {
         (
             "angleInterpolation",
             vec!["HeadYaw".into(), Value::Array(vec![v(f64::NAN)]), Value::Array(vec![v(1.0)]), true.into()],
-            "angleLists: HeadYaw: expected a finite number, got NaN",
+            "angleLists: HeadYaw: expected a number within ±100 rad, got NaN",
         ),
         (
             "angleInterpolationWithSpeed",
             vec!["HeadYaw".into(), v(0.1), v(-0.5)],
-            "fractionMaxSpeed must be in (0, 1]",
+            "fractionMaxSpeed: expected a number in [0.001, 1]",
         ),
         ("getLimits", vec!["Wing".into()], "unknown joint or chain \"Wing\""),
     ];

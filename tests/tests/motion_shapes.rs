@@ -239,12 +239,13 @@ fn a_malformed_call_fails_at_once_posted_or_not() {
         (
             "stiffnessInterpolation",
             vec!["HeadYaw".into(), numbers(&[1.0, 0.5]), numbers(&[1.0, 0.5])],
-            "timeLists: HeadYaw: key-frame times must be positive and increasing, got [1, 0.5]",
+            "timeLists: HeadYaw: key-frame times must be positive and increasing by at least 0.001 s, got [1, 0.5]",
         ),
         (
             "angleInterpolationBezier",
             vec!["HeadYaw".into(), n(1.0), list([n(0.5), list([3.into(), n(0.3), n(0.0)]), list([])])],
-            "controlPoints: HeadYaw: expected an in handle [type, dTime <= 0, dAngle], got [3, 0.3, 0]",
+            "controlPoints: HeadYaw: expected an in handle [type, dTime <= 0 back to the previous key at most, \
+             dAngle within ±100 rad], got [3, 0.3, 0]",
         ),
         (
             "angleInterpolationWithSpeed",
@@ -267,4 +268,98 @@ fn a_malformed_call_fails_at_once_posted_or_not() {
         vec!["HeadYaw".into(), n(0.1), n(0.1), true.into()],
     );
     assert_eq!(id.unwrap(), 1);
+}
+
+#[test]
+fn angle_interpolation_with_speed_to_an_out_of_range_target_is_timed_to_the_limit() {
+    let robot = Robot::new();
+    let keys = [position("HeadPitch")];
+    let limit = 0.5149;
+    let to_the_limit =
+        robot.run("angleInterpolationWithSpeed", vec!["HeadPitch".into(), n(limit), n(0.5)], &keys);
+    robot.run("angleInterpolationWithSpeed", vec!["HeadPitch".into(), n(0.0), n(1.0)], &keys);
+    // Clamped to the limit: the same move, at the same peak speed.
+    let beyond = robot.run("angleInterpolationWithSpeed", vec!["HeadPitch".into(), n(3.0), n(0.5)], &keys);
+    // From the first move (the calls may start at different phases of the motion cycle).
+    let duration = |trace: &Trace| {
+        let moved = trace.samples.iter().find(|(_, values)| values[0].abs() > PRECISION).expect("moved");
+        trace.reached(0, limit) - moved.0
+    };
+    assert_eq!(duration(&beyond), duration(&to_the_limit), "3 rad is clamped to {limit} before it is timed");
+}
+
+/// A handle `[type, dTime, dAngle]`.
+fn handle(d_time: f64, d_angle: f64) -> Value {
+    list([3.into(), n(d_time), n(d_angle)])
+}
+
+/// Finite numbers so large or so small that the trajectories computed from them would
+/// not be numbers: each call is refused, naming its argument, or clamped harmlessly; the
+/// motion thread lives on, and ALMotion keeps answering and moving.
+#[test]
+fn hostile_numbers_are_refused_or_clamped_and_the_motion_thread_lives_on() {
+    let mut robot = Robot::new();
+    let yaw = || Value::from("HeadYaw");
+    let refused: Vec<(&str, Vec<Value>, &str)> = vec![
+        (
+            "angleInterpolationWithSpeed",
+            vec![yaw(), n(1.0), n(1e-320)],
+            "fractionMaxSpeed: expected a number in [0.001, 1], got 0.0000",
+        ),
+        ("setAngles", vec![yaw(), n(1.0), n(1e-320)], "fractionMaxSpeed: expected a number in [0.001, 1]"),
+        (
+            "angleInterpolation",
+            vec![yaw(), numbers(&[1e308, -1e308]), numbers(&[0.02, 0.04]), false.into()],
+            "angleLists: HeadYaw key frame 1: expected a number within ±100 rad",
+        ),
+        (
+            "changeAngles",
+            vec![yaw(), n(1.7e308), n(1.0)],
+            "changes: HeadYaw: expected a number within ±100 rad",
+        ),
+        (
+            "angleInterpolation",
+            vec![yaw(), numbers(&[0.3, -0.3]), numbers(&[1e-300, 2e-300]), true.into()],
+            "timeLists: HeadYaw: key-frame times must be positive and increasing by at least 0.001 s",
+        ),
+        (
+            "stiffnessInterpolation",
+            vec![yaw(), n(1.0), n(1e300)],
+            "timeLists: HeadYaw: expected a number of seconds up to 3600",
+        ),
+        (
+            "angleInterpolationBezier",
+            vec![yaw(), n(1.0), list([n(1e308), handle(-0.3, 0.0), handle(0.3, 0.0)])],
+            "controlPoints: HeadYaw: expected a number within ±100 rad",
+        ),
+        (
+            "angleInterpolationBezier",
+            vec![yaw(), n(1.0), list([n(0.5), handle(-0.3, 1e308), handle(0.3, -1e308)])],
+            "controlPoints: HeadYaw: expected an in handle",
+        ),
+        (
+            "angleInterpolationBezier",
+            vec![yaw(), numbers(&[0.02, 0.04]), list([key(0.5, 1e300), key(0.0, 0.01)])],
+            "controlPoints: HeadYaw key frame 1: expected an in handle",
+        ),
+    ];
+    for (method, args, expected) in refused {
+        let error = robot.session.post("ALMotion", method, args).expect_err(expected).message;
+        assert!(error.contains(expected), "{method}: {error}");
+    }
+    assert_eq!(robot.tasks(), 0, "no task started");
+    // Clamped: stiffness to 1, an absolute angle to the joint's range.
+    robot.call("ALMotion", "setStiffnesses", vec![yaw(), n(1e308)]);
+    robot.call("ALMotion", "setAngles", vec![yaw(), n(99.0), n(1.0)]);
+    robot.step();
+    robot.step();
+    let stiffness: Vec<f64> = from_value(robot.call("ALMotion", "getStiffnesses", vec![yaw()])).unwrap();
+    assert_eq!(stiffness, [1.0]);
+    let keys = [position("HeadYaw")];
+    robot
+        .run("angleInterpolation", vec![yaw(), n(-0.5), n(0.5), true.into()], &keys)
+        .assert_arrives(0, -0.5, 0.5);
+    assert!(robot.broker.is_running(), "the broker runs");
+    let log = robot.broker.log();
+    assert!(!log.contains("panicked"), "no thread died: {log}");
 }

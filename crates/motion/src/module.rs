@@ -199,20 +199,15 @@ impl Client {
         clamped
     }
 
-    fn fraction(value: f64) -> Result<f64, CallError> {
-        if value > 0.0 && value <= 1.0 {
-            Ok(value)
-        } else {
-            Err(CallError::new(format!("fractionMaxSpeed must be in (0, 1], got {value}")))
-        }
-    }
-
-    /// Tracks moving `joints` to `targets` with the smooth profile, peak speed at most
-    /// `fraction` of each joint's maximum; all joints arrive together.
+    /// Tracks moving `joints` to `targets` (clamped to their ranges) with the smooth
+    /// profile, peak speed at most `fraction` of each joint's maximum; all joints arrive
+    /// together.
     fn with_speed(&self, joints: &[usize], targets: &[f64], fraction: f64) -> Vec<TrackEntry> {
+        let targets: Vec<f64> =
+            joints.iter().zip(targets).map(|(&joint, &target)| self.clamp_angle(joint, target)).collect();
         let duration = joints
             .iter()
-            .zip(targets)
+            .zip(&targets)
             .map(|(&joint, &target)| {
                 let motor = self.body.joints[joint].motor;
                 // The smooth profile peaks at 1.5 × the mean speed.
@@ -223,10 +218,10 @@ impl Client {
         joints
             .iter()
             .zip(targets)
-            .map(|(&joint, &target)| TrackEntry {
+            .map(|(&joint, target)| TrackEntry {
                 motor: self.body.joints[joint].motor,
                 channel: Channel::Position,
-                track: Track::Keys { times: vec![duration], values: vec![self.clamp_angle(joint, target)] },
+                track: Track::Keys { times: vec![duration], values: vec![target] },
                 relative: false,
             })
             .collect()

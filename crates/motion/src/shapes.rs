@@ -2,11 +2,17 @@
 //! scripts pass, turned into one target or one list of key frames per joint (names are
 //! resolved to joints by body.rs), or an error naming the argument, the joint, and what
 //! was expected and got. docs/motion.md has the table of accepted shapes.
+//! Its numbers are bounded (numbers.rs) so that every trajectory stays finite.
 
 use std::slice;
 
 use naobroker_framework::{CallError, Value};
 use naobroker_protocol::{cut, value_excerpt, EXCERPT_BYTES};
+
+mod numbers;
+
+use numbers::{flat_handles, handle, increasing, number, Side, TIME};
+pub(crate) use numbers::{fraction, Number, ANGLE, STIFFNESS};
 
 /// What is wrong with a call's arguments.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -23,8 +29,11 @@ pub(crate) enum ShapeError {
     /// A joint's key frames and times do not pair up.
     #[error("{arguments}: {joint} has {values} but {times}; expected one time per key frame")]
     Frames { arguments: String, joint: String, values: String, times: String },
-    /// A joint's times go backwards, repeat, or start at or before 0.
-    #[error("{argument}: {joint}: key-frame times must be positive and increasing, got {times}")]
+    /// A joint's times go backwards, repeat, start at or before 0, or are too close.
+    #[error(
+        "{argument}: {joint}: key-frame times must be positive and increasing by at least 0.001 s, \
+         got {times}"
+    )]
     Times { argument: &'static str, joint: String, times: String },
 }
 
@@ -42,14 +51,19 @@ pub(crate) struct KeyFrameArguments {
     pub(crate) times: &'static str,
     /// One value, and several: ("angle", "angles").
     pub(crate) noun: (&'static str, &'static str),
+    pub(crate) number: Number,
 }
 
 pub(crate) const ANGLE_INTERPOLATION: KeyFrameArguments =
-    KeyFrameArguments { values: "angleLists", times: "timeLists", noun: ("angle", "angles") };
-pub(crate) const STIFFNESS_INTERPOLATION: KeyFrameArguments =
-    KeyFrameArguments { values: "stiffnessLists", times: "timeLists", noun: ("stiffness", "stiffnesses") };
+    KeyFrameArguments { values: "angleLists", times: "timeLists", noun: ("angle", "angles"), number: ANGLE };
+pub(crate) const STIFFNESS_INTERPOLATION: KeyFrameArguments = KeyFrameArguments {
+    values: "stiffnessLists",
+    times: "timeLists",
+    noun: ("stiffness", "stiffnesses"),
+    number: STIFFNESS,
+};
 pub(crate) const ANGLE_INTERPOLATION_BEZIER: KeyFrameArguments =
-    KeyFrameArguments { values: "controlPoints", times: "times", noun: ("key", "keys") };
+    KeyFrameArguments { values: "controlPoints", times: "times", noun: ("key", "keys"), number: ANGLE };
 
 const TARGETS: &str = "a number for all joints or a list of one number per joint";
 const KEY_FRAMES: &str = "a number or a list for all joints, or a list of one number or list per joint";
@@ -74,7 +88,7 @@ pub(crate) struct BezierFrames {
 /// One target per joint (`setAngles`, `changeAngles`, `angleInterpolationWithSpeed`,
 /// `setStiffnesses`): a number for all joints, or a list of one number per joint.
 pub(crate) fn targets(
-    argument: &'static str,
+    (argument, kind): (&'static str, Number),
     joints: &[&str],
     values: &Value,
 ) -> Result<Vec<f64>, ShapeError> {
@@ -83,7 +97,7 @@ pub(crate) fn targets(
         .iter()
         .zip(lists)
         .map(|(joint, entries)| match entries {
-            [one] => finite(argument, joint.to_string(), one),
+            [one] => number(argument, joint.to_string(), one, kind),
             _ => Err(ShapeError::Entry {
                 argument,
                 at: joint.to_string(),
@@ -112,7 +126,10 @@ pub(crate) fn key_frames(
             let values = entries
                 .iter()
                 .enumerate()
-                .map(|(index, entry)| finite(arguments.values, key_frame(joint, index, entries.len()), entry))
+                .map(|(index, entry)| {
+                    let at = key_frame(joint, index, entries.len());
+                    number(arguments.values, at, entry, arguments.number)
+                })
                 .collect::<Result<_, _>>()?;
             Ok(KeyFrames { values, times })
         })
@@ -143,11 +160,14 @@ pub(crate) fn bezier_frames(
                 let at = key_frame(joint, index, keys.len());
                 let (value, key_handles) = match key {
                     Value::Array(parts) if is_key(key) => (
-                        finite(arguments.values, at.clone(), &parts[0])?,
-                        [handle(&at, &parts[1], Side::In)?, handle(&at, &parts[2], Side::Out)?],
+                        number(arguments.values, at.clone(), &parts[0], ANGLE)?,
+                        [
+                            handle(&at, &parts[1], Side::In, &times, index)?,
+                            handle(&at, &parts[2], Side::Out, &times, index)?,
+                        ],
                     ),
                     bare if is_number(bare) => {
-                        (finite(arguments.values, at, bare)?, flat_handles(&times, index))
+                        (number(arguments.values, at, bare, ANGLE)?, flat_handles(&times, index))
                     }
                     other => {
                         let got = value_excerpt(other);
@@ -239,7 +259,8 @@ fn time_lists<'a>(
     per_joint(argument, joints, times, NUMBER, "a number or a list for all joints, or one per joint")
 }
 
-/// A joint's times: finite seconds, positive and increasing, one per key frame.
+/// A joint's times, one per key frame: seconds up to `MAX_TIME_S`, each at least
+/// `MIN_KEY_INTERVAL_S` after the one before (the first after 0).
 fn key_times(
     arguments: KeyFrameArguments,
     joint: &str,
@@ -265,10 +286,9 @@ fn key_times(
     let times = entries
         .iter()
         .enumerate()
-        .map(|(index, entry)| finite(arguments.times, key_frame(joint, index, frames), entry))
+        .map(|(index, entry)| number(arguments.times, key_frame(joint, index, frames), entry, TIME))
         .collect::<Result<Vec<f64>, _>>()?;
-    let increasing = times.iter().try_fold(0.0, |previous, &time| (time > previous).then_some(time));
-    if increasing.is_none() {
+    if !increasing(&times) {
         return Err(ShapeError::Times {
             argument: arguments.times,
             joint: joint.to_string(),
@@ -276,66 +296,6 @@ fn key_times(
         });
     }
     Ok(times)
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Side {
-    In,
-    Out,
-}
-
-/// A handle `[type, dTime, dAngle]`: the in handle points back in time, the out handle
-/// forward, or the curve would run backwards in time.
-fn handle(at: &str, value: &Value, side: Side) -> Result<(f64, f64), ShapeError> {
-    let expected = match side {
-        Side::In => "an in handle [type, dTime <= 0, dAngle]",
-        Side::Out => "an out handle [type, dTime >= 0, dAngle]",
-    };
-    let error = || ShapeError::Entry {
-        argument: ANGLE_INTERPOLATION_BEZIER.values,
-        at: at.to_string(),
-        expected,
-        got: value_excerpt(value),
-    };
-    let Some([kind, d_time, d_angle]) = value.as_array().map(Vec::as_slice) else { return Err(error()) };
-    let number = |part: &Value| -> Option<f64> { as_f64(part).filter(|x| x.is_finite()) };
-    let (Some(_), Some(d_time), Some(d_angle)) = (number(kind), number(d_time), number(d_angle)) else {
-        return Err(error());
-    };
-    let backwards = match side {
-        Side::In => d_time > 0.0,
-        Side::Out => d_time < 0.0,
-    };
-    if backwards {
-        return Err(error());
-    }
-    Ok((d_time, d_angle))
-}
-
-/// Handles of a bare-angle key: flat, a third of the way to the previous key (or to the
-/// start) and to the next key.
-fn flat_handles(times: &[f64], index: usize) -> [(f64, f64); 2] {
-    let before = times[index] - if index == 0 { 0.0 } else { times[index - 1] };
-    let after = times.get(index + 1).map_or(before, |next| next - times[index]);
-    [(-before / 3.0, 0.0), (after / 3.0, 0.0)]
-}
-
-fn as_f64(value: &Value) -> Option<f64> {
-    match value {
-        Value::F64(x) => Some(*x),
-        Value::F32(x) => Some(f64::from(*x)),
-        Value::Integer(i) => i.as_f64(),
-        _ => None,
-    }
-}
-
-fn finite(argument: &'static str, at: String, value: &Value) -> Result<f64, ShapeError> {
-    as_f64(value).filter(|x| x.is_finite()).ok_or_else(|| ShapeError::Entry {
-        argument,
-        at,
-        expected: "a finite number",
-        got: value_excerpt(value),
-    })
 }
 
 /// "HeadYaw", or "HeadYaw key frame 2" when the joint has several.

@@ -9,7 +9,9 @@ use naobroker_framework::{CallError, ModuleContext, Value};
 
 use super::{ALMotion, Client};
 use crate::engine::{Channel, TrackEntry};
-use crate::shapes::{self, BezierFrames, KeyFrames, ANGLE_INTERPOLATION, STIFFNESS_INTERPOLATION};
+use crate::shapes::{
+    self, BezierFrames, KeyFrames, ANGLE, ANGLE_INTERPOLATION, STIFFNESS, STIFFNESS_INTERPOLATION,
+};
 use crate::trajectory::Track;
 
 pub(super) fn set_angles(
@@ -55,9 +57,9 @@ pub(super) fn angle_interpolation_with_speed(
     (names, targets, fraction): (Value, Value, f64),
 ) -> Result<impl Future<Output = Result<(), CallError>>, CallError> {
     let client = &this.client;
-    let fraction = Client::fraction(fraction)?;
+    let fraction = shapes::fraction(fraction)?;
     let joints = client.body.resolve(&names)?;
-    let targets = shapes::targets("targetAngles", &client.names(&joints), &targets)?;
+    let targets = shapes::targets(("targetAngles", ANGLE), &client.names(&joints), &targets)?;
     let (joints, targets): (Vec<usize>, Vec<f64>) = driving(client, joints, targets).unzip();
     blocking(client, "angleInterpolationWithSpeed", client.with_speed(&joints, &targets, fraction))
 }
@@ -85,7 +87,7 @@ pub(super) fn set_stiffnesses(
 ) -> Result<(), CallError> {
     let client = &this.client;
     let joints = client.body.resolve(&names)?;
-    let stiffnesses = shapes::targets("stiffnesses", &client.names(&joints), &stiffnesses)?;
+    let stiffnesses = shapes::targets(("stiffnesses", STIFFNESS), &client.names(&joints), &stiffnesses)?;
     let tracks = driving(client, joints, stiffnesses)
         .map(|(joint, stiffness)| {
             let track = Track::Toward { target: stiffness.clamp(0.0, 1.0), speed: f64::INFINITY };
@@ -122,9 +124,9 @@ fn toward(
     fraction: f64,
     relative: bool,
 ) -> Result<(), CallError> {
-    let fraction = Client::fraction(fraction)?;
+    let fraction = shapes::fraction(fraction)?;
     let joints = client.body.resolve(names)?;
-    let values = shapes::targets(argument, &client.names(&joints), values)?;
+    let values = shapes::targets((argument, ANGLE), &client.names(&joints), values)?;
     let tracks = driving(client, joints, values)
         .map(|(joint, value)| {
             let spec = &client.body.joints[joint].spec;

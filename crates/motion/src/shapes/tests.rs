@@ -36,29 +36,29 @@ fn error(result: Result<impl std::fmt::Debug, ShapeError>) -> String {
 
 #[test]
 fn targets_a_number_for_all_or_one_per_joint() {
-    assert_eq!(targets("stiffnesses", &HEAD, &n(1.0)).unwrap(), [1.0, 1.0]);
-    assert_eq!(targets("angles", &HEAD, &numbers(&[0.2, 0.1])).unwrap(), [0.2, 0.1]);
-    assert_eq!(targets("angles", &YAW, &numbers(&[0.3])).unwrap(), [0.3]);
-    assert_eq!(targets("angles", &YAW, &1.into()).unwrap(), [1.0], "integers are numbers");
+    assert_eq!(targets(("stiffnesses", STIFFNESS), &HEAD, &n(1.0)).unwrap(), [1.0, 1.0]);
+    assert_eq!(targets(("angles", ANGLE), &HEAD, &numbers(&[0.2, 0.1])).unwrap(), [0.2, 0.1]);
+    assert_eq!(targets(("angles", ANGLE), &YAW, &numbers(&[0.3])).unwrap(), [0.3]);
+    assert_eq!(targets(("angles", ANGLE), &YAW, &1.into()).unwrap(), [1.0], "integers are numbers");
 }
 
 #[test]
 fn targets_errors_name_the_argument_joint_and_shape() {
     assert_eq!(
-        error(targets("angles", &HEAD, &numbers(&[0.1]))),
+        error(targets(("angles", ANGLE), &HEAD, &numbers(&[0.1]))),
         "angles: 1 number for 2 joints (HeadYaw, HeadPitch); \
          expected a number for all joints or a list of one number per joint"
     );
     assert_eq!(
-        error(targets("angles", &YAW, &numbers(&[0.1, 0.2]))),
+        error(targets(("angles", ANGLE), &YAW, &numbers(&[0.1, 0.2]))),
         "angles: HeadYaw: expected one number, got [0.1, 0.2]"
     );
     assert_eq!(
-        error(targets("changes", &HEAD, &list([n(0.1), n(f64::NAN)]))),
-        "changes: HeadPitch: expected a finite number, got NaN"
+        error(targets(("changes", ANGLE), &HEAD, &list([n(0.1), n(f64::NAN)]))),
+        "changes: HeadPitch: expected a number within ±100 rad, got NaN"
     );
     assert_eq!(
-        error(targets("angles", &YAW, &"up".into())),
+        error(targets(("angles", ANGLE), &YAW, &"up".into())),
         "angles: expected a number for all joints or a list of one number per joint, got \"up\""
     );
 }
@@ -136,15 +136,15 @@ fn key_frame_errors_name_the_argument_joint_and_shape() {
     );
     assert_eq!(
         error(angles(&YAW, numbers(&[0.1, 0.2]), numbers(&[1.0, 1.0]))),
-        "timeLists: HeadYaw: key-frame times must be positive and increasing, got [1, 1]"
+        "timeLists: HeadYaw: key-frame times must be positive and increasing by at least 0.001 s, got [1, 1]"
     );
     assert_eq!(
         error(angles(&YAW, n(0.1), n(0.0))),
-        "timeLists: HeadYaw: key-frame times must be positive and increasing, got [0]"
+        "timeLists: HeadYaw: key-frame times must be positive and increasing by at least 0.001 s, got [0]"
     );
     assert_eq!(
         error(angles(&HEAD, list([numbers(&[0.1, f64::NAN]), n(0.0)]), list([numbers(&[1.0, 2.0]), n(1.0)]))),
-        "angleLists: HeadYaw key frame 2: expected a finite number, got NaN"
+        "angleLists: HeadYaw key frame 2: expected a number within ±100 rad, got NaN"
     );
     assert_eq!(
         error(angles(&YAW, list([]), list([]))),
@@ -152,7 +152,7 @@ fn key_frame_errors_name_the_argument_joint_and_shape() {
     );
     assert_eq!(
         error(angles(&YAW, list([numbers(&[0.1]), numbers(&[0.2])]), numbers(&[1.0, 2.0]))),
-        "angleLists: HeadYaw key frame 1: expected a finite number, got [0.1]"
+        "angleLists: HeadYaw key frame 1: expected a number within ±100 rad, got [0.1]"
     );
     assert_eq!(
         error(angles(&HEAD, n(0.1), "soon".into())),
@@ -206,12 +206,14 @@ fn bezier_errors_name_the_key() {
     let forward_in = list([n(0.5), list([3.into(), n(0.3), n(0.0)]), list([3.into(), n(0.3), n(0.0)])]);
     assert_eq!(
         error(bezier_frames(&YAW, &n(1.0), &forward_in)),
-        "controlPoints: HeadYaw: expected an in handle [type, dTime <= 0, dAngle], got [3, 0.3, 0]"
+        "controlPoints: HeadYaw: expected an in handle [type, dTime <= 0 back to the previous key at most, \
+         dAngle within ±100 rad], got [3, 0.3, 0]"
     );
     let short_out = list([n(0.5), list([3.into(), n(-0.3), n(0.0)]), list([n(0.3)])]);
     assert_eq!(
         error(bezier_frames(&YAW, &n(1.0), &short_out)),
-        "controlPoints: HeadYaw: expected an out handle [type, dTime >= 0, dAngle], got [0.3]"
+        "controlPoints: HeadYaw: expected an out handle [type, dTime >= 0 up to the next key at most, \
+         dAngle within ±100 rad], got [0.3]"
     );
     assert_eq!(
         error(bezier_frames(&HEAD, &n(1.0), &list([key(0.1, 0.3)]))),
@@ -223,10 +225,79 @@ fn bezier_errors_name_the_key() {
 #[test]
 fn long_inputs_are_quoted_short() {
     let long = numbers(&vec![0.5; 10_000]);
-    let message = error(targets("angles", &YAW, &long));
+    let message = error(targets(("angles", ANGLE), &YAW, &long));
     assert!(message.len() < 200, "{message}");
     let names: Vec<String> = (0..100).map(|i| format!("Joint{i}")).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let message = error(targets("angles", &names, &numbers(&[0.1])));
+    let message = error(targets(("angles", ANGLE), &names, &numbers(&[0.1])));
     assert!(message.len() < 250, "{message}");
+}
+
+#[test]
+fn angles_and_changes_are_bounded_stiffnesses_clamped_later() {
+    assert_eq!(targets(("angles", ANGLE), &YAW, &n(-100.0)).unwrap(), [-100.0]);
+    assert_eq!(
+        error(targets(("changes", ANGLE), &YAW, &n(-2000.0))),
+        "changes: HeadYaw: expected a number within ±100 rad, got -2000"
+    );
+    assert_eq!(targets(("stiffnesses", STIFFNESS), &YAW, &n(1e308)).unwrap(), [1e308]);
+    assert_eq!(
+        error(angles(&YAW, numbers(&[0.1, 100.5]), numbers(&[1.0, 2.0]))),
+        "angleLists: HeadYaw key frame 2: expected a number within ±100 rad, got 100.5"
+    );
+}
+
+#[test]
+fn key_frame_times_are_at_least_a_millisecond_apart_and_at_most_an_hour() {
+    let close = angles(&YAW, numbers(&[0.1, 0.2, 0.3]), numbers(&[0.001, 1.0, 1.001])).unwrap();
+    assert_eq!(close[0].times, [0.001, 1.0, 1.001], "1 ms apart, whatever the rounding");
+    assert_eq!(angles(&YAW, n(0.1), n(3600.0)).unwrap()[0].times, [3600.0]);
+    assert_eq!(
+        error(angles(&YAW, numbers(&[0.1, 0.2]), numbers(&[1.0, 1.0005]))),
+        "timeLists: HeadYaw: key-frame times must be positive and increasing by at least 0.001 s, \
+         got [1, 1.0005]"
+    );
+    assert_eq!(
+        error(angles(&YAW, n(0.1), n(0.0001))),
+        "timeLists: HeadYaw: key-frame times must be positive and increasing by at least 0.001 s, got [0.0001]"
+    );
+    assert_eq!(
+        error(angles(&YAW, n(0.1), n(3600.5))),
+        "timeLists: HeadYaw: expected a number of seconds up to 3600, got 3600.5"
+    );
+}
+
+#[test]
+fn bezier_handles_stay_between_their_keys_and_their_angles_are_bounded() {
+    let with = |value: f64, d_in: (f64, f64), d_out: (f64, f64)| {
+        list([n(value), list([3.into(), n(d_in.0), n(d_in.1)]), list([3.into(), n(d_out.0), n(d_out.1)])])
+    };
+    // Handles reaching exactly the start and the next key.
+    let keys = list([with(0.5, (-1.0, 0.2), (0.5, -100.0)), with(0.0, (-0.5, 0.0), (0.0, 0.0))]);
+    let parsed = bezier_frames(&YAW, &numbers(&[1.0, 1.5]), &keys).unwrap();
+    assert_eq!(parsed[0].handles, [[(-1.0, 0.2), (0.5, -100.0)], [(-0.5, 0.0), (0.0, 0.0)]]);
+    let past_the_start = list([with(0.5, (-1.1, 0.0), (0.3, 0.0))]);
+    let message = error(bezier_frames(&YAW, &n(1.0), &past_the_start));
+    assert!(message.starts_with("controlPoints: HeadYaw: expected an in handle"), "{message}");
+    let past_the_next = list([with(0.5, (-0.3, 0.0), (0.6, 0.0)), with(0.0, (-0.1, 0.0), (0.1, 0.0))]);
+    let message = error(bezier_frames(&YAW, &numbers(&[1.0, 1.5]), &past_the_next));
+    assert!(message.starts_with("controlPoints: HeadYaw key frame 1: expected an out handle"), "{message}");
+    let steep = with(0.5, (-0.3, 100.5), (0.3, 0.0));
+    let message = error(bezier_frames(&YAW, &n(1.0), &steep));
+    assert!(message.starts_with("controlPoints: HeadYaw: expected an in handle"), "{message}");
+    assert!(message.ends_with("got [3, -0.3, 100.5]"), "{message}");
+    assert_eq!(
+        error(bezier_frames(&YAW, &n(1.0), &with(-150.0, (-0.3, 0.0), (0.3, 0.0)))),
+        "controlPoints: HeadYaw: expected a number within ±100 rad, got -150"
+    );
+}
+
+#[test]
+fn fraction_of_the_maximum_speed_from_a_thousandth_to_all_of_it() {
+    assert_eq!(fraction(0.001).unwrap(), 0.001);
+    assert_eq!(fraction(1.0).unwrap(), 1.0);
+    for refused in [1e-320, 0.0, -0.5, 1.5, f64::NAN] {
+        let message = error(fraction(refused));
+        assert!(message.starts_with("fractionMaxSpeed: expected a number in [0.001, 1], got "), "{message}");
+    }
 }
