@@ -38,6 +38,15 @@ fn preferences_are_almemory_data_only_the_dcm_writes() {
     let refused = broker.call_error("ALMemory.insertData", &["RobotConfig/Body/Type", r#""Pepper""#]);
     assert!(refused.contains("owned by DCM"), "{refused}");
     assert!(broker.call_error("ALMemory.removeData", &["RobotConfig/Body/Type"]).contains("owned by DCM"));
+    // Nor as an event: raising one would have replaced the value and made it removable.
+    for method in ["ALMemory.raiseEvent", "ALMemory.raiseMicroEvent"] {
+        let refused = broker.call_error(method, &["RobotConfig/Body/Type", r#""x""#]);
+        assert!(refused.contains("owned by DCM"), "{method}: {refused}");
+    }
+    assert!(broker.call_error("ALMemory.removeData", &["RobotConfig/Body/Type"]).contains("owned by DCM"));
+    assert!(broker.call_error("ALMemory.removeEvent", &["RobotConfig/Body/Type"]).contains("owned by DCM"));
+    assert_eq!(data(&broker, "RobotConfig/Body/Type"), json!("NAO"));
+    assert_eq!(broker.call("ALMemory.getType", &["RobotConfig/Body/Type"]), json!("Data"));
 
     // Added through the DCM: shown at once, of any simple type.
     assert_eq!(preferences(&broker, "Add", "Head", "RobotConfig/Head/FullHeadId", r#""HEAD-42""#), json!(1));

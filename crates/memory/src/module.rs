@@ -52,12 +52,27 @@ impl ALMemory {
     }
 
     /// Whether `caller` may write or raise `key`: a name within the limits, not under
-    /// another client's module prefix.
+    /// another client's module prefix nor the DCM's.
     fn check_write(&self, caller: &Caller, key: &str, value: &Value) -> Result<(), CallError> {
         let limits = self.broker.limits();
         limits.check_name("key", key)?;
         limits.check_value(key, value)?;
-        self.broker.check_key_owner(caller, key)
+        self.check_owner(caller, key)
+    }
+
+    /// Keys under a module's prefix belong to its client; keys under the DCM's prefixes
+    /// (its values, preferences and events) to the broker's own code, in every form: a
+    /// client neither writes, raises, declares nor removes one.
+    fn check_owner(&self, caller: &Caller, key: &str) -> Result<(), CallError> {
+        self.broker.check_key_owner(caller, key)?;
+        if *caller != Caller::Broker && Store::is_dcm_owned(key) {
+            return Err(CallError::new(format!(
+                "{} is owned by DCM: clients cannot write, raise or remove it (ask the DCM: DCM.set, \
+                 DCM.preferences)",
+                excerpt(key)
+            )));
+        }
+        Ok(())
     }
 
     fn get(&self, key: &str) -> Result<Value, CallError> {
@@ -81,7 +96,9 @@ impl ALMemory {
             .entry(name.to_owned())
             .or_insert_with(|| EventEntry { kind, history: VecDeque::new() });
         entry.kind = kind;
-        if self.store.get(name).is_none() {
+        // The DCM's events get their value when it raises them: nothing else creates a
+        // key under its prefixes (a subscriber's placeholder would block a preference).
+        if self.store.get(name).is_none() && !Store::is_dcm_owned(name) {
             let _ = self.store.insert(name, Value::Nil, kind);
         }
     }
@@ -169,7 +186,7 @@ impl Module for ALMemory {
     }
 
     fn methods(m: &mut Methods<Self>) {
-        m.add("insertData", "Stores a value under a key (keys under Device/, DCM/, HAL/ belong to the DCM; Module/... to that module).",
+        m.add("insertData", "Stores a value under a key (keys under Device/, DCM/, HAL/, RobotConfig/ belong to the DCM; Module/... to that module).",
             |this, ctx, (key, value): (String, Value)| {
                 this.check_write(&ctx.caller(), &key, &value)?;
                 this.insert(&key, value, EntryKind::Data)
@@ -203,7 +220,7 @@ impl Module for ALMemory {
             Ok(keys)
         })
         .add("removeData", "Removes a key.", |this, ctx, (key,): (String,)| {
-            this.broker.check_key_owner(&ctx.caller(), &key)?;
+            this.check_owner(&ctx.caller(), &key)?;
             Ok(this.store.remove(&key)?)
         })
         .add("getTimestamp", "[value, seconds, microseconds] of the key's last write.", |this, _, (key,): (String,)| {
@@ -276,11 +293,11 @@ impl Module for ALMemory {
                 this.raise(&name, value, EntryKind::MicroEvent)
             })
         .add("removeEvent", "Removes an event.", |this, ctx, (name,): (String,)| {
-            this.broker.check_key_owner(&ctx.caller(), &name)?;
+            this.check_owner(&ctx.caller(), &name)?;
             this.remove_event(&name, EntryKind::Event)
         })
         .add("removeMicroEvent", "Removes a micro-event.", |this, ctx, (name,): (String,)| {
-            this.broker.check_key_owner(&ctx.caller(), &name)?;
+            this.check_owner(&ctx.caller(), &name)?;
             this.remove_event(&name, EntryKind::MicroEvent)
         })
         .add("getEventList", "Declared events.", |this, _, ()| Ok(this.event_names(EntryKind::Event)))

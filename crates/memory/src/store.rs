@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use dashmap::mapref::entry::Entry as MapEntry;
 use dashmap::DashMap;
 use naobroker_framework::Value;
 
@@ -40,6 +41,21 @@ pub(crate) struct Entry {
 
 pub fn timestamp_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0)
+}
+
+fn owned_by_dcm(key: &str) -> String {
+    format!(
+        "{} is owned by DCM: send actuator commands with DCM.set, modules cannot write it",
+        naobroker_framework::excerpt(key)
+    )
+}
+
+fn cannot_remove(key: &str) -> String {
+    format!("{} is owned by DCM and cannot be removed", naobroker_framework::excerpt(key))
+}
+
+fn no_key(key: &str) -> String {
+    format!("no key named {}", naobroker_framework::excerpt(key))
 }
 
 /// ALMemory's data: a concurrent map for module data and the DCM's real-time slots.
@@ -91,61 +107,78 @@ impl Store {
         self.data.get(key).map(|entry| entry.kind)
     }
 
-    /// Write module data; a key the DCM owns is refused. Events may live under the
-    /// DCM's prefixes (`DCM/PostProcess`) as long as they are not one of its values.
+    /// Write module data or an event's value. Data under the DCM's prefixes is refused,
+    /// and so is any write to one of its real-time values or over its own data (a
+    /// preference); its events (`DCM/PostProcess`) may be raised, by the broker's own code
+    /// only: ALMemory refuses clients every key under the DCM's prefixes.
     pub fn insert(&self, key: &str, value: Value, kind: EntryKind) -> Result<(), String> {
-        let owned = match kind {
-            EntryKind::Data => Store::is_dcm_owned(key),
-            EntryKind::Event | EntryKind::MicroEvent => self.slots.layout().index_of(key).is_some(),
-        };
-        if owned {
-            return Err(format!(
-                "{key} is owned by DCM: send actuator commands with DCM.set, modules cannot write it"
-            ));
+        let owned = Store::is_dcm_owned(key);
+        if self.slots.layout().index_of(key).is_some() || (owned && kind == EntryKind::Data) {
+            return Err(owned_by_dcm(key));
         }
         let unix_us = timestamp_now();
-        match self.data.get_mut(key) {
-            Some(mut entry) => {
+        match self.data.entry(key.to_owned()) {
+            MapEntry::Occupied(mut occupied) => {
+                let entry = occupied.get_mut();
+                if owned && entry.kind == EntryKind::Data {
+                    return Err(owned_by_dcm(key));
+                }
                 entry.value = value;
                 entry.unix_us = unix_us;
                 if kind != EntryKind::Data {
                     entry.kind = kind;
                 }
             }
-            None => {
-                self.data.insert(key.to_owned(), Entry { value, unix_us, kind });
+            MapEntry::Vacant(vacant) => {
+                vacant.insert(Entry { value, unix_us, kind });
             }
         }
         Ok(())
     }
 
-    /// The DCM's own data (its preferences): a key it owns that is not a real-time slot.
-    /// Only the DCM, holding the store in-process, calls this.
+    /// The DCM's own data (its preferences): a key it owns that is neither a real-time
+    /// slot nor an event. Only the DCM, holding the store in-process, calls this.
     pub fn insert_owned(&self, key: &str, value: Value) -> Result<(), String> {
         if !Store::is_dcm_owned(key) || self.slots.layout().index_of(key).is_some() {
             return Err(format!("{key} is not a key for the DCM's data"));
         }
         let entry = Entry { value, unix_us: timestamp_now(), kind: EntryKind::Data };
-        self.data.insert(key.to_owned(), entry);
-        Ok(())
+        match self.data.entry(key.to_owned()) {
+            MapEntry::Occupied(occupied) if occupied.get().kind != EntryKind::Data => {
+                Err(format!("{key} is an event, not a key for the DCM's data"))
+            }
+            MapEntry::Occupied(mut occupied) => {
+                occupied.insert(entry);
+                Ok(())
+            }
+            MapEntry::Vacant(vacant) => {
+                vacant.insert(entry);
+                Ok(())
+            }
+        }
     }
 
-    /// Remove the DCM's own data (a preference that no longer exists).
+    /// Remove the DCM's own data (a preference that no longer exists); never an event.
     pub fn remove_owned(&self, key: &str) {
         if Store::is_dcm_owned(key) {
-            self.data.remove(key);
+            self.data.remove_if(key, |_, entry| entry.kind == EntryKind::Data);
         }
     }
 
+    /// Remove a key. The DCM's data and real-time values are never removed; its events
+    /// only by the broker's own code (ALMemory refuses clients).
     pub fn remove(&self, key: &str) -> Result<(), String> {
-        let is_event = self.data.get(key).is_some_and(|entry| entry.kind != EntryKind::Data);
-        if Store::is_dcm_owned(key) && !is_event {
-            return Err(format!("{key} is owned by DCM and cannot be removed"));
+        if self.slots.layout().index_of(key).is_some() {
+            return Err(cannot_remove(key));
         }
-        self.data
-            .remove(key)
-            .map(|_| ())
-            .ok_or_else(|| format!("no key named {}", naobroker_framework::excerpt(key)))
+        if !Store::is_dcm_owned(key) {
+            return self.data.remove(key).map(|_| ()).ok_or_else(|| no_key(key));
+        }
+        match self.data.remove_if(key, |_, entry| entry.kind != EntryKind::Data) {
+            Some(_) => Ok(()),
+            None if self.data.contains_key(key) => Err(cannot_remove(key)),
+            None => Err(no_key(key)),
+        }
     }
 
     /// Every key, real-time slots first.
@@ -161,11 +194,15 @@ mod tests {
     use super::*;
     use crate::slots::SlotLayout;
 
-    #[test]
-    fn the_dcm_writes_its_own_data_that_clients_cannot() {
+    fn store() -> Arc<Store> {
         let mut layout = SlotLayout::new();
         layout.add("DCM/Time", SlotKind::Int);
-        let store = Store::new(RtSlots::new(layout));
+        Store::new(RtSlots::new(layout))
+    }
+
+    #[test]
+    fn the_dcm_writes_its_own_data_that_clients_cannot() {
+        let store = store();
         store.insert_owned("RobotConfig/Body/Type", Value::from("NAO")).unwrap();
         assert_eq!(store.get("RobotConfig/Body/Type"), Some(Value::from("NAO")));
         assert!(store.insert("RobotConfig/Body/Type", Value::from("x"), EntryKind::Data).is_err());
@@ -173,5 +210,33 @@ mod tests {
         assert!(store.insert_owned("DCM/Time", Value::Nil).is_err(), "a real-time slot");
         store.remove_owned("RobotConfig/Body/Type");
         assert_eq!(store.get("RobotConfig/Body/Type"), None);
+    }
+
+    #[test]
+    fn the_dcm_data_is_never_turned_into_an_event_nor_removed() {
+        let store = store();
+        store.insert_owned("RobotConfig/Body/Type", Value::from("NAO")).unwrap();
+        for kind in [EntryKind::Event, EntryKind::MicroEvent] {
+            let error = store.insert("RobotConfig/Body/Type", Value::from("x"), kind).unwrap_err();
+            assert!(error.contains("owned by DCM"), "{error}");
+        }
+        assert!(store.remove("RobotConfig/Body/Type").unwrap_err().contains("cannot be removed"));
+        assert_eq!(store.get("RobotConfig/Body/Type"), Some(Value::from("NAO")));
+        assert_eq!(store.kind("RobotConfig/Body/Type"), Some(EntryKind::Data));
+        assert!(store.insert("DCM/Time", Value::from(1), EntryKind::Event).is_err(), "a real-time slot");
+        assert!(store.remove("DCM/Time").is_err());
+    }
+
+    #[test]
+    fn the_dcm_data_functions_leave_its_events_alone() {
+        let store = store();
+        store.insert("DCM/PostProcess", Value::from(1), EntryKind::Event).unwrap();
+        let error = store.insert_owned("DCM/PostProcess", Value::from(2)).unwrap_err();
+        assert!(error.contains("is an event"), "{error}");
+        store.remove_owned("DCM/PostProcess");
+        assert_eq!(store.get("DCM/PostProcess"), Some(Value::from(1)));
+        assert_eq!(store.kind("DCM/PostProcess"), Some(EntryKind::Event));
+        store.remove("DCM/PostProcess").unwrap();
+        assert!(store.remove("DCM/PostProcess").unwrap_err().contains("no key named"));
     }
 }

@@ -115,6 +115,37 @@ async fn dcm_keys_are_read_from_slots_and_refused_to_writers() {
 }
 
 #[actix_rt::test]
+async fn clients_cannot_raise_declare_or_remove_the_dcms_data() {
+    let (url, _broker, store) = start().await;
+    let memory = Proxy::connect(&url, "ALMemory").await.unwrap();
+    let key = "RobotConfig/Body/Type";
+    store.insert_owned(key, Value::from("NAO")).unwrap();
+    let value = || Value::from("Pepper");
+    let attempts = [
+        memory.call("raiseEvent", (key, value())).await,
+        memory.call("raiseMicroEvent", (key, value())).await,
+        memory.call("declareEvent", (key,)).await,
+        memory.call("removeData", (key,)).await,
+        memory.call("removeEvent", (key,)).await,
+        memory.call("removeMicroEvent", (key,)).await,
+        memory.call("raiseEvent", ("Device/DeviceList/Mine", value())).await,
+        memory.call("declareEvent", ("HAL/Mine",)).await,
+    ];
+    for attempt in attempts {
+        let error = attempt.unwrap_err().message;
+        assert!(error.contains("owned by DCM: clients cannot write, raise or remove it"), "{error}");
+    }
+    assert_eq!(memory.call("getData", (key,)).await.unwrap(), Value::from("NAO"));
+    assert_eq!(memory.call("getType", (key,)).await.unwrap(), Value::from("Data"));
+    // Subscribing to a DCM key creates nothing under its prefixes: the DCM can still add it.
+    let recorder = Recorder { seen: Rc::default() };
+    let own_memory = Proxy::new(Session::Client(remote::serve(&url, recorder).await.unwrap()), "ALMemory");
+    own_memory.call("subscribeToEvent", ("RobotConfig/Later", "Recorder", "onEvent")).await.unwrap();
+    assert!(memory.call("getData", ("RobotConfig/Later",)).await.is_err());
+    store.insert_owned("RobotConfig/Later", Value::from(1)).unwrap();
+}
+
+#[actix_rt::test]
 async fn events_call_naoqi_subscribers_in_another_process_and_stream_to_sdk_ones() {
     let (url, broker, _store) = start().await;
     let seen = Rc::new(RefCell::new(Vec::new()));
