@@ -328,6 +328,13 @@ fn queries_answer_with_what_the_last_call_set() {
     let answered: Vec<f64> = from_value(robot.motion("getStiffnesses", vec!["HeadYaw".into()])).unwrap();
     assert!((answered[0] - 0.6).abs() < 1e-9, "getStiffnesses answers the stiffness commanded: {answered:?}");
     // No cycle between a call and the query.
+    robot.motion("setStiffnesses", vec!["HeadYaw".into(), 0.3.into()]);
+    let answered: Vec<f64> = from_value(robot.motion("getStiffnesses", vec!["Head".into()])).unwrap();
+    assert_eq!(answered[0], 0.3, "what setStiffnesses set, before the motion cycle applies it");
+    assert!((answered[1] - 0.6).abs() < 1e-9, "HeadPitch untouched: {answered:?}");
+    robot.step(2);
+    let answered: Vec<f64> = from_value(robot.motion("getStiffnesses", vec!["HeadYaw".into()])).unwrap();
+    assert_eq!(answered, [0.3], "and once applied");
     robot.motion("setSmartStiffnessEnabled", vec![false.into()]);
     assert_eq!(robot.motion("getSmartStiffnessEnabled", vec![]), Value::from(false));
     robot.motion("setSmartStiffnessEnabled", vec![true.into()]);
@@ -336,4 +343,23 @@ fn queries_answer_with_what_the_last_call_set() {
     assert_eq!(robot.motion("getFallManagerEnabled", vec![]), Value::from(false));
     robot.motion("setCollisionProtectionEnabled", vec!["RArm".into(), false.into()]);
     assert_eq!(robot.motion("getCollisionProtectionEnabled", vec!["RArm".into()]), Value::from(false));
+}
+
+#[test]
+fn switching_smart_stiffness_off_gives_the_lowered_joints_their_stiffness_back() {
+    let robot = Robot::new();
+    robot.motion("setStiffnesses", vec!["Head".into(), 1.0.into()]);
+    robot.step(70);
+    assert!((robot.number(YAW_STIFFNESS) - 0.6).abs() < 1e-3, "lowered: {}", robot.number(YAW_STIFFNESS));
+    robot.motion("setSmartStiffnessEnabled", vec![false.into()]);
+    robot.step(2);
+    let answered: Vec<f64> = from_value(robot.motion("getStiffnesses", vec!["Head".into()])).unwrap();
+    assert_eq!(answered, [1.0, 1.0], "restored by the next motion cycle");
+    robot.step(2);
+    assert_eq!(robot.number(YAW_STIFFNESS), 1.0, "and sent to the DCM");
+    robot.step(70);
+    assert_eq!(robot.number(YAW_STIFFNESS), 1.0, "no longer lowered");
+    robot.motion("setSmartStiffnessEnabled", vec![true.into()]);
+    robot.step(70);
+    assert!((robot.number(YAW_STIFFNESS) - 0.6).abs() < 1e-3, "lowered again once back on");
 }

@@ -14,6 +14,7 @@ use crate::reflexes::Switches;
 use crate::trajectory::Track;
 
 mod reflex_steps;
+mod smart_stiffness;
 #[cfg(test)]
 mod tests;
 
@@ -93,12 +94,6 @@ struct MotorState {
     external_stiffness: bool,
 }
 
-/// Smart stiffness lowers a joint idle this many cycles...
-const SMART_IDLE_CYCLES: u32 = 25;
-/// ... and holding less than this current (A) ...
-const SMART_LOAD_A: f64 = 0.2;
-/// ... to this fraction of its stiffness.
-const SMART_FACTOR: f64 = 0.6;
 /// Differences smaller than the DCM's rounding are not someone else's commands.
 const SAME_VALUE: f64 = 1e-3;
 
@@ -435,35 +430,7 @@ impl Engine {
             }
         }
 
-        let smart_stiffness = self.switches.smart_stiffness();
-        for motor in 0..count {
-            if positions_sent & (1 << motor) != 0 {
-                continue;
-            }
-            let stiffness_owned = self.owner(motor, Channel::Stiffness).is_some();
-            let state = &mut self.motors[motor];
-            state.idle_cycles = state.idle_cycles.saturating_add(1);
-            // Only stiffness ALMotion itself set: a module driving it through the DCM
-            // is never second-guessed.
-            let smart = smart_stiffness
-                && state.sent_stiffness.is_some()
-                && !state.external_stiffness
-                && !state.smart_lowered
-                && stiffness_sent & (1 << motor) == 0
-                && state.idle_cycles >= SMART_IDLE_CYCLES
-                && state.stiffness > 0.0
-                && self.currents_read[motor].abs() < SMART_LOAD_A;
-            if smart && !stiffness_owned {
-                state.smart_lowered = true;
-                let value = state.stiffness * SMART_FACTOR;
-                state.sent_stiffness = Some(value);
-                request.push(
-                    self.body.motors[motor].stiffness_actuator,
-                    UpdateType::ClearAll,
-                    vec![TimedCommand { time: target_time, value }],
-                );
-            }
-        }
+        self.smart_stiffness_step(positions_sent, stiffness_sent, target_time, request);
         finished.push(FromEngine::Cycle { cycle: self.cycle, time: now });
     }
 }

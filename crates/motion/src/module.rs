@@ -16,6 +16,7 @@ use crate::runner::{MotionShared, MotionThread};
 use crate::trajectory::Track;
 
 mod joint_methods;
+mod unapplied;
 
 /// NAO's StandInit posture (radians), used by `wakeUp`.
 const STAND_INIT: &[(&str, f64)] = &[
@@ -94,6 +95,7 @@ struct Client {
     reports: RefCell<rtrb::Consumer<FromEngine>>,
     /// ALMemory writes (cycle and fall events), performed in order by one task.
     cycle_events: tokio::sync::mpsc::UnboundedSender<crate::events::MemoryWrite>,
+    unapplied: unapplied::Unapplied,
 }
 
 /// Kills its task if the waiting call goes away first (`stop` on a posted call).
@@ -116,7 +118,9 @@ impl Client {
         self.commands
             .borrow_mut()
             .push(command)
-            .map_err(|_| CallError::new("the motion command queue is full"))
+            .map_err(|_| CallError::new("the motion command queue is full"))?;
+        self.unapplied.command_sent();
+        Ok(())
     }
 
     fn start(
@@ -274,6 +278,7 @@ impl ALMotion {
         period_ms: i32,
     ) -> ALMotion {
         let (cycle_events, to_raise) = tokio::sync::mpsc::unbounded_channel();
+        let motors = body.motors.len();
         let client = Rc::new(Client {
             body,
             commands: RefCell::new(started.commands),
@@ -284,6 +289,7 @@ impl ALMotion {
             awake: Cell::new(false),
             reports: RefCell::new(started.reports),
             cycle_events,
+            unapplied: unapplied::Unapplied::new(motors),
         });
         ALMotion {
             client,
@@ -368,9 +374,7 @@ impl Module for ALMotion {
         .add("getMotionCycleTime", "Motion cycle period in ms.", |this, _, ()| Ok(this.period_ms))
         .add("setStiffnesses", "setStiffnesses(names, stiffnesses): at once (one value for all, or one each).",
             joint_methods::set_stiffnesses)
-        .add("getStiffnesses", "Commanded stiffness of the joints.", |this, _, (names,): (Value,)| {
-            Ok(this.joints(&names)?.iter().map(|&j| this.client.shared.stiffness(this.client.body.joints[j].motor)).collect::<Vec<_>>())
-        })
+        .add("getStiffnesses", "Commanded stiffness of the joints.", joint_methods::get_stiffnesses)
         .add_async_checked("stiffnessInterpolation", "stiffnessInterpolation(names, stiffnessLists, timeLists): blocks until done.",
             joint_methods::stiffness_interpolation)
         .add_async("wakeUp", "Stiffness on, then the StandInit posture. Blocks until done.", |this, _, ()| {

@@ -26,6 +26,8 @@ pub(crate) struct MotionShared {
     pub(crate) refused: AtomicU64,
     /// Motion cycles in which collision protection held an arm at its last safe pose.
     pub(crate) collision_stops: AtomicU64,
+    /// Commands the thread had taken in when it last stored the values above.
+    applied: AtomicU64,
 }
 
 impl MotionShared {
@@ -35,6 +37,11 @@ impl MotionShared {
 
     pub(crate) fn stiffness(&self, motor: usize) -> f64 {
         f64::from_bits(self.stiffnesses[motor].load(Ordering::Acquire))
+    }
+
+    /// How many commands the values read now reflect (at least).
+    pub(crate) fn applied(&self) -> u64 {
+        self.applied.load(Ordering::Acquire)
     }
 }
 
@@ -110,6 +117,7 @@ pub(crate) fn start(
         skipped: AtomicU64::new(0),
         refused: AtomicU64::new(0),
         collision_stops: AtomicU64::new(0),
+        applied: AtomicU64::new(0),
     });
     let sync = Arc::new(Sync {
         requested: AtomicU64::new(0),
@@ -133,6 +141,7 @@ pub(crate) fn start(
         let sync = thread_sync;
         let shared = thread_shared;
         let mut done = 0u64;
+        let mut taken = 0u64;
         let mut request = Request::default();
         let mut events = Vec::with_capacity(64);
         while !sync.stop.load(Ordering::Acquire) {
@@ -151,6 +160,7 @@ pub(crate) fn start(
             let _ = outgoing.push(FromEngine::PreProcess { cycle: engine.cycles() + 1, time });
             let _ = wake_sender.send(&[0]);
             while let Ok(command) = incoming.pop() {
+                taken += 1;
                 engine.command(command, &mut events);
             }
             request.clear();
@@ -163,6 +173,7 @@ pub(crate) fn start(
                 let stiffness = engine.commanded_stiffness(motor);
                 shared.stiffnesses[motor].store(stiffness.to_bits(), Ordering::Release);
             }
+            shared.applied.store(taken, Ordering::Release);
             shared.collision_stops.store(engine.collision_stops(), Ordering::Relaxed);
             shared.cycles.fetch_add(1, Ordering::AcqRel);
             for event in events.drain(..) {

@@ -88,14 +88,36 @@ pub(super) fn set_stiffnesses(
     let client = &this.client;
     let joints = client.body.resolve(&names)?;
     let stiffnesses = shapes::targets(("stiffnesses", STIFFNESS), &client.names(&joints), &stiffnesses)?;
-    let tracks = driving(client, joints, stiffnesses)
-        .map(|(joint, stiffness)| {
-            let track = Track::Toward { target: stiffness.clamp(0.0, 1.0), speed: f64::INFINITY };
-            client.track(joint, Channel::Stiffness, track, false)
+    let set: Vec<(usize, f64)> = driving(client, joints, stiffnesses)
+        .map(|(joint, stiffness)| (joint, stiffness.clamp(0.0, 1.0)))
+        .collect();
+    let tracks = set
+        .iter()
+        .map(|&(joint, target)| {
+            client.track(joint, Channel::Stiffness, Track::Toward { target, speed: f64::INFINITY }, false)
         })
         .collect();
     client.start("setStiffnesses", tracks)?;
+    // getStiffnesses answers it at once, before the motion cycle applies it.
+    for (joint, target) in set {
+        client.unapplied.stiffness_set(client.body.joints[joint].motor, target);
+    }
     Ok(())
+}
+
+/// The stiffness ALMotion commands: what the last call set (smart stiffness's lowered
+/// value included).
+pub(super) fn get_stiffnesses(
+    this: &mut ALMotion,
+    _: &ModuleContext,
+    (names,): (Value,),
+) -> Result<Vec<f64>, CallError> {
+    let client = &this.client;
+    let joints = client.body.resolve(&names)?;
+    Ok(joints
+        .iter()
+        .map(|&joint| client.unapplied.stiffness(client.body.joints[joint].motor, &client.shared))
+        .collect())
 }
 
 pub(super) fn stiffness_interpolation(
