@@ -90,3 +90,21 @@ fn an_alias_naming_one_actuator_twice_is_counted_group_by_group() {
     let error = broker.call_error("DCM.setAlias", &[&request.to_string()]);
     assert!(error.contains("would hold 4098"), "2 + 2048 + 2048: {error}");
 }
+
+#[test]
+fn an_alias_names_at_most_four_members_per_actuator() {
+    let broker = TestBroker::start("start_time_ms = 0\n");
+    let actuators = broker.call("DCM.special", &["Config"])["actuators"].as_u64().unwrap() as usize;
+    let limit = 4 * actuators;
+    let alias = |count: usize| json!(["Long", vec![YAW; count]]).to_string();
+    let error = broker.call_error("DCM.createAlias", &[&alias(limit + 1)]);
+    let expected = format!("names {} actuators, the most an alias may name is {limit}", limit + 1);
+    assert!(error.contains(&expected), "{error}");
+    broker.call("DCM.createAlias", &[&alias(limit)]);
+    // Every list for HeadYaw in turn: ClearAll each time, the last one stays.
+    let lists: Vec<Vec<f64>> = (0..limit).map(|i| vec![i as f64 / limit as f64]).collect();
+    let request = json!(["Long", "ClearAll", "time-separate", 0, [20_000], lists]);
+    broker.call("DCM.setAlias", &[&request.to_string()]);
+    broker.step(1);
+    assert_eq!(size(&broker), json!(1));
+}

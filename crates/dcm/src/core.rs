@@ -2,12 +2,14 @@
 //! No I/O, no clock, no allocation per cycle: the cycle thread and the tests drive it.
 
 mod actuator;
+mod alias;
 mod capacity;
 mod request;
 
 pub use actuator::{Actuator, TimedCommand};
-pub use capacity::{peak, LengthChange};
-pub use request::{number, ActuatorCommands, Aliases, Request, RequestParser, UpdateType};
+pub use alias::{AliasTooLong, Aliases, MAX_ALIAS_MEMBERS_PER_ACTUATOR};
+pub use capacity::LengthChange;
+pub use request::{number, ActuatorCommands, Request, RequestParser, UpdateType};
 
 use crate::device::{Conversion, DeviceKind, DeviceModel};
 use crate::time::DcmTime;

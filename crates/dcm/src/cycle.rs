@@ -7,6 +7,7 @@
 //! through atomics and a queue, and the actor side is woken by a non-blocking
 //! datagram.
 
+mod admission;
 mod clock;
 mod hooks;
 mod layout;
@@ -27,7 +28,7 @@ use std::thread::{self, JoinHandle, Thread};
 
 use naobroker_memory::{timestamp_now, RtSlots};
 
-use crate::core::{peak, DcmCore, LengthChange, Request, TimedCommand, UpdateType};
+use crate::core::{DcmCore, LengthChange, Request, TimedCommand, UpdateType};
 use crate::device::{Conversion, DeviceIndex, DeviceModel};
 use crate::hardware::Hardware;
 use crate::time::DcmTime;
@@ -175,6 +176,8 @@ pub struct RequestChannel {
     returned: rtrb::Consumer<Returned>,
     /// This producer's requests the cycle has not applied yet.
     queued: queued::Queued,
+    /// Per-actuator counts for checking a request, allocated once.
+    admission: admission::Admission,
     shared: Arc<Shared>,
     model: Arc<DeviceModel>,
     next_hook_id: u32,
@@ -200,6 +203,10 @@ impl RequestChannel {
     /// groups in order (its `ClearAll` counts only what it brings), and other producers'
     /// queued commands as if they came after: never fewer than the cycle will hold.
     pub fn send(&mut self, request: Request) -> Result<(), String> {
+        let actuators = self.model.actuators.len();
+        if let Some(group) = request.groups().iter().find(|group| group.actuator >= actuators) {
+            return Err(format!("no actuator number {} (the model has {actuators})", group.actuator));
+        }
         let changes: Vec<(usize, LengthChange)> = request
             .groups()
             .iter()
@@ -231,26 +238,14 @@ impl RequestChannel {
 
     fn check(&mut self, changes: &[(usize, LengthChange)]) -> Result<(), String> {
         self.queued.forget_applied(self.shared.applied[self.producer].load(Ordering::SeqCst));
-        for (position, &(actuator, _)) in changes.iter().enumerate() {
-            if changes[..position].iter().any(|(earlier, _)| *earlier == actuator) {
-                continue;
+        self.admission.check(&self.shared, self.producer, &self.queued, changes).map_err(|refusal| {
+            crate::core::Overflow {
+                actuator: self.model.actuators[refusal.actuator].full_name(),
+                would_hold: refusal.would_hold,
+                capacity: self.shared.capacity,
             }
-            // Queued commands first, the buffer after: a request the cycle applies between
-            // the two reads is counted twice, never missed.
-            let others = self.shared.queued_by_others(self.producer, actuator);
-            let start = self.shared.buffer_len[actuator].load(Ordering::SeqCst) as usize;
-            let new = changes.iter().filter(|(target, _)| *target == actuator).map(|(_, change)| *change);
-            let would_hold = peak(start, self.queued.changes_for(actuator), new, others);
-            if would_hold > self.shared.capacity {
-                return Err(crate::core::Overflow {
-                    actuator: self.model.actuators[actuator].full_name(),
-                    would_hold,
-                    capacity: self.shared.capacity,
-                }
-                .to_string());
-            }
-        }
-        Ok(())
+            .to_string()
+        })
     }
 
     pub fn force_sensor(&mut self, sensor: usize, value: Option<f64>) -> Result<(), String> {
@@ -345,6 +340,7 @@ impl CycleThread {
                 to_cycle,
                 returned,
                 queued: queued::Queued::default(),
+                admission: admission::Admission::new(actuators),
                 shared: Arc::clone(&shared),
                 model: Arc::clone(&model),
                 next_hook_id: 0,

@@ -1,10 +1,8 @@
 //! Validation of `set` and `setAlias` requests into per-actuator command lists.
 
-use std::collections::HashMap;
-
 use naobroker_framework::Value;
 
-use super::TimedCommand;
+use super::{Aliases, TimedCommand};
 use crate::device::DeviceModel;
 use crate::time::{is_before, DcmTime};
 
@@ -91,56 +89,14 @@ fn normalize(commands: &mut Vec<TimedCommand>) {
     commands.truncate(write);
 }
 
-/// Named lists of actuators (`createAlias`). `None` stands for a name that was unknown.
-#[derive(Debug, Default, Clone)]
-pub struct Aliases {
-    aliases: HashMap<String, Vec<Option<usize>>>,
-}
-
-impl Aliases {
-    pub fn get(&self, name: &str) -> Option<&[Option<usize>]> {
-        self.aliases.get(name).map(Vec::as_slice)
-    }
-
-    /// `createAlias([alias, [actuator, ...]])`: answers the input with unknown names
-    /// replaced by "".
-    pub fn create(&mut self, model: &DeviceModel, request: &Value) -> Result<Value, String> {
-        let items = array(request, "the createAlias request")?;
-        if items.len() != 2 {
-            return Err(format!(
-                "the createAlias request must be [alias, [actuator, ...]], got {} elements",
-                items.len()
-            ));
-        }
-        let name = string(&items[0], "the alias name")?;
-        if name.is_empty() {
-            return Err("the alias name must not be empty".into());
-        }
-        if model.actuator(name).is_some() || model.sensor(name).is_some() {
-            return Err(format!("alias {name:?} is named like a device: choose another name"));
-        }
-        let members = array(&items[1], "the alias member list")?;
-        let mut resolved = Vec::with_capacity(members.len());
-        let mut validated = Vec::with_capacity(members.len());
-        for (position, member) in members.iter().enumerate() {
-            let member = string(member, &format!("alias member {}", position + 1))?;
-            let index = model.actuator(member);
-            validated.push(Value::from(if index.is_some() { member } else { "" }));
-            resolved.push(index);
-        }
-        self.aliases.insert(name.to_owned(), resolved);
-        Ok(Value::Array(vec![name.into(), Value::Array(validated)]))
-    }
-}
-
-fn array<'a>(value: &'a Value, what: &str) -> Result<&'a [Value], String> {
+pub(super) fn array<'a>(value: &'a Value, what: &str) -> Result<&'a [Value], String> {
     match value {
         Value::Array(items) => Ok(items),
         other => Err(format!("{what} must be an array, got {other}")),
     }
 }
 
-fn string<'a>(value: &'a Value, what: &str) -> Result<&'a str, String> {
+pub(super) fn string<'a>(value: &'a Value, what: &str) -> Result<&'a str, String> {
     value.as_str().ok_or_else(|| format!("{what} must be a string, got {value}"))
 }
 

@@ -29,13 +29,9 @@ impl Queued {
         self.requests.push_back((self.sent, changes));
     }
 
-    /// The queued changes for one actuator, in the order the cycle applies them.
-    pub(crate) fn changes_for(&self, actuator: usize) -> impl Iterator<Item = LengthChange> + '_ {
-        self.requests
-            .iter()
-            .flat_map(|(_, changes)| changes.iter())
-            .filter(move |(target, _)| *target == actuator)
-            .map(|(_, change)| *change)
+    /// Every queued change, in the order the cycle applies them.
+    pub(crate) fn changes(&self) -> impl Iterator<Item = &(usize, LengthChange)> + '_ {
+        self.requests.iter().flat_map(|(_, changes)| changes.iter())
     }
 }
 
@@ -50,13 +46,13 @@ mod tests {
         queued.push(vec![(0, Add(3)), (1, Add(1))]);
         queued.push(vec![(0, Reset(2))]);
         queued.push(vec![(0, Add(4))]);
-        assert_eq!(queued.changes_for(0).collect::<Vec<_>>(), [Add(3), Reset(2), Add(4)]);
+        let changes = |queued: &Queued| queued.changes().copied().collect::<Vec<_>>();
+        assert_eq!(changes(&queued), [(0, Add(3)), (1, Add(1)), (0, Reset(2)), (0, Add(4))]);
         queued.forget_applied(1);
-        assert_eq!(queued.changes_for(0).collect::<Vec<_>>(), [Reset(2), Add(4)]);
-        assert_eq!(queued.changes_for(1).count(), 0);
+        assert_eq!(changes(&queued), [(0, Reset(2)), (0, Add(4))]);
         queued.forget_applied(3);
-        assert_eq!(queued.changes_for(0).count(), 0);
+        assert_eq!(changes(&queued), []);
         queued.push(vec![(1, Add(9))]);
-        assert_eq!(queued.changes_for(1).collect::<Vec<_>>(), [Add(9)], "number 4 is still queued");
+        assert_eq!(changes(&queued), [(1, Add(9))], "number 4 is still queued");
     }
 }
