@@ -104,6 +104,9 @@ pub struct Shared {
     queued: Box<[AtomicU32]>,
     /// Per producer: how many of its requests the cycle applied.
     applied: Box<[AtomicU64]>,
+    /// Per sensor: what the hardware read at the last cycle, before its conversion
+    /// (`f64` bits).
+    readings: Box<[AtomicU64]>,
     pub capacity: usize,
     pub period_us: u32,
     pub clock: ClockMode,
@@ -166,6 +169,13 @@ impl Shared {
 
     pub fn buffer_len(&self, actuator: usize) -> usize {
         self.buffer_len[actuator].load(Ordering::Acquire) as usize
+    }
+
+    /// What the hardware read for `sensor` at the last cycle, before its conversion: with
+    /// the conversion in effect, the sensor's value whether or not the cycle already took
+    /// a new one.
+    pub fn sensor_reading(&self, sensor: usize) -> f64 {
+        f64::from_bits(self.readings[sensor].load(Ordering::Acquire))
     }
 }
 
@@ -249,12 +259,25 @@ impl RequestChannel {
     }
 
     pub fn force_sensor(&mut self, sensor: usize, value: Option<f64>) -> Result<(), String> {
+        let sensors = self.model.sensors.len();
+        if sensor >= sensors {
+            return Err(format!("no sensor number {sensor} (the model has {sensors})"));
+        }
         self.push(ToCycle::ForceSensor { sensor, value })
     }
 
-    /// Change devices' gains and offsets in the cycle (ALMemory's `.../Gain`, `.../Offset`
-    /// follow at once).
+    /// Change devices' gains and offsets in the cycle: ALMemory's `.../Gain`, `.../Offset`
+    /// and a sensor's `.../Value` change together when the cycle takes them, at its next
+    /// cycle at the latest.
     pub fn set_conversions(&mut self, conversions: Vec<(DeviceIndex, Conversion)>) -> Result<(), String> {
+        let (actuators, sensors) = (self.model.actuators.len(), self.model.sensors.len());
+        let unknown = conversions.iter().find(|(device, _)| match *device {
+            DeviceIndex::Actuator(index) => index >= actuators,
+            DeviceIndex::Sensor(index) => index >= sensors,
+        });
+        if let Some((device, _)) = unknown {
+            return Err(format!("no device {device:?} in the model"));
+        }
         self.push(ToCycle::Conversions(conversions.into_boxed_slice()))
     }
 
@@ -320,6 +343,7 @@ impl CycleThread {
             buffer_len: (0..actuators).map(|_| AtomicU32::new(0)).collect(),
             queued: (0..actuators * config.producers).map(|_| AtomicU32::new(0)).collect(),
             applied: (0..config.producers).map(|_| AtomicU64::new(0)).collect(),
+            readings: (0..model.sensors.len()).map(|_| AtomicU64::new(0f64.to_bits())).collect(),
             capacity: config.buffer_capacity,
             period_us: config.period_us.max(100),
             clock: config.clock,
@@ -574,7 +598,8 @@ impl Cycle {
 
     fn apply_hook_commands(&mut self, time: DcmTime) {
         for &(actuator, value) in self.hook_commands.pending() {
-            let spec = &self.model.actuators[actuator];
+            // A hook naming no actuator is ignored: nothing on this thread may panic.
+            let Some(spec) = self.model.actuators.get(actuator) else { continue };
             self.core.apply_one(
                 actuator,
                 UpdateType::ClearAll,
@@ -599,6 +624,10 @@ impl Cycle {
                 self.sensor_conversions[index] = conversion;
                 slots.set(keys.sensor_gain + index, conversion.gain);
                 slots.set(keys.sensor_offset + index, conversion.offset);
+                // The value of what was last published, in the new conversion: the three
+                // keys never disagree for a whole cycle.
+                let reading = f64::from_bits(self.shared.readings[index].load(Ordering::Acquire));
+                slots.set(keys.sensors + index, conversion.sensor_value(reading));
             }
         }
     }
@@ -616,6 +645,7 @@ impl Cycle {
             slots.set(keys.sensor_gain + index, conversion.gain);
             slots.set(keys.sensor_offset + index, conversion.offset);
             slots.set(keys.sensors + index, conversion.sensor_value(*reading));
+            self.shared.readings[index].store(reading.to_bits(), Ordering::Release);
         }
         slots.set(keys.target_cycle_time, f64::from(self.shared.period_us));
         slots.set(keys.simulation, f64::from(u8::from(self.hardware.is_simulation())));
@@ -634,6 +664,7 @@ impl Cycle {
         }
         for (index, (reading, conversion)) in self.sensors.iter().zip(&self.sensor_conversions).enumerate() {
             slots.set(keys.sensors + index, conversion.sensor_value(*reading));
+            self.shared.readings[index].store(reading.to_bits(), Ordering::Release);
         }
         let link = self.hardware.link();
         slots.set(keys.time, f64::from(time));

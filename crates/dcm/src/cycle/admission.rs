@@ -108,6 +108,7 @@ mod tests {
             buffer_len: lengths.into_iter().map(AtomicU32::new).collect(),
             queued: queued.collect(),
             applied: (0..PRODUCERS).map(|_| AtomicU64::new(0)).collect(),
+            readings: Box::new([]),
             capacity,
             period_us: 10_000,
             clock: ClockMode::Manual,
