@@ -11,6 +11,10 @@ use crate::preferences::Preferences;
 pub const SUBDEVICE_PREFIX: &str = "Device/SubDeviceList/";
 /// `Device/DeviceList/`: NAOqi's prefix for boards, returned by `getPrefix`.
 pub const DEVICE_PREFIX: &str = "Device/DeviceList/";
+/// The keys the DCM publishes for each actuator besides its value (`.../Actuator/Gain`).
+pub const ACTUATOR_PROPERTIES: [&str; 4] = ["Gain", "Offset", "Ack", "Nack"];
+/// The keys the DCM publishes for each sensor besides its value.
+pub const SENSOR_PROPERTIES: [&str; 2] = ["Gain", "Offset"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -85,6 +89,15 @@ impl DeviceSpec {
     pub fn property_key(&self, property: &str) -> String {
         let name = self.name.strip_suffix("/Value").unwrap_or(&self.name);
         format!("{SUBDEVICE_PREFIX}{name}/{property}")
+    }
+
+    /// Every ALMemory key the DCM publishes for this device: its value and properties.
+    pub fn published_keys(&self) -> Vec<String> {
+        let properties: &[&str] =
+            if self.kind == DeviceKind::Sensor { &SENSOR_PROPERTIES } else { &ACTUATOR_PROPERTIES };
+        std::iter::once(self.full_name())
+            .chain(properties.iter().map(|name| self.property_key(name)))
+            .collect()
     }
 
     pub fn to_hardware(&self, value: f64) -> i64 {
@@ -194,6 +207,7 @@ impl DeviceModel {
                 return Err(format!("device {} is declared twice", device.name));
             }
         }
+        check_published_keys(actuators.iter().chain(&sensors))?;
         Ok(DeviceModel {
             robot: description.name,
             actuators,
@@ -228,6 +242,20 @@ impl DeviceModel {
     }
 }
 
+/// Every key the DCM publishes for the devices names one value: an actuator `X/Value`
+/// beside a sensor `X` would share `X/Gain`, and ALMemory's slots would mix them up.
+fn check_published_keys<'a>(devices: impl Iterator<Item = &'a DeviceSpec>) -> Result<(), String> {
+    let mut owners: HashMap<String, &str> = HashMap::new();
+    for device in devices {
+        for key in device.published_keys() {
+            if let Some(owner) = owners.insert(key.clone(), &device.name) {
+                return Err(format!("devices {owner} and {} both publish {key}: rename one", device.name));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,6 +283,28 @@ mod tests {
         assert!(model.sensor("RFoot/FSR/RearRight/Sensor/Value").is_some());
         assert!(model.sensor("Battery/Charge/Sensor/Value").is_some());
         assert!(model.actuator("HeadYaw/Position/Sensor/Value").is_none());
+    }
+
+    fn spec(name: &str, kind: DeviceKind) -> DeviceSpec {
+        let (unit, min, max, gain, offset, initial) = (String::new(), 0.0, 1.0, 1.0, 0.0, 0.0);
+        DeviceSpec { name: name.into(), kind, unit, min, max, gain, offset, initial }
+    }
+
+    #[test]
+    fn devices_whose_keys_collide_are_refused() {
+        let model = |devices: Vec<DeviceSpec>| {
+            let (joints, preferences) = (Vec::new(), Preferences::default());
+            DeviceModel::new(RobotDescription { name: "R".into(), joints, devices, preferences })
+        };
+        let error = model(vec![spec("X/Value", DeviceKind::Interpolated), spec("X", DeviceKind::Sensor)])
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(error, "devices X/Value and X both publish Device/SubDeviceList/X/Gain: rename one");
+        let error = model(vec![spec("A/Value", DeviceKind::Interpolated), spec("A/Ack", DeviceKind::Sensor)])
+            .map(|_| ())
+            .unwrap_err();
+        assert!(error.contains("both publish Device/SubDeviceList/A/Ack"), "{error}");
+        assert!(model(vec![spec("X/Value", DeviceKind::Interpolated), spec("Y", DeviceKind::Sensor)]).is_ok());
     }
 
     #[test]

@@ -34,10 +34,13 @@ impl DcmSlots {
     /// Lay out every key the DCM publishes, once, at start-up.
     pub fn layout(model: &DeviceModel) -> (SlotLayout, DcmSlots) {
         let mut layout = SlotLayout::new();
+        // Each block is contiguous: `DeviceModel::new` refused devices whose keys collide,
+        // so every name is new and `add` appends it.
         let mut block = |names: Vec<String>, kind: SlotKind| {
             let first = layout.len();
-            for name in names {
-                layout.add(&name, kind);
+            for (offset, name) in names.iter().enumerate() {
+                let index = layout.add(name, kind);
+                assert_eq!(index, first + offset, "{name} is published twice");
             }
             first
         };
