@@ -212,6 +212,14 @@ impl Engine {
         &self.switches
     }
 
+    /// The most reports one cycle makes after its `PreProcess`, with `commands` taken in:
+    /// each running task ends at most once (those running before, at most one per motor and
+    /// channel, since a new task takes its joints from the others, and those started by
+    /// the commands), plus the fall manager's report and `Cycle`.
+    pub fn max_reports(&self, commands: usize) -> usize {
+        2 * self.motors.len() + commands + 2
+    }
+
     /// Motion cycles run so far.
     pub fn cycles(&self) -> u64 {
         self.cycle

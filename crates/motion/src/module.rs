@@ -428,13 +428,14 @@ impl Module for ALMotion {
             let joints = this.joints(&names)?;
             this.client.send(ToEngine::KillMotors(this.client.body.motor_mask(&joints)))
         })
-        .add("stats", "Motion cycles run, skipped (fell behind), requests the DCM refused, cycles an arm was held by collision protection.", |this, _, ()| {
+        .add("stats", "Motion cycles run, skipped (fell behind), requests the DCM refused, cycles an arm was held by collision protection, reports the API fell too far behind to receive.", |this, _, ()| {
             let load = |c: &std::sync::atomic::AtomicU64| Value::from(c.load(std::sync::atomic::Ordering::Relaxed));
             Ok(Value::Map(vec![
                 ("cycles".into(), load(&this.client.shared.cycles)),
                 ("skipped".into(), load(&this.client.shared.skipped)),
                 ("refused".into(), load(&this.client.shared.refused)),
                 ("collision_stops".into(), load(&this.client.shared.collision_stops)),
+                ("reports_dropped".into(), load(&this.client.shared.reports_dropped)),
             ]))
         });
         crate::reflexes::methods(m, |this| &this.client.shared);

@@ -13,6 +13,13 @@ use naobroker_dcm::cycle::{make_realtime, ClockMode, RequestChannel};
 use crate::engine::{Engine, FromEngine, ToEngine};
 use crate::reflexes::Switches;
 
+mod reports;
+
+/// Commands the API may queue for the motion thread between two cycles.
+const COMMAND_QUEUE: usize = 1024;
+/// Reports waiting for the API: room for many cycles' worth.
+const REPORT_QUEUE: usize = 8192;
+
 /// Values the API reads without asking the motion thread.
 pub(crate) struct MotionShared {
     positions: Box<[AtomicU64]>,
@@ -28,6 +35,8 @@ pub(crate) struct MotionShared {
     pub(crate) collision_stops: AtomicU64,
     /// Commands the thread had taken in when it last stored the values above.
     applied: AtomicU64,
+    /// Reports the queue to the API had no room for.
+    pub(crate) reports_dropped: AtomicU64,
 }
 
 impl MotionShared {
@@ -118,6 +127,7 @@ pub(crate) fn start(
         refused: AtomicU64::new(0),
         collision_stops: AtomicU64::new(0),
         applied: AtomicU64::new(0),
+        reports_dropped: AtomicU64::new(0),
     });
     let sync = Arc::new(Sync {
         requested: AtomicU64::new(0),
@@ -127,8 +137,11 @@ pub(crate) fn start(
         dcm_thread: OnceLock::new(),
         motion_thread: OnceLock::new(),
     });
-    let (commands, mut incoming) = rtrb::RingBuffer::new(1024);
-    let (mut outgoing, reports) = rtrb::RingBuffer::new(8192);
+    let (commands, mut incoming) = rtrb::RingBuffer::new(COMMAND_QUEUE);
+    let (outgoing, reports) = rtrb::RingBuffer::new(REPORT_QUEUE);
+    // Allocated here: the motion thread never grows it.
+    let mut events = Vec::with_capacity(engine.max_reports(COMMAND_QUEUE));
+    let mut outgoing = reports::Reports::new(outgoing, events.capacity());
     let (wake_sender, wake) = UnixDatagram::pair()?;
     wake_sender.set_nonblocking(true)?;
     wake.set_nonblocking(true)?;
@@ -143,7 +156,6 @@ pub(crate) fn start(
         let mut done = 0u64;
         let mut taken = 0u64;
         let mut request = Request::default();
-        let mut events = Vec::with_capacity(64);
         while !sync.stop.load(Ordering::Acquire) {
             let requested = sync.requested.load(Ordering::Acquire);
             if requested <= done {
@@ -157,9 +169,11 @@ pub(crate) fn start(
             let time = sync.requested_time.load(Ordering::Acquire);
             // preProcess before anything of the cycle, its sensors included; the API raises
             // it while the cycle runs.
-            let _ = outgoing.push(FromEngine::PreProcess { cycle: engine.cycles() + 1, time });
+            let dropped = outgoing.pre_process(engine.cycles() + 1, time);
             let _ = wake_sender.send(&[0]);
-            while let Ok(command) = incoming.pop() {
+            // At most a queue's worth per cycle, the bound `events` was sized for.
+            for _ in 0..COMMAND_QUEUE {
+                let Ok(command) = incoming.pop() else { break };
                 taken += 1;
                 engine.command(command, &mut events);
             }
@@ -176,8 +190,9 @@ pub(crate) fn start(
             shared.applied.store(taken, Ordering::Release);
             shared.collision_stops.store(engine.collision_stops(), Ordering::Relaxed);
             shared.cycles.fetch_add(1, Ordering::AcqRel);
-            for event in events.drain(..) {
-                let _ = outgoing.push(event);
+            let dropped = dropped + outgoing.send(&mut events);
+            if dropped > 0 {
+                shared.reports_dropped.fetch_add(dropped, Ordering::Relaxed);
             }
             done = requested;
             sync.done.store(done, Ordering::Release);

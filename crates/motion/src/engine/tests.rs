@@ -11,12 +11,22 @@ use naobroker_memory::RtSlots;
 use super::*;
 
 fn nao() -> (Engine, Arc<Body>) {
+    let (engine, body, _) = nao_with_slots();
+    (engine, body)
+}
+
+/// Also ALMemory's slots, where a test plays the DCM.
+fn nao_with_slots() -> (Engine, Arc<Body>, Arc<RtSlots>) {
     let model = DeviceModel::new(RobotDescription::nao_v6()).unwrap();
     let (layout, _) = DcmSlots::layout(&model);
     let slots = RtSlots::new(layout);
     let body = Arc::new(Body::new(&model).unwrap());
     let engine = Engine::new(Arc::clone(&body), &slots, 20, &FallManagerConfig::default()).unwrap();
-    (engine, body)
+    (engine, body, slots)
+}
+
+fn set_slot(slots: &RtSlots, key: &str, value: f64) {
+    slots.set(slots.layout().index_of(key).unwrap(), value);
 }
 
 fn motor(body: &Body, joint: &str) -> usize {
@@ -73,4 +83,49 @@ fn a_value_that_is_not_a_number_keeps_the_previous_command() {
     engine.command(ToEngine::Start(Box::new(task)), &mut Vec::new());
     run_until_finished(&mut engine, 1000, 2);
     assert_eq!(engine.position(yaw), 0.5);
+}
+
+#[test]
+fn the_cycle_a_fall_starts_reports_within_the_bound_the_motion_thread_reserves() {
+    let (mut engine, body, slots) = nao_with_slots();
+    // Standing, stiff: the fall manager arms.
+    for motor in &body.motors {
+        set_slot(&slots, &motor.stiffness_key, 1.0);
+    }
+    let mut reports = Vec::new();
+    engine.cycle(20, &mut Request::default(), &mut reports);
+    assert!(reports.contains(&FromEngine::Upright), "{reports:?}");
+    // One task on every motor and channel, each running for a while.
+    let long = |motor: usize, channel: Channel| TrackEntry {
+        motor,
+        channel,
+        track: Track::Keys { times: vec![10.0], values: vec![0.0] },
+        relative: false,
+    };
+    let pairs: Vec<(usize, Channel)> = (0..body.motors.len())
+        .flat_map(|motor| [(motor, Channel::Position), (motor, Channel::Stiffness)])
+        .collect();
+    for (id, &(motor, channel)) in (1..).zip(&pairs) {
+        engine.command(
+            ToEngine::Start(Box::new(MotionTask { id, tracks: vec![long(motor, channel)] })),
+            &mut reports,
+        );
+    }
+    engine.cycle(40, &mut Request::default(), &mut reports);
+    // The worst cycle: a full queue of new tasks, each replacing one, then a fall.
+    let commands = 1024;
+    let mut events = Vec::with_capacity(engine.max_reports(commands));
+    let buffer = events.as_ptr();
+    for (id, &(motor, channel)) in (1000..).zip(pairs.iter().cycle().take(commands)) {
+        engine.command(
+            ToEngine::Start(Box::new(MotionTask { id, tracks: vec![long(motor, channel)] })),
+            &mut events,
+        );
+    }
+    set_slot(&slots, fall::ANGLE_KEYS[1], 1.0);
+    engine.cycle(60, &mut Request::default(), &mut events);
+    assert!(events.iter().any(|event| matches!(event, FromEngine::Falling { .. })), "a fall");
+    let ended = events.iter().filter(|event| matches!(event, FromEngine::Finished { .. })).count();
+    assert_eq!(ended, pairs.len() + commands, "every task ended");
+    assert_eq!(events.as_ptr(), buffer, "{} reports fit without growing the buffer", events.len());
 }
