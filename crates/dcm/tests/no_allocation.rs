@@ -1,64 +1,19 @@
 //! Proof that the cycle thread does not allocate (nor free) in steady state while
 //! requests, hooks and sensor forcing flow through it, with both clocks.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use naobroker_alloc_counter::{counted, start_counting, Counting};
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Phase};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_memory::RtSlots;
 
-struct Counting;
-
-thread_local! {
-    /// Allocations and frees made by this thread since it started counting.
-    static COUNT: Cell<Option<u64>> = const { Cell::new(None) };
-}
-
 /// The cycle thread's count, copied out by its hooks every cycle.
 static CYCLE_THREAD_COUNT: AtomicU64 = AtomicU64::new(0);
-
-fn note() {
-    let _ = COUNT.try_with(|count| {
-        if let Some(n) = count.get() {
-            count.set(Some(n + 1));
-        }
-    });
-}
-
-fn start_counting() {
-    COUNT.with(|count| {
-        if count.get().is_none() {
-            count.set(Some(0));
-        }
-    });
-}
-
-fn counted() -> u64 {
-    COUNT.with(|count| count.get().unwrap_or(0))
-}
-
-// The one unsafe block of the tests: a global allocator is an unsafe trait; this one
-// only counts and forwards to the system allocator.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        note();
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;

@@ -1,12 +1,11 @@
 //! Proof that the ALSensors hook does not allocate (nor free) on the DCM cycle thread
 //! while every kind of sensor it watches changes and it queues records.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use naobroker_alloc_counter::{counted, start_counting, Counting};
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
@@ -14,52 +13,8 @@ use naobroker_dcm::DcmHandle;
 use naobroker_memory::RtSlots;
 use naobroker_sensors::catalog::Key;
 
-struct Counting;
-
-thread_local! {
-    /// Allocations and frees made by this thread since it started counting.
-    static COUNT: Cell<Option<u64>> = const { Cell::new(None) };
-}
-
 /// The cycle thread's count, copied out by the hooks around ALSensors' every cycle.
 static CYCLE_THREAD_COUNT: AtomicU64 = AtomicU64::new(0);
-
-fn note() {
-    let _ = COUNT.try_with(|count| {
-        if let Some(n) = count.get() {
-            count.set(Some(n + 1));
-        }
-    });
-}
-
-fn start_counting() {
-    COUNT.with(|count| {
-        if count.get().is_none() {
-            count.set(Some(0));
-        }
-    });
-}
-
-fn counted() -> u64 {
-    COUNT.with(|count| count.get().unwrap_or(0))
-}
-
-// The one unsafe block of the tests: a global allocator is an unsafe trait; this one
-// only counts and forwards to the system allocator.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        note();
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
