@@ -56,18 +56,26 @@ fn preferences_are_almemory_data_only_the_dcm_writes() {
 
     // The built-in description cannot be saved; Load brings its values back.
     let error = broker.call_error("DCM.preferences", &["Save", "All", r#""""#, "0.0"]);
-    assert!(error.contains("built-in NAO V6"), "{error}");
+    assert!(error.contains("started without one: the broker runs the built-in NAO V6"), "{error}");
     assert_eq!(preferences(&broker, "Load", "All", "", "0.0"), json!(6), "the shipped keys");
     assert_eq!(data(&broker, "RobotConfig/Head/FullHeadId"), json!("SIMULATED-HEAD-0001"));
     assert!(broker.call_error("ALMemory.getData", &["RobotConfig/Body/Flag"]).contains("no key named"));
 
+    let long_text = json!("x".repeat(257)).to_string();
     let cases: &[(&[&str], &str)] = &[
         (&["Add", "Arm", "\"RobotConfig/X\"", "1"], "unknown preference target \"Arm\""),
         (&["Add", "All", "\"RobotConfig/X\"", "1"], "Add puts a key in one target"),
-        (&["Add", "Chest", "\"Motion/X\"", "1"], "must start with one of Device/, DCM/, HAL/, RobotConfig/"),
+        (&["Add", "Chest", "\"Motion/X\"", "1"], "must start with one of RobotConfig/, Device/"),
+        (&["Add", "Chest", "\"DCM/PostProcess\"", "1"], "must start with one of RobotConfig/, Device/"),
         (&["Add", "Chest", "\"DCM/Time\"", "1"], "publishes every cycle, not a preference"),
         (&["Add", "Chest", "\"RobotConfig/X\"", "[1, 2]"], "a string, a number or a boolean"),
         (&["Add", "Local", &format!("\"{YAW_SENSOR}/Offset\""), "\"x\""], "must be a number"),
+        (&["Add", "Local", &format!("\"{YAW_SENSOR}/Gain\""), "1e-310"], "0.5× to 2× the description's 1.0"),
+        (
+            &["Add", "Local", &format!("\"{YAW_ACTUATOR}/Offset\""), "1e12"],
+            "widened by 10% of the range each side",
+        ),
+        (&["Add", "Head", "\"RobotConfig/Long\"", &long_text], "the longest text value is 256 bytes"),
         (&["Erase", "Chest", "\"\"", "0"], "unknown preferences action \"Erase\""),
         (&["Save", "Main", "\"\"", "0"], "does not change while the broker runs"),
     ];
@@ -75,6 +83,8 @@ fn preferences_are_almemory_data_only_the_dcm_writes() {
         let error = broker.call_error("DCM.preferences", args);
         assert!(error.contains(expected), "{args:?}: {error}");
     }
+    assert_eq!(data(&broker, &format!("{YAW_ACTUATOR}/Offset")), json!(0.0), "refused, nothing changed");
+    assert!(broker.call_error("ALMemory.getData", &["RobotConfig/Long"]).contains("no key named"));
 }
 
 #[test]
@@ -141,6 +151,37 @@ fn calibration_moves_the_joint_frame_and_is_saved_as_local_offsets() {
         &[r#"["HeadYaw/Position/Actuator/Value", "Manual", "InPosition", 9]"#],
     );
     assert!(error.contains("outside HeadYaw's range"), "{error}");
+}
+
+#[test]
+fn calibrating_twice_before_a_cycle_shifts_once() {
+    let broker = TestBroker::start("start_time_ms = 0\n");
+    let calibrate = |reference: f64| {
+        let input = json!([format!("{YAW_ACTUATOR}/Value"), "Manual", "InPosition", reference]);
+        broker.call("DCM.calibration", &[&input.to_string()]);
+    };
+    broker.call("DCM.simulateSensor", &["HeadYaw/Position/Sensor/Value", "0.05"]);
+    broker.step(1);
+    calibrate(0.25);
+    calibrate(0.25);
+    broker.step(1);
+    assert!((broker.memory(&format!("{YAW_SENSOR}/Value")) - 0.25).abs() < 1e-9);
+    assert!((broker.memory(&format!("{YAW_SENSOR}/Offset")) + 0.2).abs() < 1e-9);
+    assert!((broker.memory(&format!("{YAW_ACTUATOR}/Offset")) + 0.2 * 4096.0).abs() < 1e-6);
+}
+
+#[test]
+fn calibration_keeps_the_joint_within_a_tenth_of_its_range_of_the_description() {
+    let broker = TestBroker::start("start_time_ms = 0\n");
+    broker.call("DCM.simulateSensor", &["HeadYaw/Position/Sensor/Value", "-1.5"]);
+    broker.step(1);
+    let input = json!([format!("{YAW_ACTUATOR}/Value"), "Manual", "InPosition", 1.5]);
+    let error = broker.call_error("DCM.calibration", &[&input.to_string()]);
+    assert!(error.contains("cannot calibrate HeadYaw to 1.5 where it reads -1.5"), "{error}");
+    assert!(error.contains("widened by 10% of the range each side"), "{error}");
+    broker.step(1);
+    assert_eq!(broker.memory(&format!("{YAW_SENSOR}/Offset")), 0.0, "nothing changed");
+    assert_eq!(broker.memory(&format!("{YAW_ACTUATOR}/Offset")), 0.0);
 }
 
 #[test]

@@ -172,6 +172,7 @@ impl RobotDescription {
             }
         }
         description.preferences.check()?;
+        description.preferences.check_conversions(&description.devices)?;
         Ok(description)
     }
 }
@@ -230,6 +231,27 @@ impl DeviceModel {
 
     pub fn sensor(&self, name: &str) -> Option<usize> {
         self.sensor_index.get(Self::short(name)).copied()
+    }
+
+    /// The device whose `.../Gain` or `.../Offset` ALMemory key `key` is.
+    pub fn device_of_property(&self, key: &str) -> Option<DeviceIndex> {
+        let (stem, property) = key.strip_prefix(SUBDEVICE_PREFIX)?.rsplit_once('/')?;
+        if !matches!(property, "Gain" | "Offset") {
+            return None;
+        }
+        let with_value = format!("{stem}/Value");
+        let device = [with_value.as_str(), stem].into_iter().find_map(|name| {
+            let actuator = self.actuator_index.get(name).map(|&index| DeviceIndex::Actuator(index));
+            actuator.or_else(|| self.sensor_index.get(name).map(|&index| DeviceIndex::Sensor(index)))
+        })?;
+        (self.spec(device).property_key(property) == key).then_some(device)
+    }
+
+    pub fn spec(&self, device: DeviceIndex) -> &DeviceSpec {
+        match device {
+            DeviceIndex::Actuator(index) => &self.actuators[index],
+            DeviceIndex::Sensor(index) => &self.sensors[index],
+        }
     }
 
     /// An actuator's conversion with the preferences' overrides (its calibration).
@@ -304,7 +326,13 @@ mod tests {
             .map(|_| ())
             .unwrap_err();
         assert!(error.contains("both publish Device/SubDeviceList/A/Ack"), "{error}");
-        assert!(model(vec![spec("X/Value", DeviceKind::Interpolated), spec("Y", DeviceKind::Sensor)]).is_ok());
+        let fine = model(vec![spec("X/Value", DeviceKind::Interpolated), spec("Y", DeviceKind::Sensor)]);
+        let fine = fine.unwrap();
+        assert_eq!(fine.device_of_property("Device/SubDeviceList/X/Offset"), Some(DeviceIndex::Actuator(0)));
+        assert_eq!(fine.device_of_property("Device/SubDeviceList/Y/Gain"), Some(DeviceIndex::Sensor(0)));
+        assert_eq!(fine.device_of_property("Device/SubDeviceList/Y/Ack"), None);
+        assert_eq!(fine.device_of_property("Device/SubDeviceList/Z/Gain"), None);
+        assert_eq!(fine.device_of_property("RobotConfig/X/Gain"), None);
     }
 
     #[test]

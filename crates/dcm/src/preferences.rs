@@ -4,16 +4,23 @@
 //! description's value for that device: that is where joint calibration is kept.
 
 mod file;
+mod limits;
 
 pub use file::{load, save};
+pub use limits::{
+    check_conversion, PreferenceLimit, GAIN_RATIO, MAX_KEYS_PER_TARGET, MAX_TEXT_BYTES, RANGE_MARGIN,
+};
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use naobroker_framework::Value;
-use naobroker_memory::DCM_OWNED_PREFIXES;
 use serde::Deserialize;
 
 use crate::device::{Conversion, DeviceSpec};
+
+/// What a preference key starts with: ALMemory prefixes the DCM owns, where no real-time
+/// value and no event (`DCM/...`, `HAL/...`) lives beside its data.
+pub const PREFERENCE_PREFIXES: [&str; 2] = ["RobotConfig/", "Device/"];
 
 /// One of NAOqi's sub-preference files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -140,11 +147,30 @@ impl Preferences {
         Target::ALL.iter().flat_map(|&target| self.table(target).keys()).map(String::as_str).collect()
     }
 
-    /// Add or change a key in one table, after checking it ([`check_entry`]).
-    pub fn insert(&mut self, target: Target, key: &str, value: PreferenceValue) -> Result<(), String> {
+    /// Add or change a key in one table, after checking it ([`check_entry`]) and the
+    /// table's size. Answers the value it had in that table, for [`Preferences::restore`].
+    pub fn insert(
+        &mut self,
+        target: Target,
+        key: &str,
+        value: PreferenceValue,
+    ) -> Result<Option<PreferenceValue>, String> {
         check_entry(key, &value)?;
-        self.table_mut(target).insert(key.to_owned(), value);
-        Ok(())
+        let table = self.table_mut(target);
+        if table.len() >= MAX_KEYS_PER_TARGET && !table.contains_key(key) {
+            let limit = MAX_KEYS_PER_TARGET;
+            return Err(PreferenceLimit::TooManyKeys { table: target.table(), limit }.to_string());
+        }
+        Ok(table.insert(key.to_owned(), value))
+    }
+
+    /// Put back what a key held in one table before [`Preferences::insert`].
+    pub fn restore(&mut self, target: Target, key: &str, previous: Option<PreferenceValue>) {
+        let table = self.table_mut(target);
+        match previous {
+            Some(value) => table.insert(key.to_owned(), value),
+            None => table.remove(key),
+        };
     }
 
     /// Replace one table with another description's.
@@ -161,10 +187,26 @@ impl Preferences {
         }
     }
 
-    /// Every entry checked, as when it was added.
+    /// Every device's conversion with these preferences, checked ([`check_conversion`]).
+    pub fn check_conversions(&self, devices: &[DeviceSpec]) -> Result<(), String> {
+        for device in devices {
+            check_conversion(device, self.conversion(device)).map_err(|error| error.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// Every table's size and entry checked, as when they were added.
     pub fn check(&self) -> Result<(), String> {
         for target in Target::ALL {
-            for (key, value) in self.table(target) {
+            let table = self.table(target);
+            if table.len() > MAX_KEYS_PER_TARGET {
+                return Err(format!(
+                    "[preferences.{}] holds {} keys, the most a table may hold is {MAX_KEYS_PER_TARGET}",
+                    target.table(),
+                    table.len()
+                ));
+            }
+            for (key, value) in table {
                 check_entry(key, value)
                     .map_err(|error| format!("[preferences.{}]: {error}", target.table()))?;
             }
@@ -173,14 +215,22 @@ impl Preferences {
     }
 }
 
-/// A preference key belongs to the DCM in ALMemory (`Device/`, `RobotConfig/`, ...); one
-/// naming a device property (`.../Gain`, `.../Offset`) holds a number, a gain not zero.
+/// A preference key starts with one of [`PREFERENCE_PREFIXES`]; a text value is at most
+/// [`MAX_TEXT_BYTES`]; a key naming a device property (`.../Gain`, `.../Offset`) holds a
+/// number, a gain not zero (the device's own bounds are checked with the device).
 fn check_entry(key: &str, value: &PreferenceValue) -> Result<(), String> {
-    if !DCM_OWNED_PREFIXES.iter().any(|prefix| key.starts_with(prefix) && key.len() > prefix.len()) {
+    if !PREFERENCE_PREFIXES.iter().any(|prefix| key.starts_with(prefix) && key.len() > prefix.len()) {
         return Err(format!(
-            "preference key {key:?} must start with one of {} (ALMemory keys the DCM owns)",
-            DCM_OWNED_PREFIXES.join(", ")
+            "preference key {} must start with one of {} (ALMemory data the DCM owns)",
+            naobroker_framework::excerpt(key),
+            PREFERENCE_PREFIXES.join(", ")
         ));
+    }
+    if let PreferenceValue::Text(text) = value {
+        if text.len() > MAX_TEXT_BYTES {
+            let (key, bytes, limit) = (key.to_owned(), text.len(), MAX_TEXT_BYTES);
+            return Err(PreferenceLimit::TextTooLong { key, bytes, limit }.to_string());
+        }
     }
     let property = key.rsplit('/').next().unwrap_or_default();
     if matches!(property, "Gain" | "Offset") {
@@ -236,6 +286,43 @@ mod tests {
             .contains("not 0"));
         preferences.insert(Target::Local, offset, PreferenceValue::Int(2)).unwrap();
         assert!(preferences.check().is_ok());
+        for key in ["DCM/PostProcess", "HAL/Ack"] {
+            let error = preferences.insert(Target::Chest, key, PreferenceValue::Int(1)).unwrap_err();
+            assert!(error.contains("must start with one of RobotConfig/, Device/"), "{error}");
+        }
+    }
+
+    #[test]
+    fn tables_and_texts_are_bounded() {
+        let mut preferences = Preferences::default();
+        let key = |index: usize| format!("RobotConfig/Key{index}");
+        for index in 0..MAX_KEYS_PER_TARGET {
+            preferences.insert(Target::Head, &key(index), PreferenceValue::Int(1)).unwrap();
+        }
+        let error =
+            preferences.insert(Target::Head, "RobotConfig/OneMore", PreferenceValue::Int(1)).unwrap_err();
+        assert_eq!(error, "[preferences.head] already holds 1024 keys, the most a table may hold");
+        assert!(preferences.insert(Target::Head, &key(3), PreferenceValue::Int(2)).is_ok(), "a change fits");
+        assert!(preferences.insert(Target::Local, "RobotConfig/OneMore", PreferenceValue::Int(1)).is_ok());
+        let long = PreferenceValue::Text("x".repeat(MAX_TEXT_BYTES + 1));
+        let error = preferences.insert(Target::Local, "RobotConfig/Long", long).unwrap_err();
+        assert_eq!(error, "RobotConfig/Long is 257 bytes long, the longest text value is 256 bytes");
+        let longest = PreferenceValue::Text("x".repeat(MAX_TEXT_BYTES));
+        assert!(preferences.insert(Target::Local, "RobotConfig/Long", longest).is_ok());
+    }
+
+    #[test]
+    fn an_insert_is_undone_by_restoring_what_it_answered() {
+        let mut preferences = Preferences::default();
+        let key = "RobotConfig/Body/Type";
+        let none = preferences.insert(Target::Chest, key, PreferenceValue::Text("NAO".into())).unwrap();
+        assert_eq!(none, None);
+        let previous = preferences.insert(Target::Chest, key, PreferenceValue::Text("x".into())).unwrap();
+        assert_eq!(previous, Some(PreferenceValue::Text("NAO".into())));
+        preferences.restore(Target::Chest, key, previous);
+        assert_eq!(preferences.get(key), Some(&PreferenceValue::Text("NAO".into())));
+        preferences.restore(Target::Chest, key, none);
+        assert_eq!(preferences.get(key), None);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use naobroker_memory::Store;
 use super::Dcm;
 use crate::calibration::Calibration;
 use crate::device::{Conversion, DeviceIndex, DeviceModel, DeviceSpec};
-use crate::preferences::{self, PreferenceValue, Preferences, Target};
+use crate::preferences::{self, check_conversion, PreferenceValue, Preferences, Target};
 
 /// The preferences in effect and where they go.
 pub(super) struct Settings {
@@ -50,38 +50,78 @@ fn is_slot(dcm: &Dcm, key: &str) -> bool {
     dcm.handle.shared.slots.layout().index_of(key).is_some()
 }
 
-/// Take `new` preferences into effect: changed gains and offsets go to the cycle, changed
-/// keys to ALMemory. Nothing changes when the cycle cannot be told.
-fn apply(dcm: &mut Dcm, new: Preferences) -> Result<(), CallError> {
-    let model = Arc::clone(&dcm.handle.model);
-    let old = &dcm.settings.preferences;
-    let changed = |device: DeviceIndex, spec: &DeviceSpec| {
-        let conversion = new.conversion(spec);
-        (conversion != old.conversion(spec)).then_some((device, conversion))
-    };
-    let conversions: Vec<(DeviceIndex, Conversion)> = (model.actuators.iter().enumerate())
-        .filter_map(|(index, spec)| changed(DeviceIndex::Actuator(index), spec))
-        .chain(
-            model
-                .sensors
-                .iter()
-                .enumerate()
-                .filter_map(|(index, spec)| changed(DeviceIndex::Sensor(index), spec)),
-        )
-        .collect();
-    if !conversions.is_empty() {
-        dcm.handle.channel.borrow_mut().set_conversions(conversions)?;
-    }
-    if let Some(store) = &dcm.settings.store {
-        for key in old.keys().union(&new.keys()).filter(|key| !is_slot(dcm, key)) {
-            match new.get(key) {
-                Some(value) if old.get(key) != Some(value) => store.insert_owned(key, value.to_value())?,
-                Some(_) => {}
-                None => store.remove_owned(key),
+/// A preference change being made: one table's key, what that table held before and the
+/// value in effect before (for ALMemory).
+struct Edit {
+    target: Target,
+    key: String,
+    previous: Option<PreferenceValue>,
+    before: Option<PreferenceValue>,
+}
+
+/// Change keys in place, then take them into effect; on any refusal every key is put back
+/// and nothing changed.
+fn change(dcm: &mut Dcm, changes: Vec<(Target, String, PreferenceValue)>) -> Result<(), CallError> {
+    let mut edits = Vec::with_capacity(changes.len());
+    for (target, key, value) in changes {
+        let before = dcm.settings.preferences.get(&key).cloned();
+        match dcm.settings.preferences.insert(target, &key, value) {
+            Ok(previous) => edits.push(Edit { target, key, previous, before }),
+            Err(error) => {
+                undo(dcm, edits);
+                return Err(error.into());
             }
         }
     }
-    dcm.settings.preferences = new;
+    let changed: Vec<(&str, Option<&PreferenceValue>)> =
+        edits.iter().map(|edit| (edit.key.as_str(), edit.before.as_ref())).collect();
+    let taken = take_effect(dcm, &changed);
+    drop(changed);
+    if taken.is_err() {
+        undo(dcm, edits);
+    }
+    taken
+}
+
+fn undo(dcm: &mut Dcm, edits: Vec<Edit>) {
+    for edit in edits.into_iter().rev() {
+        dcm.settings.preferences.restore(edit.target, &edit.key, edit.previous);
+    }
+}
+
+/// Take changed keys into effect (`changed`: each key with its value in effect before):
+/// the conversions of the devices they name, checked against the devices' bounds, go to
+/// the cycle; the keys to ALMemory. Nothing changes when a conversion is refused or the
+/// cycle cannot be told.
+fn take_effect(dcm: &Dcm, changed: &[(&str, Option<&PreferenceValue>)]) -> Result<(), CallError> {
+    let model = &dcm.handle.model;
+    let preferences = &dcm.settings.preferences;
+    let mut conversions: Vec<(DeviceIndex, Conversion)> = Vec::new();
+    for device in changed.iter().filter_map(|(key, _)| model.device_of_property(key)) {
+        if conversions.iter().any(|(seen, _)| *seen == device) {
+            continue;
+        }
+        let spec = model.spec(device);
+        let conversion = preferences.conversion(spec);
+        check_conversion(spec, conversion).map_err(|error| error.to_string())?;
+        conversions.push((device, conversion));
+    }
+    if !conversions.is_empty() {
+        dcm.handle.channel.borrow_mut().set_conversions(conversions)?;
+    }
+    let Some(store) = &dcm.settings.store else { return Ok(()) };
+    for &(key, before) in changed.iter().filter(|(key, _)| !is_slot(dcm, key)) {
+        // Preference keys are never real-time values nor events: showing them cannot fail.
+        match preferences.get(key) {
+            Some(value) if before != Some(value) => {
+                if let Err(error) = store.insert_owned(key, value.to_value()) {
+                    tracing::warn!(%error, "a preference cannot be shown in ALMemory");
+                }
+            }
+            Some(_) => {}
+            None => store.remove_owned(key),
+        }
+    }
     Ok(())
 }
 
@@ -114,17 +154,17 @@ fn add(dcm: &mut Dcm, targets: &[Target], key: &str, value: &Value) -> Result<u6
             "{key} is a value the DCM publishes every cycle, not a preference"
         )));
     }
-    let mut new = dcm.settings.preferences.clone();
-    new.insert(target, key, PreferenceValue::from_value(value)?)?;
-    apply(dcm, new)?;
+    change(dcm, vec![(target, key.to_owned(), PreferenceValue::from_value(value)?)])?;
     Ok(1)
 }
 
 fn save(dcm: &mut Dcm, targets: &[Target]) -> Result<u64, CallError> {
     let Some(path) = &dcm.settings.description else {
         return Err(CallError::new(
-            "Save writes the robot description file, and this broker runs the built-in NAO V6 one: \
-             start it with [dcm] robot = \"path/to/robot.toml\" to save preferences",
+            "Save writes the robot description file this DCM was started from, and it was started \
+             without one: the broker runs the built-in NAO V6 description unless [dcm] robot = \
+             \"path/to/robot.toml\" names a file (a program embedding the DCM names it with \
+             Dcm::with_preferences)",
         ));
     };
     let written = preferences::save(path, &dcm.settings.preferences, targets)?;
@@ -132,13 +172,23 @@ fn save(dcm: &mut Dcm, targets: &[Target]) -> Result<u64, CallError> {
     Ok(written as u64)
 }
 
+/// Replace targets' tables with the file's (whole tables: the one place preferences are
+/// copied), then take the keys that changed into effect.
 fn load(dcm: &mut Dcm, targets: &[Target]) -> Result<u64, CallError> {
     let loaded = preferences::load(dcm.settings.description.as_deref())?;
-    let mut new = dcm.settings.preferences.clone();
+    let old = dcm.settings.preferences.clone();
     for &target in targets {
-        new.replace(target, &loaded);
+        dcm.settings.preferences.replace(target, &loaded);
     }
-    apply(dcm, new)?;
+    let new = &dcm.settings.preferences;
+    let changed: Vec<(&str, Option<&PreferenceValue>)> = (old.keys().union(&new.keys()))
+        .filter(|key| old.get(key) != new.get(key))
+        .map(|key| (*key, old.get(key)))
+        .collect();
+    if let Err(error) = take_effect(dcm, &changed) {
+        dcm.settings.preferences = old;
+        return Err(error);
+    }
     Ok(targets.iter().map(|&target| loaded.table(target).len() as u64).sum())
 }
 
@@ -152,19 +202,24 @@ pub(super) fn calibration_method(
 ) -> Result<(), CallError> {
     let model = Arc::clone(&dcm.handle.model);
     let calibration = Calibration::parse(&model, &input)?;
-    let shared = &dcm.handle.shared;
-    let sensor_value = shared.slots.get(shared.dcm_slots.sensors + calibration.sensor);
     let (sensor_spec, actuator_spec) =
         (&model.sensors[calibration.sensor], &model.actuators[calibration.actuator]);
     let current = &dcm.settings.preferences;
-    let (sensor, actuator) = calibration.conversions(
-        sensor_value,
-        current.conversion(sensor_spec),
-        current.conversion(actuator_spec),
-    );
-    let mut new = current.clone();
-    for (spec, conversion) in [(sensor_spec, sensor), (actuator_spec, actuator)] {
-        new.insert(Target::Local, &spec.property_key("Offset"), PreferenceValue::Float(conversion.offset))?;
-    }
-    apply(dcm, new)
+    let sensor_conversion = current.conversion(sensor_spec);
+    // What the hardware last read, with the conversion the preferences hold now: right
+    // even when the cycle has not taken a previous calibration yet.
+    let sensor_value = sensor_conversion.sensor_value(dcm.handle.shared.sensor_reading(calibration.sensor));
+    let (sensor, actuator) =
+        calibration.conversions(sensor_value, sensor_conversion, current.conversion(actuator_spec));
+    let offset = |spec: &DeviceSpec, conversion: Conversion| {
+        (Target::Local, spec.property_key("Offset"), PreferenceValue::Float(conversion.offset))
+    };
+    change(dcm, vec![offset(sensor_spec, sensor), offset(actuator_spec, actuator)]).map_err(|error| {
+        let joint = actuator_spec.name.split('/').next().unwrap_or_default();
+        let reference = calibration.reference;
+        CallError::new(format!(
+            "cannot calibrate {joint} to {reference} where it reads {sensor_value}: {}",
+            error.message
+        ))
+    })
 }

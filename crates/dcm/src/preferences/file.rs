@@ -87,7 +87,7 @@ mod tests {
             .insert(Target::Chest, "RobotConfig/Body/Type", PreferenceValue::Text("NAO".into()))
             .unwrap();
         preferences
-            .insert(Target::Local, "Device/SubDeviceList/A/Actuator/Offset", PreferenceValue::Float(0.5))
+            .insert(Target::Local, "Device/SubDeviceList/A/Actuator/Offset", PreferenceValue::Float(0.05))
             .unwrap();
         preferences.insert(Target::Head, "RobotConfig/Head/Flag", PreferenceValue::Bool(true)).unwrap();
         assert_eq!(save(&path, &preferences, &[Target::Chest, Target::Local]).unwrap(), 2);
