@@ -1,3 +1,5 @@
+//! `broker.toml`: one file, every section optional, read into the broker's and each module's settings.
+
 use std::path::Path;
 use std::time::Duration;
 
