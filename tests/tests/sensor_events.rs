@@ -349,3 +349,34 @@ fn battery(robot: &mut Robot) {
     robot.press("Battery/Current", 0.0, 110, &[("BatteryChargingFlagChanged", Value::from(false))]);
     robot.press("Battery/Current", -1.0, 110, &[("BatteryPowerPluggedChanged", Value::from(false))]);
 }
+
+/// A sonar without a measurement and a battery board that has not answered read 0 at the
+/// first cycle: neither is taken as a state, so their first real readings raise nothing.
+#[test]
+fn readings_of_0_at_start_are_no_measurement() {
+    let mut robot = Robot::new();
+    robot.sense("US/Left", 0.0);
+    robot.sense("Battery/Charge", 0.0);
+    robot.step(2);
+    assert_eq!(robot.memory("BatteryChargeChanged"), Value::Nil, "no battery reading yet");
+    // The board answers: the battery's values are stored, not raised.
+    robot.press("Battery/Charge", 0.9, 2, &[]);
+    robot.wait_for("BatteryChargeChanged", Value::from(90));
+    assert_eq!(robot.memory("BatteryLowDetected"), Value::from(false));
+    robot.press("US/Left", 0.8, 3, &[]);
+    // Later edges are raised; the records before them were written first.
+    robot.press("US/Left", 0.3, 3, &[("SonarLeftDetected", Value::from(0.3))]);
+    robot.press(
+        "Battery/Charge",
+        0.15,
+        2,
+        &[("BatteryLowDetected", Value::from(true)), ("BatteryChargeChanged", Value::from(15))],
+    );
+    for event in
+        ["SonarLeftNothingDetected", "SonarLeftDetected", "BatteryLowDetected", "BatteryChargeChanged"]
+    {
+        let history = robot.call("ALMemory", "getEventHistory", vec![event.into()]);
+        let expected = robot.history.get(event).cloned().unwrap_or_default();
+        assert_eq!(history, Value::Array(expected), "{event}'s history");
+    }
+}

@@ -72,6 +72,8 @@ pub struct SensorWatch {
     outbox: Outbox,
     wake: UnixDatagram,
     started: bool,
+    /// The battery's signals start once its board answered (`battery_answered`).
+    battery_started: bool,
 }
 
 /// The hook installed on the DCM, and the actor's ends of it.
@@ -148,12 +150,13 @@ impl SensorWatch {
             outbox: Outbox { records: producer, pushed: false, stats: Arc::clone(&stats) },
             wake: wake_sender,
             started: false,
+            battery_started: false,
         };
         Ok((watch, ActorEnds { records, wake, keys: supported, stats }))
     }
 
     /// One DCM cycle: the first stores every state's initial value, the others raise
-    /// the edges.
+    /// the edges. The battery's states start on the first cycle its board answered.
     pub fn cycle(&mut self, time: DcmTime) {
         self.fast.read(&mut self.values);
         if self.started {
@@ -161,6 +164,10 @@ impl SensorWatch {
         } else {
             self.start();
             self.started = true;
+        }
+        if !self.battery_started && self.battery_answered() {
+            self.start_battery();
+            self.battery_started = true;
         }
         if std::mem::take(&mut self.outbox.pushed) {
             // Non-blocking: a full socket means a wake-up is pending anyway.
@@ -176,19 +183,48 @@ impl SensorWatch {
         }
     }
 
+    /// A board that has not answered yet reads 0, and a robot whose battery is at 0 % does
+    /// not run: the battery's values count from its first charge reading above 0 (at once
+    /// on a robot without the charge sensor).
+    fn battery_answered(&self) -> bool {
+        self.charge.as_ref().is_none_or(|&(position, _)| self.values[position] > 0.0)
+    }
+
+    /// The battery's signals wait for `battery_started`.
+    fn waits(&self, signal: &Signal) -> bool {
+        matches!(signal.effect, Effect::BatteryFlag(_)) && !self.battery_started
+    }
+
+    /// Every state's initial value but the battery's.
     fn start(&mut self) {
         for index in 0..self.signals.len() {
-            let value = self.reading(&self.signals[index]);
-            let signal = &mut self.signals[index];
-            let state = signal.band.classify(false, value);
-            signal.debounce = Debounce::new(state, signal.hold_ms);
-            initial(signal.effect, state, &mut self.body, &mut self.outbox);
+            if self.waits(&self.signals[index]) {
+                continue;
+            }
+            self.start_signal(index);
         }
         if self.body.has_feet {
             let contact = self.body.feet.contains(&true);
             self.body.foot_contact = contact;
             self.outbox.push(Key::FootContact, Reading::flag(contact), false);
             self.outbox.push(Key::FootContactChanged, Reading::Bool(contact), false);
+        }
+    }
+
+    fn start_signal(&mut self, index: usize) {
+        let value = self.reading(&self.signals[index]);
+        let signal = &mut self.signals[index];
+        let state = !no_measurement(signal.effect, value) && signal.band.classify(false, value);
+        signal.debounce = Debounce::new(state, signal.hold_ms);
+        initial(signal.effect, state, &mut self.body, &mut self.outbox);
+    }
+
+    /// The battery's initial values.
+    fn start_battery(&mut self) {
+        for index in 0..self.signals.len() {
+            if matches!(self.signals[index].effect, Effect::BatteryFlag(_)) {
+                self.start_signal(index);
+            }
         }
         if let Some((position, percentage)) = &mut self.charge {
             *percentage = Percentage::new(self.values[*position], signals::CHARGE_MARGIN);
@@ -198,10 +234,12 @@ impl SensorWatch {
 
     fn detect(&mut self, time: DcmTime) {
         for index in 0..self.signals.len() {
+            if self.waits(&self.signals[index]) {
+                continue;
+            }
             let value = self.reading(&self.signals[index]);
             let signal = &mut self.signals[index];
-            // A sonar reads 0 when it has no measurement: no news about the obstacle.
-            if matches!(signal.effect, Effect::Sonar { .. }) && value <= 0.0 {
+            if no_measurement(signal.effect, value) {
                 continue;
             }
             let reading = signal.band.classify(signal.debounce.state(), value);
@@ -220,12 +258,17 @@ impl SensorWatch {
                 self.outbox.push(key, Reading::Nil, true);
             }
         }
-        if let Some((position, percentage)) = &mut self.charge {
+        if let Some((position, percentage)) = self.charge.as_mut().filter(|_| self.battery_started) {
             if let Some(percent) = percentage.update(self.values[*position]) {
                 self.outbox.push(Key::BatteryChargeChanged, Reading::Int(percent), true);
             }
         }
     }
+}
+
+/// A sonar reads 0 when it has no measurement: no news about the obstacle, at start too.
+fn no_measurement(effect: Effect, value: f64) -> bool {
+    matches!(effect, Effect::Sonar { .. }) && value <= 0.0
 }
 
 /// The value a state has before any edge (sonar and clicks have none).
