@@ -17,18 +17,18 @@ use naobroker_dcm::{DcmHandle, HookConnection};
 use naobroker_framework::{Broker, CallError, Methods, Module, ModuleContext, Value};
 use serde::Deserialize;
 
-/// The module's settings (a broker of your own reads them where it likes).
+/// The module's settings (a broker of your own reads them where it likes). There is no
+/// on/off switch: a broker that does not want FallGuard does not add it.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FallGuardConfig {
-    pub enabled: bool,
     /// Tilt (rad, |AngleX| or |AngleY|) past which the robot is falling.
     pub tilt_rad: f64,
 }
 
 impl Default for FallGuardConfig {
     fn default() -> Self {
-        FallGuardConfig { enabled: true, tilt_rad: 0.6 }
+        FallGuardConfig { tilt_rad: 0.6 }
     }
 }
 

@@ -98,3 +98,12 @@ fn fall_guard_cuts_every_stiffness_from_the_cycle_that_senses_the_tilt() {
     step(4);
     assert!(stiffness().iter().all(|&s| s == 1.0), "{:?}", stiffness());
 }
+
+#[test]
+fn the_settings_are_the_tilt_alone() {
+    let config: FallGuardConfig = toml::from_str("tilt_rad = 0.5").unwrap();
+    assert_eq!(config.tilt_rad, 0.5);
+    // A switch FallGuard would not read is refused rather than silently ignored.
+    let error = toml::from_str::<FallGuardConfig>("enabled = false").unwrap_err().to_string();
+    assert!(error.contains("unknown field `enabled`"), "{error}");
+}
