@@ -12,6 +12,10 @@ use crate::device::DeviceModel;
 /// than once (each list then counts in turn) and for names this robot lacks.
 pub const MAX_ALIAS_MEMBERS_PER_ACTUATOR: usize = 4;
 
+/// Aliases the DCM keeps at most: far more than any robot program names, and a bound on
+/// what clients creating aliases in a loop can make the broker hold.
+const MAX_ALIASES: usize = 1024;
+
 /// A `createAlias` list longer than [`MAX_ALIAS_MEMBERS_PER_ACTUATOR`] × the actuators.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -58,6 +62,11 @@ impl Aliases {
             let alias = excerpt(name).to_string();
             return Err(AliasTooLong { alias, members: members.len(), limit }.to_string());
         }
+        if self.aliases.len() >= MAX_ALIASES && !self.aliases.contains_key(name) {
+            return Err(format!(
+                "the DCM holds {MAX_ALIASES} aliases already, the most it keeps: redefine one of them"
+            ));
+        }
         let mut resolved = Vec::with_capacity(members.len());
         let mut validated = Vec::with_capacity(members.len());
         for (position, member) in members.iter().enumerate() {
@@ -75,6 +84,21 @@ impl Aliases {
 mod tests {
     use super::*;
     use crate::device::RobotDescription;
+
+    #[test]
+    fn the_dcm_keeps_at_most_1024_aliases_and_lets_them_be_redefined() {
+        let model = DeviceModel::new(RobotDescription::nao_v6()).unwrap();
+        let mut aliases = Aliases::default();
+        let alias = |name: String| {
+            Value::Array(vec![name.into(), Value::Array(vec!["HeadYaw/Position/Actuator/Value".into()])])
+        };
+        for n in 0..MAX_ALIASES {
+            aliases.create(&model, &alias(format!("A{n}"))).unwrap();
+        }
+        let refused = aliases.create(&model, &alias("one more".into())).unwrap_err();
+        assert!(refused.contains("holds 1024 aliases already"), "{refused}");
+        aliases.create(&model, &alias("A7".into())).unwrap();
+    }
 
     #[test]
     fn an_alias_names_at_most_four_members_per_actuator() {
