@@ -373,6 +373,19 @@ fn forbidden_actions_are_refused_naming_the_rule_and_the_owner_may_do_them() {
         intruder.call("ALMemory", "insertData", vec!["Owner/Key".into(), 1.into()]),
         "Owner/Key belongs to module Owner",
     );
+    // NAOqi's standard names have no module prefix: reserved for the module that raises them.
+    for (name, module) in
+        [("robotHasFallen", "ALMotion"), ("FrontTactilTouched", "ALSensors"), ("footContact", "ALSensors")]
+    {
+        refused(
+            intruder.call("ALMemory", "raiseEvent", vec![name.into(), true.into()]),
+            &format!("{name} belongs to module {module}"),
+        );
+        refused(
+            intruder.call("ALMemory", "insertData", vec![name.into(), true.into()]),
+            &format!("{name} belongs to module {module}"),
+        );
+    }
     refused(
         intruder.call("ALMemory", "raiseEvent", vec!["Echo/Shouted".into(), "forged".into()]),
         "Echo/Shouted belongs to module Echo",

@@ -113,6 +113,9 @@ struct State {
     /// Session tag → the peer of that session's main connection.
     sessions: HashMap<Vec<u8>, Bytes>,
     events: Registry,
+    /// Keys and events without a module prefix that a module reserved (NAOqi's standard
+    /// names, `robotHasFallen`, `FrontTactilTouched`): key → module.
+    reserved_keys: HashMap<String, String>,
     pending: HashMap<u64, PendingCall>,
     next_id: u64,
 }

@@ -14,6 +14,10 @@ pub(crate) const ALMOTION_ROBOT_IS_FALLING: &str = "ALMotion/RobotIsFalling";
 /// Raised when the fall sequence is over (stiffness off).
 pub(crate) const ROBOT_HAS_FALLEN: &str = "robotHasFallen";
 
+/// The fall manager's names without ALMotion's prefix: reserved for ALMotion in the
+/// broker, so that no client can raise a fake fall.
+pub(crate) const UNPREFIXED_NAMES: [&str; 2] = [ROBOT_IS_FALLING, ROBOT_HAS_FALLEN];
+
 /// One ALMemory write.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum MemoryWrite {

@@ -79,5 +79,6 @@ pub fn start(
             sync.tick(context.cycle / ratio, context.time, lockstep);
         }
     })?;
+    broker.reserve_keys("ALMotion", events::UNPREFIXED_NAMES);
     Ok(ALMotion::new(body, started, hook, Arc::clone(&shared.slots), broker, config.period_ms as i32))
 }

@@ -34,6 +34,8 @@ pub struct ALSensors {
 impl ALSensors {
     pub(crate) fn new(installed: Installed, broker: Broker) -> ALSensors {
         let actor = installed.actor;
+        // NAOqi's names have no ALSensors/ prefix: reserved, so that no client fakes a touch.
+        broker.reserve_keys("ALSensors", actor.keys.iter().map(|key| key.name()));
         ALSensors {
             keys: actor.keys,
             stats: actor.stats,

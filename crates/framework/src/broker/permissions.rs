@@ -24,15 +24,30 @@ impl Broker {
         }
     }
 
-    /// Refuse a write or raise of `key` by `caller` when the key's first path segment is
-    /// another client's (or the broker's) module: `ALMotion/…` is ALMotion's, `Echo/…` Echo's.
+    /// Reserve keys or events that have no module prefix for `module`: NAOqi's standard
+    /// names (`robotHasFallen`, `FrontTactilTouched`) that only that module may write or
+    /// raise, so that no client can fake them.
+    pub fn reserve_keys<K: Into<String>>(&self, module: &str, keys: impl IntoIterator<Item = K>) {
+        let mut state = self.inner.state.borrow_mut();
+        for key in keys {
+            state.reserved_keys.insert(key.into(), module.to_owned());
+        }
+    }
+
+    /// Refuse a write or raise of `key` by `caller` when the key belongs to another
+    /// client's (or the broker's) module: by its first path segment (`ALMotion/…` is
+    /// ALMotion's, `Echo/…` Echo's) or because that module reserved it ([`Self::reserve_keys`]).
     pub fn check_key_owner(&self, caller: &Caller, key: &str) -> Result<(), CallError> {
-        let Some((prefix, _)) = key.split_once('/') else { return Ok(()) };
-        match (caller, self.owner_of(prefix)) {
+        let reserved_by = self.inner.state.borrow().reserved_keys.get(key).cloned();
+        let Some(module) = reserved_by.or_else(|| key.split_once('/').map(|(prefix, _)| prefix.to_owned()))
+        else {
+            return Ok(());
+        };
+        match (caller, self.owner_of(&module)) {
             (Caller::Broker, _) | (_, None) => Ok(()),
             (caller, Some(owner)) if owner == *caller => Ok(()),
             (_, Some(_)) => Err(CallError::new(format!(
-                "{} belongs to module {prefix}: only the client that registered {prefix} may write or raise it",
+                "{} belongs to module {module}: only the client that registered {module} may write or raise it",
                 excerpt(key)
             ))),
         }
