@@ -1,0 +1,25 @@
+//! naobroker-rt: the one scaffold of naobroker's real-time threads, the DCM cycle and the
+//! motion cycle. A [`ThreadSpec`] says who the thread is and what it asks of the OS
+//! (`SCHED_FIFO` priority, CPU, locked memory; each refusal said once, the thread runs
+//! anyway); a [`Cadence`] says when its [`Cycle`] runs (absolute deadlines, cycles granted
+//! by a manual clock, or cycle numbers requested by another thread); its [`Pace`] counts
+//! overruns and skipped cycles; reports leave through preallocated queues
+//! ([`report_queue`]) that wake the actor side ([`Wakeups`]) without blocking.
+//!
+//! Nothing here allocates, locks or blocks once the thread runs; what the cycle does is up
+//! to it, under the same rule.
+#![deny(unsafe_code, unreachable_pub)]
+
+mod clock;
+mod pace;
+mod priority;
+mod reports;
+mod thread;
+mod wakeups;
+
+pub use clock::{monotonic_ns, sleep_until};
+pub use pace::{Cadence, Pace};
+pub use priority::ThreadSpec;
+pub use reports::{report_queue, ReportReader, Reporter};
+pub use thread::{Cycle, RtThread, Tick};
+pub use wakeups::Wakeups;

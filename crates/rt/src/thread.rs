@@ -1,0 +1,131 @@
+//! A real-time thread: spawned under its name, it asks the OS for what its [`ThreadSpec`]
+//! says, then runs its [`Cycle`] at its [`Cadence`] until it is dropped.
+
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+
+use crate::clock::{monotonic_ns, sleep_until};
+use crate::pace::{Cadence, Pace};
+use crate::priority::{make_realtime, ThreadSpec};
+
+/// Which cycle runs, and when it woke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tick {
+    /// 1 for the first cycle; with [`Cadence::Periodic`], the deadline's number (missed
+    /// deadlines are not run but still counted), with [`Cadence::Following`] the number
+    /// requested.
+    pub number: u64,
+    /// How late the thread woke after its deadline (0 without deadlines).
+    pub lateness_ns: i64,
+    /// When it woke, on CLOCK_MONOTONIC ([`crate::monotonic_ns`]).
+    pub woke_ns: i64,
+}
+
+/// The work of a real-time thread. It runs on that thread only: it must not allocate,
+/// lock, log or block.
+pub trait Cycle: Send + 'static {
+    /// Before the first cycle, once the OS answered: whether the thread runs `SCHED_FIFO`.
+    fn started(&mut self, _realtime: bool) {}
+
+    /// One cycle.
+    fn run(&mut self, tick: Tick);
+
+    /// Without deadlines ([`Cadence::Granted`], [`Cadence::Following`]): at every wake-up,
+    /// before looking for the next cycle (the DCM takes in what producers queued).
+    fn idle(&mut self) {}
+}
+
+/// A running real-time thread; dropping it stops and joins it.
+pub struct RtThread {
+    pace: Arc<Pace>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl RtThread {
+    /// Start `cycle` on a new thread named and prioritized as `spec` says.
+    pub fn spawn(spec: ThreadSpec, cadence: Cadence, mut cycle: impl Cycle) -> std::io::Result<RtThread> {
+        let pace = Arc::new(Pace::default());
+        let thread_pace = Arc::clone(&pace);
+        let handle = thread::Builder::new().name(spec.name.into()).spawn(move || {
+            cycle.started(make_realtime(&spec));
+            match cadence {
+                Cadence::Periodic { start_ns, period_ns } => {
+                    periodic(&thread_pace, &mut cycle, start_ns, period_ns)
+                }
+                Cadence::Granted => granted(&thread_pace, &mut cycle),
+                Cadence::Following => following(&thread_pace, &mut cycle),
+            }
+        })?;
+        pace.set_thread(handle.thread().clone());
+        Ok(RtThread { pace, handle: Some(handle) })
+    }
+
+    /// Grant or request cycles, wait for them, read overruns and skipped cycles.
+    pub fn pace(&self) -> &Arc<Pace> {
+        &self.pace
+    }
+}
+
+impl Drop for RtThread {
+    fn drop(&mut self) {
+        self.pace.stop();
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+fn periodic(pace: &Pace, cycle: &mut impl Cycle, start_ns: i64, period_ns: i64) {
+    let period_ns = period_ns.max(1);
+    let mut number = 0u64;
+    let mut deadline = start_ns;
+    while !pace.stopping() {
+        number += 1;
+        deadline += period_ns;
+        sleep_until(deadline);
+        let woke_ns = monotonic_ns();
+        cycle.run(Tick { number, lateness_ns: woke_ns - deadline, woke_ns });
+        pace.finished(number);
+        let finished = monotonic_ns();
+        if finished > deadline + period_ns {
+            // Continue from the present instead of bursting through the missed deadlines.
+            let missed = (finished - deadline) / period_ns;
+            pace.count_overrun(missed as u64);
+            number += missed as u64;
+            deadline += missed * period_ns;
+        }
+    }
+}
+
+fn granted(pace: &Pace, cycle: &mut impl Cycle) {
+    let mut number = 0u64;
+    while !pace.stopping() {
+        cycle.idle();
+        if pace.target() > number {
+            number += 1;
+            cycle.run(Tick { number, lateness_ns: 0, woke_ns: monotonic_ns() });
+            pace.finished(number);
+        } else {
+            thread::park();
+        }
+    }
+}
+
+fn following(pace: &Pace, cycle: &mut impl Cycle) {
+    let mut done = 0u64;
+    while !pace.stopping() {
+        cycle.idle();
+        let requested = pace.target();
+        if requested <= done {
+            thread::park();
+            continue;
+        }
+        pace.count_skipped(requested - done - 1);
+        cycle.run(Tick { number: requested, lateness_ns: 0, woke_ns: monotonic_ns() });
+        done = requested;
+        pace.finished(done);
+    }
+}
+
+#[cfg(test)]
+mod tests;
