@@ -8,7 +8,7 @@ use naobroker_dcm::cycle::{
 };
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
-use naobroker_memory::RtSlots;
+use naobroker_rtslots::RtSlots;
 
 use crate::stats::{print, Row, Samples};
 

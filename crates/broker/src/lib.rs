@@ -14,7 +14,8 @@ use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_dcm::hardware::Hardware;
 use naobroker_dcm::{Backend, Dcm, DcmHandle};
 use naobroker_framework::Broker;
-use naobroker_memory::{ALMemory, RtSlots, Store};
+use naobroker_memory::{ALMemory, Store};
+use naobroker_rtslots::RtSlots;
 
 /// Everything the broker runs, kept alive for the life of the process.
 pub struct Running {

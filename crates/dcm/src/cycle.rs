@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::{self, JoinHandle, Thread};
 
-use naobroker_memory::{timestamp_now, RtSlots};
+use naobroker_rtslots::{timestamp_now, RtSlots};
 
 use crate::core::{DcmCore, LengthChange, Request, TimedCommand, UpdateType};
 use crate::device::{Conversion, DeviceIndex, DeviceModel};

@@ -10,7 +10,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use naobroker_framework::{Broker, CallError, Methods, Module, ModuleContext, Value};
-use naobroker_memory::{FastAccess, Store};
+use naobroker_memory::Store;
+use naobroker_rtslots::FastAccess;
 use tokio::sync::oneshot;
 
 use settings::{calibration_method, preferences_method, Settings};
@@ -78,7 +79,7 @@ impl DcmHandle {
 
     /// Resolve ALMemory real-time keys once, for reading in a hook every cycle.
     pub fn fast_access(&self, keys: &[&str]) -> Result<FastAccess, String> {
-        self.shared.slots.fast_access(keys)
+        self.shared.slots.fast_access(keys).map_err(|error| error.to_string())
     }
 
     /// NAOqi's `atPreProcess`: `callback` runs on the cycle thread after the sensors

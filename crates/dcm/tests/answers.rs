@@ -9,7 +9,7 @@ use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_dcm::hardware::Hardware;
 use naobroker_dcm::time::DcmTime;
-use naobroker_memory::RtSlots;
+use naobroker_rtslots::RtSlots;
 
 /// A robot whose `deaf` actuator never answers and whose others answer every other write
 /// (one answer per two cycles, the second cycle's answer is late and counted with it).
@@ -73,7 +73,7 @@ fn the_simulation_acknowledges_every_write() {
         assert_eq!(slot(&cycle, &format!("{base}/Nack")), 0.0, "{base}");
     }
     let kind = cycle.shared().slots.layout().index_of("Device/SubDeviceList/HeadYaw/Position/Actuator/Ack");
-    assert_eq!(cycle.shared().slots.layout().kind(kind.unwrap()), naobroker_memory::SlotKind::Int);
+    assert_eq!(cycle.shared().slots.layout().kind(kind.unwrap()), naobroker_rtslots::SlotKind::Int);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel, Shared};
 use naobroker_dcm::device::{Conversion, DeviceIndex, DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
-use naobroker_memory::RtSlots;
+use naobroker_rtslots::RtSlots;
 
 const YAW_SENSOR: &str = "Device/SubDeviceList/HeadYaw/Position/Sensor";
 

@@ -8,7 +8,7 @@ use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Shared
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_dcm::DcmHandle;
-use naobroker_memory::RtSlots;
+use naobroker_rtslots::RtSlots;
 
 fn start() -> (CycleThread, DcmHandle) {
     let model = Arc::new(DeviceModel::new(RobotDescription::nao_v6()).unwrap());

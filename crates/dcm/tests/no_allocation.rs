@@ -10,7 +10,7 @@ use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Phase};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
-use naobroker_memory::RtSlots;
+use naobroker_rtslots::RtSlots;
 
 /// The cycle thread's count, copied out by its hooks every cycle.
 static CYCLE_THREAD_COUNT: AtomicU64 = AtomicU64::new(0);

@@ -11,7 +11,7 @@ use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Reques
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::serial::emulator::Emulator;
 use naobroker_dcm::hardware::serial::{SerialBoard, SerialConfig};
-use naobroker_memory::RtSlots;
+use naobroker_rtslots::RtSlots;
 use serialport::{SerialPort, TTYPort};
 
 /// A board on a fresh pty, reachable through the symlink `link` (what a udev rule

@@ -2,13 +2,11 @@
 //! which keys belong to the DCM.
 
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use dashmap::mapref::entry::Entry as MapEntry;
 use dashmap::DashMap;
 use naobroker_framework::Value;
-
-use crate::slots::{RtSlots, SlotKind};
+use naobroker_rtslots::{timestamp_now, RtSlots, SlotKind};
 
 /// Keys only the DCM may write (seed 003: modules ask the DCM, never ALMemory); its
 /// preferences (`RobotConfig/...`, `Device/DeviceList/...`) among them.
@@ -37,10 +35,6 @@ pub(crate) struct Entry {
     pub(crate) value: Value,
     pub(crate) unix_us: u64,
     pub(crate) kind: EntryKind,
-}
-
-pub fn timestamp_now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0)
 }
 
 fn owned_by_dcm(key: &str) -> String {
@@ -192,7 +186,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::slots::SlotLayout;
+    use naobroker_rtslots::SlotLayout;
 
     fn store() -> Arc<Store> {
         let mut layout = SlotLayout::new();

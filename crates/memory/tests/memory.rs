@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use naobroker_framework::{remote, Broker, BrokerConfig, Methods, Module, Proxy, Session, Value};
-use naobroker_memory::{ALMemory, MemoryConfig, RtSlots, SlotKind, SlotLayout, Store};
+use naobroker_memory::{ALMemory, MemoryConfig, Store};
+use naobroker_rtslots::{RtSlots, SlotKind, SlotLayout};
 
 fn free_url() -> String {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();

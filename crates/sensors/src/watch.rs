@@ -8,7 +8,7 @@ use std::sync::Arc;
 use naobroker_dcm::device::SUBDEVICE_PREFIX;
 use naobroker_dcm::time::DcmTime;
 use naobroker_dcm::{DcmHandle, HookConnection};
-use naobroker_memory::FastAccess;
+use naobroker_rtslots::FastAccess;
 
 use crate::catalog::{Key, Reading, Record};
 use crate::detect::{Band, Clicks, Debounce, Percentage};

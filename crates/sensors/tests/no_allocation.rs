@@ -10,7 +10,7 @@ use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Reques
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_dcm::DcmHandle;
-use naobroker_memory::RtSlots;
+use naobroker_rtslots::RtSlots;
 use naobroker_sensors::catalog::Key;
 
 /// The cycle thread's count, copied out by the hooks around ALSensors' every cycle.

@@ -85,7 +85,7 @@ mod tests {
     use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64};
     use std::sync::OnceLock;
 
-    use naobroker_memory::RtSlots;
+    use naobroker_rtslots::RtSlots;
 
     use super::*;
     use crate::core::LengthChange::{Add, Reset};

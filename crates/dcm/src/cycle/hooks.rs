@@ -1,4 +1,4 @@
-use naobroker_memory::RtSlots;
+use naobroker_rtslots::RtSlots;
 
 use crate::time::DcmTime;
 

@@ -1,6 +1,6 @@
 //! Where the DCM's keys live among ALMemory's real-time slots, laid out once at start-up.
 
-use naobroker_memory::{SlotKind, SlotLayout};
+use naobroker_rtslots::{SlotKind, SlotLayout};
 
 use crate::device::DeviceModel;
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use naobroker_dcm::core::Request;
 use naobroker_dcm::cycle::DcmSlots;
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
-use naobroker_memory::RtSlots;
+use naobroker_rtslots::RtSlots;
 
 use super::*;
 

@@ -1,62 +1,27 @@
-use std::collections::HashMap;
+//! Lock-free real-time slots: one atomic word per key, laid out once at start-up, written
+//! by the DCM's cycle thread without locks or allocation and read by anyone (ALMemory,
+//! real-time hooks, ALMotion's thread). Below both the DCM and ALMemory, so that neither
+//! depends on the other.
+#![deny(unsafe_code, unreachable_pub)]
+
+mod layout;
+
+pub use layout::{SlotKind, SlotLayout};
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 
-/// How a slot's bits are shown to readers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SlotKind {
-    Float,
-    Int,
-    Bool,
+/// Unix time now in µs: the stamp of a cycle's writes and of ALMemory's entries.
+pub fn timestamp_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0)
 }
 
-/// The fixed list of real-time keys, decided once at start-up.
-#[derive(Debug, Default)]
-pub struct SlotLayout {
-    names: Vec<String>,
-    kinds: Vec<SlotKind>,
-    index: HashMap<String, usize>,
-}
-
-impl SlotLayout {
-    pub fn new() -> Self {
-        SlotLayout::default()
-    }
-
-    /// Add a key; returns its slot index (the existing one if already there).
-    pub fn add(&mut self, name: &str, kind: SlotKind) -> usize {
-        if let Some(&index) = self.index.get(name) {
-            return index;
-        }
-        self.names.push(name.to_owned());
-        self.kinds.push(kind);
-        self.index.insert(name.to_owned(), self.names.len() - 1);
-        self.names.len() - 1
-    }
-
-    pub fn index_of(&self, name: &str) -> Option<usize> {
-        self.index.get(name).copied()
-    }
-
-    pub fn name(&self, index: usize) -> &str {
-        &self.names[index]
-    }
-
-    pub fn kind(&self, index: usize) -> SlotKind {
-        self.kinds[index]
-    }
-
-    pub fn len(&self) -> usize {
-        self.names.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.names.iter().map(String::as_str)
-    }
+/// A key asked of [`RtSlots::fast_access`] that no slot holds.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{key} is not a real-time key (fast access reads DCM-owned keys)")]
+pub struct NotRealTimeKey {
+    pub key: String,
 }
 
 /// Preallocated values of the real-time keys: one atomic word per key holding f64
@@ -100,14 +65,10 @@ impl RtSlots {
     }
 
     /// Resolve keys once for [`FastAccess`] reads each cycle.
-    pub fn fast_access(self: &Arc<Self>, keys: &[&str]) -> Result<FastAccess, String> {
+    pub fn fast_access(self: &Arc<Self>, keys: &[&str]) -> Result<FastAccess, NotRealTimeKey> {
         let indices = keys
             .iter()
-            .map(|key| {
-                self.layout
-                    .index_of(key)
-                    .ok_or_else(|| format!("{key} is not a real-time key (fast access reads DCM-owned keys)"))
-            })
+            .map(|key| self.layout.index_of(key).ok_or_else(|| NotRealTimeKey { key: (*key).to_owned() }))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(FastAccess { slots: Arc::clone(self), indices })
     }
@@ -161,6 +122,15 @@ mod tests {
         let mut out = [0.0; 2];
         fast.read(&mut out);
         assert_eq!(out, [-2.0, 1.5]);
-        assert!(slots.fast_access(&["Other"]).unwrap_err().contains("Other"));
+        assert_eq!(slots.fast_access(&["Other"]).unwrap_err(), NotRealTimeKey { key: "Other".into() });
+    }
+
+    #[test]
+    fn a_cycle_stamp_is_seen_by_readers() {
+        let slots = RtSlots::new(SlotLayout::new());
+        assert_eq!(slots.updated_us(), 0);
+        let now = timestamp_now();
+        slots.publish(now);
+        assert_eq!(slots.updated_us(), now);
     }
 }
