@@ -3,31 +3,16 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use actix::{Actor, Context, Handler, Message, ResponseFuture};
+use actix::{Actor, Context, Handler, ResponseFuture};
 use naobroker_protocol::{MethodInfo, Value};
 
 use crate::args::Args;
 use crate::error::{CallError, CallResult};
-use crate::identity::Caller;
+use crate::invoke::Invoke;
 use crate::module::{MethodEntry, Methods, Module, ModuleContext, Outcome};
 use tasks::Tasks;
 
 mod tasks;
-
-/// A call delivered to a module actor. `post` runs it as a task and answers its id.
-pub struct Invoke {
-    pub method: String,
-    pub args: Vec<Value>,
-    pub post: bool,
-    /// Who asked, for the module's permission checks.
-    pub caller: Caller,
-    /// For an event callback: events this subscriber lost since its previous one.
-    pub lost: u64,
-}
-
-impl Message for Invoke {
-    type Result = CallResult;
-}
 
 /// Methods every module has, NAOqi's ALModule base.
 const BASE_METHODS: &[(&str, &str, &str)] = &[
@@ -169,7 +154,8 @@ impl<M: Module> Handler<Invoke> for ModuleActor<M> {
 
     fn handle(&mut self, invoke: Invoke, _ctx: &mut Self::Context) -> Self::Result {
         if invoke.lost > 0 {
-            tracing::warn!(module = %self.name, method = %invoke.method, lost = invoke.lost, "events lost before this callback");
+            let (module, method, lost) = (&self.name, &invoke.method, invoke.lost);
+            tracing::warn!(%module, %method, lost, "events lost before this callback");
         }
         self.context.set_current(invoke.caller, invoke.lost);
         let prefix = format!("{}.{}", self.name, invoke.method);

@@ -1,5 +1,16 @@
-use naobroker_protocol::{from_value, type_name_of, Value};
+//! Method parameter lists: decoding a call's argument array into a typed tuple, naming what does not fit.
+
+use naobroker_protocol::{from_value, to_value, type_name_of, Value};
 use serde::de::DeserializeOwned;
+
+/// Turn a tuple of serde values into a call's argument array.
+pub fn args_of<A: serde::Serialize>(args: A) -> Vec<Value> {
+    match to_value(&args) {
+        Value::Array(items) => items,
+        Value::Nil => Vec::new(),
+        single => vec![single],
+    }
+}
 
 /// A method's parameter list: a tuple of serde types decoded from the argument array.
 ///

@@ -8,9 +8,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tokio::sync::mpsc;
 
+use crate::args::args_of;
 use crate::client::ClientSession;
 use crate::error::{CallError, CallResult};
-use crate::{args_of, from_value, Event, Value};
+use crate::event::Event;
+use naobroker_protocol::{from_value, Value};
 
 type Job = Box<dyn FnOnce(ClientSession) -> LocalBoxFuture<'static, ()> + Send>;
 

@@ -1,3 +1,5 @@
+//! The error a call ends with, and the result every call answers.
+
 use thiserror::Error;
 
 /// The error a call ends with, as carried by the protocol's `Error` message.

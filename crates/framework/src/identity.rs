@@ -4,10 +4,19 @@ use std::fmt;
 
 use bytes::Bytes;
 
-/// One connection to the broker, named by its ZeroMQ routing identity. Every module,
-/// subscription and key prefix a client registers belongs to this identity.
+/// One connection to the broker, named by its wire (the ZeroMQ wire: its socket's index, then
+/// the peer's routing identity). Every module, subscription and key prefix a client registers
+/// belongs to this identity.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct ClientId(pub(crate) Bytes);
+pub struct ClientId(Bytes);
+
+impl ClientId {
+    /// A wire's name for one of its connections: unique among the connections of every
+    /// wire of the broker (each wire starts its names with bytes no other wire uses).
+    pub fn new(name: Bytes) -> ClientId {
+        ClientId(name)
+    }
+}
 
 impl fmt::Debug for ClientId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -3,6 +3,13 @@
 //! A [`Module`] declares typed methods; the same module runs inside the broker
 //! ([`Broker::add_module`]) or as its own process ([`remote::serve`]). Any code calls
 //! any module by name through a [`Proxy`], wherever that module lives.
+//!
+//! Layers, each using only those above it: the leaves ([`CallError`], [`ClientId`] and
+//! [`Caller`], [`Args`], [`Event`], [`Invoke`]); the broker core (`broker`, no wire in it)
+//! and the client connection (`client`); the ZeroMQ wire, an adapter on the core (`wire`);
+//! [`Session`] and [`Proxy`] (where calls go); [`Module`] and its context; the actor that
+//! hosts a module; and at the bottom what puts them together: hosting modules in a broker
+//! started on its wire, `ServiceDirectory`, [`remote`] and [`blocking`].
 #![deny(unsafe_code, unreachable_pub)]
 
 mod actor;
@@ -10,38 +17,34 @@ mod args;
 pub mod blocking;
 mod broker;
 mod client;
+mod directory;
 mod error;
+mod event;
+mod hosting;
 mod identity;
+mod invoke;
 mod module;
 mod proxy;
 pub mod remote;
+mod session;
+mod wire;
 
-pub use actor::{Invoke, ModuleActor};
-pub use args::Args;
-pub use broker::{Broker, BrokerConfig, CurveListeners, Limits};
+pub use actor::ModuleActor;
+pub use args::{args_of, Args};
+pub use broker::{
+    Blackboard, Broker, Connection, ConnectionRole, Limits, Outbound, Request, WeakBroker, Wire, Write,
+    MEMORY_MODULE,
+};
 pub use client::ClientKeys;
-pub use client::{ClientSession, EventStream};
+pub use client::ClientSession;
 pub use error::{CallError, CallResult};
+pub use event::{Event, EventStream};
+pub use hosting::BrokerConfig;
 pub use identity::{Caller, ClientId};
+pub use invoke::Invoke;
 pub use module::{Methods, Module, ModuleContext};
 pub use naobroker_protocol::{excerpt, from_value, to_value, Value};
-pub use proxy::{Proxy, Session};
+pub use proxy::Proxy;
+pub use session::Session;
+pub use wire::zmq::CurveListeners;
 pub use zeromq::{CurveKeyPair, CurvePublicKey, CurveSecretKey};
-
-/// An event as delivered to a subscriber: its name and value, and how many events of this
-/// subscription were dropped before it because the subscriber fell behind.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Event {
-    pub name: String,
-    pub value: Value,
-    pub lost: u64,
-}
-
-/// Turn a tuple of serde values into a call's argument array.
-pub fn args_of<A: serde::Serialize>(args: A) -> Vec<Value> {
-    match to_value(&args) {
-        Value::Array(items) => items,
-        Value::Nil => Vec::new(),
-        single => vec![single],
-    }
-}

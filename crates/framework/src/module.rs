@@ -10,9 +10,11 @@ use naobroker_protocol::{to_value, MethodInfo, Value};
 use serde::Serialize;
 
 use crate::args::{short_type_name, Args};
+use crate::broker::Blackboard;
 use crate::error::{CallError, CallResult};
 use crate::identity::Caller;
-use crate::proxy::{Proxy, Session};
+use crate::proxy::Proxy;
+use crate::session::Session;
 
 /// A NAOqi module: a name and a set of typed methods.
 ///
@@ -48,6 +50,12 @@ pub trait Module: Sized + Unpin + 'static {
 
     /// Called once the module can reach the broker (subscribe to events here).
     fn started(&mut self, _context: &ModuleContext) {}
+
+    /// The blackboard this module implements, if it is one (ALMemory): in-process code then
+    /// raises events and writes keys through the broker, typed ([`crate::Broker::raise_event`]).
+    fn blackboard(&self) -> Option<Rc<dyn Blackboard>> {
+        None
+    }
 }
 
 /// What a method handler gives back: a value now, or a future for methods that wait.
@@ -194,10 +202,9 @@ impl ModuleContext {
 
     /// Raise an ALMemory event without waiting for its delivery.
     pub fn raise_event(&self, name: &str, value: Value) {
-        let memory = self.proxy("ALMemory");
-        let name = name.to_owned();
+        let (session, name) = (self.session.clone(), name.to_owned());
         actix_rt::spawn(async move {
-            if let Err(error) = memory.call("raiseEvent", (name.as_str(), value)).await {
+            if let Err(error) = session.raise_event(&name, value).await {
                 tracing::warn!(event = %name, %error, "raiseEvent failed");
             }
         });

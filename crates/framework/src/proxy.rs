@@ -1,42 +1,14 @@
+//! A proxy: calls to one module by name, wherever it runs.
+
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::broker::Broker;
-use crate::client::{ClientSession, EventStream};
+use crate::args::args_of;
+use crate::client::ClientSession;
 use crate::error::{CallError, CallResult};
-use crate::{args_of, from_value, Value};
-
-/// Where calls go: the broker in this process, or a connection to one.
-#[derive(Clone)]
-pub enum Session {
-    Broker(Broker),
-    Client(ClientSession),
-}
-
-impl Session {
-    pub async fn call(&self, module: &str, method: &str, args: Vec<Value>) -> CallResult {
-        match self {
-            Session::Broker(broker) => broker.call(module, method, args, false).await,
-            Session::Client(client) => client.call(module, method, args, false).await,
-        }
-    }
-
-    /// Start `module.method(args)` as a task; answers its id.
-    pub async fn post(&self, module: &str, method: &str, args: Vec<Value>) -> Result<u64, CallError> {
-        let id = match self {
-            Session::Broker(broker) => broker.call(module, method, args, true).await?,
-            Session::Client(client) => client.call(module, method, args, true).await?,
-        };
-        id.as_u64().ok_or_else(|| CallError::new(format!("post answered {id}, not a task id")))
-    }
-
-    pub async fn subscribe(&self, event: &str) -> Result<EventStream, CallError> {
-        match self {
-            Session::Broker(broker) => Ok(broker.subscribe_local(event)),
-            Session::Client(client) => client.subscribe(event).await,
-        }
-    }
-}
+use crate::event::EventStream;
+use crate::session::Session;
+use naobroker_protocol::from_value;
 
 /// Calls one module by name, wherever it runs (NAOqi's `ALProxy`).
 ///
@@ -44,7 +16,8 @@ impl Session {
 /// # async fn example() -> Result<(), naobroker_framework::CallError> {
 /// use naobroker_framework::Proxy;
 /// let memory = Proxy::connect("tcp://127.0.0.1:9559", "ALMemory").await?;
-/// let value: f64 = memory.call_as("getData", ("Device/SubDeviceList/HeadYaw/Position/Sensor/Value",)).await?;
+/// let key = "Device/SubDeviceList/HeadYaw/Position/Sensor/Value";
+/// let value: f64 = memory.call_as("getData", (key,)).await?;
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]

@@ -6,7 +6,7 @@ use crate::actor::ModuleActor;
 use crate::client::ClientSession;
 use crate::error::CallError;
 use crate::module::{Module, ModuleContext};
-use crate::proxy::Session;
+use crate::session::Session;
 
 /// Connect to the broker at `url` and serve `module` there until `exit` is called
 /// or the process ends. Must run inside an actix system (`#[actix_rt::main]`).

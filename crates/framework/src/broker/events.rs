@@ -10,15 +10,15 @@ use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use bytes::Bytes;
 use naobroker_protocol::Value;
 use tokio::sync::mpsc;
 
-use crate::Event;
+use crate::event::Event;
+use crate::identity::ClientId;
 
 pub(crate) enum Target {
     /// A remote client's event stream (`Subscribe` on the wire).
-    Client(Bytes),
+    Client(ClientId),
     /// `module.method(event, value, message)`, wherever the module runs.
     Callback { module: String, method: String, message: Value, in_flight: Rc<Cell<u32>> },
     /// An in-process [`EventStream`](crate::EventStream).
@@ -57,18 +57,18 @@ impl Registry {
     }
 
     /// A client's stream; false when it already had one for `event`.
-    pub(crate) fn add_client(&mut self, event: &str, peer: &Bytes) -> bool {
+    pub(crate) fn add_client(&mut self, event: &str, client: &ClientId) -> bool {
         let exists = self.by_event.get(event).is_some_and(|subscribers| {
-            subscribers.iter().any(|s| matches!(&s.target, Target::Client(p) if p == peer))
+            subscribers.iter().any(|s| matches!(&s.target, Target::Client(c) if c == client))
         });
         if !exists {
-            self.add(event, Target::Client(peer.clone()));
+            self.add(event, Target::Client(client.clone()));
         }
         !exists
     }
 
-    pub(crate) fn remove_client(&mut self, event: &str, peer: &Bytes) -> bool {
-        self.remove_where(event, |target| matches!(target, Target::Client(p) if p == peer))
+    pub(crate) fn remove_client(&mut self, event: &str, client: &ClientId) -> bool {
+        self.remove_where(event, |target| matches!(target, Target::Client(c) if c == client))
     }
 
     /// A module's callback; replaces the module's previous one for `event` (NAOqi keeps one
@@ -115,9 +115,9 @@ impl Registry {
     /// How many callbacks the modules in `modules` hold.
     pub(crate) fn callbacks_of(&self, modules: &HashSet<String>) -> usize {
         let subscribers = self.by_event.values().flatten();
-        subscribers
-            .filter(|subscriber| matches!(&subscriber.target, Target::Callback { module, .. } if modules.contains(module)))
-            .count()
+        let of_modules =
+            |target: &Target| matches!(target, Target::Callback { module, .. } if modules.contains(module));
+        subscribers.filter(|subscriber| of_modules(&subscriber.target)).count()
     }
 
     pub(crate) fn has_subscribers(&self, event: &str) -> bool {

@@ -1,6 +1,72 @@
 //! Subscriptions and event delivery: the broker side of the one event path (`events.rs`).
 
-use super::*;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use actix::Recipient;
+use bytes::Bytes;
+use naobroker_protocol::{excerpt, Value};
+use tokio::sync::mpsc;
+
+use super::adapter::{Connection, Outbound};
+use super::connections::ClientState;
+use super::events::Target;
+use super::{bump, Broker, Location, ModuleEntry, State};
+use crate::error::CallError;
+use crate::event::{Event, EventStream};
+use crate::identity::{Caller, ClientId};
+use crate::invoke::Invoke;
+
+/// One event's bytes for the connections whose wire shares an encoding, made once per
+/// publish (an event with a `lost` count of its own is encoded for its subscriber).
+struct SharedEncodings<'a> {
+    name: &'a str,
+    value: &'a Value,
+    by_wire: Vec<(&'static str, Option<Bytes>)>,
+}
+
+impl SharedEncodings<'_> {
+    fn event_for(&mut self, connection: &dyn Connection, lost: u64) -> Option<Bytes> {
+        let (name, value) = (self.name, self.value);
+        let wire = connection.shared_encoding().filter(|_| lost == 0);
+        let Some(wire) = wire else { return connection.encode(Outbound::Event { name, value, lost }) };
+        if let Some((_, bytes)) = self.by_wire.iter().find(|(shared, _)| *shared == wire) {
+            return bytes.clone();
+        }
+        let bytes = connection.encode(Outbound::Event { name, value, lost });
+        self.by_wire.push((wire, bytes.clone()));
+        bytes
+    }
+}
+
+/// What one publish does beyond the broker's state: bytes to send, callbacks to run.
+#[derive(Default)]
+struct Deliveries {
+    sends: Vec<(ClientId, Bytes)>,
+    local_callbacks: Vec<(Recipient<Invoke>, Invoke, Rc<Cell<u32>>)>,
+    closed_streams: bool,
+}
+
+/// The bytes of `message` for `client` when its event window has room (`Some(true)`),
+/// a drop counted when it has none (`Some(false)`), `None` for a client gone.
+fn within_window(
+    clients: &mut HashMap<ClientId, ClientState>,
+    client: &ClientId,
+    window: u32,
+    encode: impl FnOnce(&dyn Connection) -> Option<Bytes>,
+    deliveries: &mut Deliveries,
+) -> Option<bool> {
+    let known = clients.get_mut(client)?;
+    if known.unacked >= window {
+        known.events_dropped += 1;
+        return Some(false);
+    }
+    let payload = encode(known.connection.as_ref())?;
+    known.unacked += 1;
+    deliveries.sends.push((client.clone(), payload));
+    Some(true)
+}
 
 impl Broker {
     /// Whether anyone (client, callback or in-process stream) listens to `name`.
@@ -10,7 +76,7 @@ impl Broker {
 
     /// An in-process stream of the events named `name`, held to the event window.
     pub fn subscribe_local(&self, name: &str) -> EventStream {
-        let (sender, receiver) = mpsc::channel(self.inner.config.limits.event_window as usize);
+        let (sender, receiver) = mpsc::channel(self.inner.limits.event_window as usize);
         self.inner.state.borrow_mut().events.add_stream(name, sender);
         EventStream::new(receiver)
     }
@@ -25,7 +91,7 @@ impl Broker {
         method: &str,
         message: Value,
     ) -> Result<bool, CallError> {
-        let limits = &self.inner.config.limits;
+        let limits = &self.inner.limits;
         limits.check_name("event", event)?;
         self.may_act_for(caller, module)?;
         let mut state = self.inner.state.borrow_mut();
@@ -35,7 +101,7 @@ impl Broker {
             return Err(CallError::new(format!("module {module} has no method named {}", excerpt(method))));
         }
         let owner = match &entry.location {
-            Location::Remote(peer) => clients.get(peer),
+            Location::Remote(client) => clients.get(client),
             Location::Local(_) => None,
         };
         if owner.is_some_and(|owner| owner.subscriptions(events) >= limits.max_subscriptions) {
@@ -63,85 +129,36 @@ impl Broker {
 
     /// Deliver an event to every subscriber, each held to the event window.
     pub fn publish(&self, name: &str, value: &Value) {
-        let window = self.inner.config.limits.event_window;
-        let mut sends: Vec<(Bytes, Bytes)> = Vec::new();
-        let mut local_callbacks = Vec::new();
+        let window = self.inner.limits.event_window;
+        let mut deliveries = Deliveries::default();
+        let mut encodings = SharedEncodings { name, value, by_wire: Vec::new() };
         let (mut sent, mut dropped) = (0u64, 0u64);
         {
             let mut state = self.inner.state.borrow_mut();
             let State { events, clients, modules, .. } = &mut *state;
             let Some(subscribers) = events.subscribers_mut(name) else { return };
-            let mut plain_event: Option<Bytes> = None;
-            let mut closed_streams = false;
             for subscriber in subscribers.iter_mut() {
                 let lost = subscriber.lost;
                 let delivered = match &subscriber.target {
-                    Target::Client(peer) => match clients.get_mut(peer) {
-                        Some(client) if client.unacked < window => {
-                            client.unacked += 1;
-                            let payload = if lost == 0 {
-                                plain_event.get_or_insert_with(|| event_bytes(name, value, 0)).clone()
-                            } else {
-                                event_bytes(name, value, lost)
-                            };
-                            sends.push((peer.clone(), payload));
-                            Some(true)
-                        }
-                        Some(client) => {
-                            client.events_dropped += 1;
-                            Some(false)
-                        }
-                        None => None,
-                    },
+                    Target::Client(client) => {
+                        let encode = |connection: &dyn Connection| encodings.event_for(connection, lost);
+                        within_window(clients, client, window, encode, &mut deliveries)
+                    }
                     Target::Callback { module, method, message, in_flight } => {
-                        match modules.get(module).map(|entry| &entry.location) {
-                            Some(Location::Remote(peer)) => match clients.get_mut(peer) {
-                                Some(client) if client.unacked < window => {
-                                    client.unacked += 1;
-                                    let callback = Envelope::Callback {
-                                        module: module.clone(),
-                                        method: method.clone(),
-                                        event: name.to_owned(),
-                                        value: value.clone(),
-                                        message: message.clone(),
-                                        lost,
-                                    };
-                                    sends.push((peer.clone(), Bytes::from(callback.encode())));
-                                    Some(true)
-                                }
-                                Some(client) => {
-                                    client.events_dropped += 1;
-                                    Some(false)
-                                }
-                                None => None,
-                            },
-                            Some(Location::Local(recipient)) if in_flight.get() < window => {
-                                in_flight.set(in_flight.get() + 1);
-                                let args = vec![name.into(), value.clone(), message.clone()];
-                                let invoke = Invoke {
-                                    method: method.clone(),
-                                    args,
-                                    post: false,
-                                    caller: Caller::Broker,
-                                    lost,
-                                };
-                                local_callbacks.push((recipient.clone(), invoke, Rc::clone(in_flight)));
-                                Some(true)
+                        let callback =
+                            Outbound::Callback { module, method, event: name, value, message, lost };
+                        match modules.get(module.as_str()) {
+                            Some(ModuleEntry { location: Location::Remote(client), .. }) => {
+                                let encode = |connection: &dyn Connection| connection.encode(callback);
+                                within_window(clients, client, window, encode, &mut deliveries)
                             }
-                            Some(Location::Local(_)) => Some(false),
+                            Some(ModuleEntry { location: Location::Local(recipient), .. }) => {
+                                local_callback(recipient, callback, in_flight, window, &mut deliveries)
+                            }
                             None => None,
                         }
                     }
-                    Target::Stream(stream) => {
-                        match stream.try_send(Event { name: name.to_owned(), value: value.clone(), lost }) {
-                            Ok(()) => Some(true),
-                            Err(mpsc::error::TrySendError::Full(_)) => Some(false),
-                            Err(mpsc::error::TrySendError::Closed(_)) => {
-                                closed_streams = true;
-                                None
-                            }
-                        }
-                    }
+                    Target::Stream(stream) => to_stream(stream, name, value, lost, &mut deliveries),
                 };
                 match delivered {
                     Some(true) => {
@@ -155,47 +172,89 @@ impl Broker {
                     None => {}
                 }
             }
-            if closed_streams {
+            if deliveries.closed_streams {
                 events.prune(name);
             }
         }
         let counters = &self.inner.counters;
         counters.events_sent.set(counters.events_sent.get() + sent);
         counters.events_dropped.set(counters.events_dropped.get() + dropped);
-        for (peer, payload) in sends {
-            self.send_bytes(&peer, payload);
+        for (client, payload) in deliveries.sends {
+            self.send_bytes(&client, payload);
         }
-        for (recipient, invoke, in_flight) in local_callbacks {
-            let (module_method, failed) = (invoke.method.clone(), Rc::clone(&self.inner));
+        for (recipient, invoke, in_flight) in deliveries.local_callbacks {
+            let (module_method, broker) = (invoke.method.clone(), self.downgrade());
             actix_rt::spawn(async move {
                 let result = recipient.send(invoke).await;
                 in_flight.set(in_flight.get() - 1);
-                if !matches!(result, Ok(Ok(_))) {
-                    bump(&failed.counters.call_errors);
+                if let (false, Some(broker)) = (matches!(result, Ok(Ok(_))), broker.upgrade()) {
+                    bump(&broker.inner.counters.call_errors);
                     tracing::debug!(method = %module_method, "event callback failed");
                 }
             });
         }
     }
 
-    pub(super) fn subscribe_client(&self, peer: &Bytes, event: &str) -> Result<(), CallError> {
-        let limits = &self.inner.config.limits;
+    pub(super) fn subscribe_client(&self, client: &ClientId, event: &str) -> Result<(), CallError> {
+        let limits = &self.inner.limits;
         limits.check_name("event", event)?;
         let mut state = self.inner.state.borrow_mut();
         let State { clients, events, .. } = &mut *state;
-        let Some(client) = clients.get_mut(peer) else { return Ok(()) };
-        if !client.events.contains(event) && client.subscriptions(events) >= limits.max_subscriptions {
+        let Some(known) = clients.get_mut(client) else { return Ok(()) };
+        if !known.events.contains(event) && known.subscriptions(events) >= limits.max_subscriptions {
             return Err(CallError::new(format!(
                 "this client already holds max_subscriptions ({})",
                 limits.max_subscriptions
             )));
         }
-        client.events.insert(event.to_owned());
-        events.add_client(event, peer);
+        known.events.insert(event.to_owned());
+        events.add_client(event, client);
         Ok(())
+    }
+
+    /// Stop `client`'s stream of `event`; answers whether it had one.
+    pub(super) fn unsubscribe_client(&self, client: &ClientId, event: &str) -> bool {
+        let mut state = self.inner.state.borrow_mut();
+        if let Some(known) = state.clients.get_mut(client) {
+            known.events.remove(event);
+        }
+        state.events.remove_client(event, client)
     }
 }
 
-fn event_bytes(name: &str, value: &Value, lost: u64) -> Bytes {
-    Bytes::from(Envelope::Event { name: name.to_owned(), value: value.clone(), lost }.encode())
+/// An in-process module's callback, within its own window of callbacks under way.
+fn local_callback(
+    recipient: &Recipient<Invoke>,
+    callback: Outbound<'_>,
+    in_flight: &Rc<Cell<u32>>,
+    window: u32,
+    deliveries: &mut Deliveries,
+) -> Option<bool> {
+    let Outbound::Callback { method, event, value, message, lost, .. } = callback else { return None };
+    if in_flight.get() >= window {
+        return Some(false);
+    }
+    in_flight.set(in_flight.get() + 1);
+    let args = vec![event.into(), value.clone(), message.clone()];
+    let invoke = Invoke { method: method.to_owned(), args, post: false, caller: Caller::Broker, lost };
+    deliveries.local_callbacks.push((recipient.clone(), invoke, Rc::clone(in_flight)));
+    Some(true)
+}
+
+/// An in-process stream: full drops the event, closed prunes the stream.
+fn to_stream(
+    stream: &mpsc::Sender<Event>,
+    name: &str,
+    value: &Value,
+    lost: u64,
+    deliveries: &mut Deliveries,
+) -> Option<bool> {
+    match stream.try_send(Event { name: name.to_owned(), value: value.clone(), lost }) {
+        Ok(()) => Some(true),
+        Err(mpsc::error::TrySendError::Full(_)) => Some(false),
+        Err(mpsc::error::TrySendError::Closed(_)) => {
+            deliveries.closed_streams = true;
+            None
+        }
+    }
 }

@@ -1,96 +1,117 @@
 //! Writing to clients: replies and refusals, each client's bounded queue and its one writer task.
 
+use std::rc::Rc;
+
+use bytes::Bytes;
 use naobroker_protocol::cut;
 
-use super::*;
-
-impl Broker {
-    pub(super) fn send(&self, peer: &Bytes, envelope: &Envelope) {
-        self.send_bytes(peer, Bytes::from(envelope.encode()));
-    }
-
-    /// Send without ever waiting on a slow peer: handed to the socket at once when it has
-    /// room and nothing is queued before it, else queued behind the client's one writer
-    /// task. A client whose queue passes its bound is disconnected.
-    pub(super) fn send_bytes(&self, peer: &Bytes, payload: Bytes) {
-        let limits = &self.inner.config.limits;
-        let over_bound = {
-            let mut state = self.inner.state.borrow_mut();
-            match state.clients.get_mut(peer) {
-                Some(client) if client.outbox.writing => {
-                    let outbox = &mut client.outbox;
-                    outbox.bytes += payload.len();
-                    outbox.queue.push_back(payload);
-                    outbox.queue.len() > limits.max_queued_messages || outbox.bytes > limits.max_queued_bytes
-                }
-                _ => {
-                    drop(state);
-                    return self.write_now(peer, payload);
-                }
-            }
-        };
-        if over_bound {
-            self.disconnect(peer, "its outgoing queue passed max_queued_messages or max_queued_bytes");
-        }
-    }
-
-    fn write_now(&self, peer: &Bytes, payload: Bytes) {
-        let (mut sender, message) = endpoints::addressed(&self.inner.senders, peer, payload);
-        let mut sending = async move { sender.send(message).await }.boxed_local();
-        let mut context = TaskContext::from_waker(futures::task::noop_waker_ref());
-        if sending.poll_unpin(&mut context).is_ready() {
-            return;
-        }
-        bump(&self.inner.counters.sends_deferred);
-        if let Some(client) = self.inner.state.borrow_mut().clients.get_mut(peer) {
-            client.outbox.writing = true;
-        }
-        let (weak, peer) = (Rc::downgrade(&self.inner), peer.clone());
-        actix_rt::spawn(async move {
-            let _ = sending.await;
-            loop {
-                let Some(inner) = weak.upgrade() else { return };
-                let next = {
-                    let mut state = inner.state.borrow_mut();
-                    let Some(client) = state.clients.get_mut(&peer) else { return };
-                    match client.outbox.queue.pop_front() {
-                        Some(payload) => {
-                            client.outbox.bytes -= payload.len();
-                            payload
-                        }
-                        None => {
-                            client.outbox.writing = false;
-                            client.outbox.queue.shrink_to_fit();
-                            return;
-                        }
-                    }
-                };
-                let (mut sender, message) = endpoints::addressed(&inner.senders, &peer, next);
-                drop(inner);
-                let _ = sender.send(message).await;
-            }
-        });
-    }
-
-    pub(super) fn reply(&self, peer: &Bytes, id: u64, result: CallResult) {
-        if let Some(client) = self.inner.state.borrow_mut().clients.get_mut(peer) {
-            client.calls_in_flight = client.calls_in_flight.saturating_sub(1);
-        }
-        let envelope = match result {
-            Ok(value) => Envelope::Reply { id, value },
-            Err(error) => Envelope::Error { id, message: cut(&error.message, MAX_ERROR_BYTES) },
-        };
-        self.send(peer, &envelope);
-    }
-
-    /// Answer a request that was refused before it was counted as in flight.
-    pub(super) fn refuse(&self, peer: &Bytes, id: u64, error: CallError) {
-        bump(&self.inner.counters.refused);
-        tracing::debug!(client = %ClientId(peer.clone()), %error, "request refused");
-        self.send(peer, &Envelope::Error { id, message: error.message });
-    }
-}
+use super::adapter::{Connection, Outbound, Write};
+use super::{bump, Broker};
+use crate::error::CallResult;
+use crate::identity::ClientId;
 
 /// Longest error message sent to a caller, in bytes: a module (in the broker or remote) may
 /// quote its whole input in an error, and a reply must not echo a megabyte back.
 const MAX_ERROR_BYTES: usize = 256;
+
+impl Broker {
+    /// Encode `message` for `client`'s wire and send it; nothing when the broker does not
+    /// know the client.
+    pub(super) fn send(&self, client: &ClientId, message: Outbound<'_>) {
+        let connection =
+            self.inner.state.borrow().clients.get(client).map(|known| Rc::clone(&known.connection));
+        if let Some(payload) = connection.and_then(|connection| connection.encode(message)) {
+            self.send_bytes(client, payload);
+        }
+    }
+
+    /// Send without ever waiting on a slow client: handed to its connection at once when it
+    /// has room and nothing is queued before it, else queued behind the client's one writer
+    /// task. A client whose queue passes its bound is disconnected.
+    pub(super) fn send_bytes(&self, client: &ClientId, payload: Bytes) {
+        let limits = &self.inner.limits;
+        let over_bound = {
+            let mut state = self.inner.state.borrow_mut();
+            let Some(known) = state.clients.get_mut(client) else { return };
+            if !known.outbox.writing {
+                let connection = Rc::clone(&known.connection);
+                drop(state);
+                return self.write_now(client, &connection, payload);
+            }
+            let outbox = &mut known.outbox;
+            outbox.bytes += payload.len();
+            outbox.queue.push_back(payload);
+            outbox.queue.len() > limits.max_queued_messages || outbox.bytes > limits.max_queued_bytes
+        };
+        if over_bound {
+            self.disconnect(client, "its outgoing queue passed max_queued_messages or max_queued_bytes");
+        }
+    }
+
+    fn write_now(&self, client: &ClientId, connection: &Rc<dyn Connection>, payload: Bytes) {
+        let Write::Waiting(sending) = connection.write(payload) else { return };
+        bump(&self.inner.counters.sends_deferred);
+        if let Some(known) = self.inner.state.borrow_mut().clients.get_mut(client) {
+            known.outbox.writing = true;
+        }
+        let (weak, client) = (self.downgrade(), client.clone());
+        actix_rt::spawn(async move {
+            sending.await;
+            loop {
+                let Some(broker) = weak.upgrade() else { return };
+                let (connection, next) = {
+                    let mut state = broker.inner.state.borrow_mut();
+                    let Some(known) = state.clients.get_mut(&client) else { return };
+                    match known.outbox.queue.pop_front() {
+                        Some(payload) => {
+                            known.outbox.bytes -= payload.len();
+                            (Rc::clone(&known.connection), payload)
+                        }
+                        None => {
+                            known.outbox.writing = false;
+                            known.outbox.queue.shrink_to_fit();
+                            return;
+                        }
+                    }
+                };
+                drop(broker);
+                if let Write::Waiting(sending) = connection.write(next) {
+                    sending.await;
+                }
+            }
+        });
+    }
+
+    /// Answer call `id` of `client`. A client the broker forgot while the call ran (its
+    /// silence) still gets the answer on the connection it called from, when there is one.
+    pub(super) fn reply(
+        &self,
+        client: &ClientId,
+        called_from: Option<Rc<dyn Connection>>,
+        id: u64,
+        result: CallResult,
+    ) {
+        let known = match self.inner.state.borrow_mut().clients.get_mut(client) {
+            Some(caller) => {
+                caller.calls_in_flight = caller.calls_in_flight.saturating_sub(1);
+                true
+            }
+            None => false,
+        };
+        let message = match result {
+            Ok(value) => Outbound::Reply { id, value },
+            Err(error) => Outbound::Error { id, message: cut(&error.message, MAX_ERROR_BYTES) },
+        };
+        match called_from {
+            Some(connection) if !known => {
+                // No queue for a client the broker no longer knows: the write finishes alone.
+                let written = connection.encode(message).map(|payload| connection.write(payload));
+                if let Some(Write::Waiting(sending)) = written {
+                    bump(&self.inner.counters.sends_deferred);
+                    actix_rt::spawn(sending);
+                }
+            }
+            _ => self.send(client, message),
+        }
+    }
+}

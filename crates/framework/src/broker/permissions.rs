@@ -1,13 +1,17 @@
 //! Who may act for a module and write under its key prefix (`docs/security.md`).
 
-use super::*;
+use naobroker_protocol::excerpt;
+
+use super::{Broker, Location};
+use crate::error::CallError;
+use crate::identity::Caller;
 
 impl Broker {
     /// Who owns module `name`: the broker for in-process modules, else its client.
     pub(super) fn owner_of(&self, name: &str) -> Option<Caller> {
         self.inner.state.borrow().modules.get(name).map(|entry| match &entry.location {
             Location::Local(_) => Caller::Broker,
-            Location::Remote(peer) => Caller::Client(ClientId(peer.clone())),
+            Location::Remote(client) => Caller::Client(client.clone()),
         })
     }
 
@@ -47,7 +51,8 @@ impl Broker {
             (Caller::Broker, _) | (_, None) => Ok(()),
             (caller, Some(owner)) if owner == *caller => Ok(()),
             (_, Some(_)) => Err(CallError::new(format!(
-                "{} belongs to module {module}: only the client that registered {module} may write or raise it",
+                "{} belongs to module {module}: only the client that registered {module} may write or \
+                 raise it",
                 excerpt(key)
             ))),
         }

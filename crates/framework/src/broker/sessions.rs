@@ -1,97 +1,117 @@
-//! Client life: hello and sessions, liveness, heartbeats, silence, and removal.
+//! Client life: opening, hello and sessions, liveness, heartbeats, silence, and removal.
 
-use super::*;
+use std::rc::Rc;
+use std::time::Instant;
+
+use super::adapter::{Connection, ConnectionRole, Outbound};
+use super::calls::Origin;
+use super::connections::ClientState;
+use super::{bump, Broker, State};
+use crate::identity::ClientId;
 
 impl Broker {
-    /// Note that `peer` is alive (and, for a liveness connection, its session's main
-    /// connection). Answers whether the peer was known before.
-    pub(super) fn touch(&self, peer: &Bytes) -> bool {
+    /// Note that `client` is alive (and, for a liveness connection, its session's main
+    /// connection), opening it when unknown. Answers whether the client was known before.
+    pub(super) fn touch(&self, client: &ClientId, open: impl FnOnce() -> Rc<dyn Connection>) -> bool {
         let now = Instant::now();
         let mut state = self.inner.state.borrow_mut();
         let State { clients, sessions, .. } = &mut *state;
-        let known = clients.contains_key(peer);
-        let client = clients.entry(peer.clone()).or_insert_with(ClientState::new);
-        client.last_seen = now;
-        let main = client.keeps_alive.as_ref().and_then(|session| sessions.get(session));
+        let known = clients.contains_key(client);
+        let entry = clients.entry(client.clone()).or_insert_with(|| ClientState::new(open()));
+        entry.last_seen = now;
+        let main = entry.keeps_alive.as_ref().and_then(|session| sessions.get(session));
         if let Some(main) = main.and_then(|main| clients.get_mut(main)) {
             main.last_seen = now;
         }
         known
     }
 
-    pub(super) fn hello(&self, peer: &Bytes, name: String, session: Vec<u8>, role: Role) {
+    pub(super) fn hello(&self, client: &ClientId, name: String, session: Vec<u8>, role: ConnectionRole) {
         let replaced = {
             let mut state = self.inner.state.borrow_mut();
-            let Some(client) = state.clients.get_mut(peer) else { return };
-            client.name = name;
+            let Some(known) = state.clients.get_mut(client) else { return };
+            known.name = name;
             if session.is_empty() {
                 return;
             }
             match role {
-                Role::Liveness => {
-                    client.keeps_alive = Some(session);
+                ConnectionRole::Liveness => {
+                    known.keeps_alive = Some(session);
                     return;
                 }
-                Role::Main => client.session = session.clone(),
+                ConnectionRole::Main => known.session = session.clone(),
             }
-            state.sessions.insert(session, peer.clone()).filter(|previous| previous != peer)
+            state.sessions.insert(session, client.clone()).filter(|previous| previous != client)
         };
         if let Some(previous) = replaced {
             // The same session connected again: its old connection is dead, and what it
             // had registered must be free for the new one at once.
-            tracing::info!(client = %ClientId(previous.clone()), "replaced by a new connection of its session");
+            tracing::info!(client = %previous, "replaced by a new connection of its session");
             self.remove_client(&previous);
         }
     }
 
-    /// Drop a client that broke a bound: its state, modules and connection.
-    pub(super) fn disconnect(&self, peer: &Bytes, reason: &str) {
-        bump(&self.inner.counters.clients_disconnected);
-        tracing::warn!(client = %ClientId(peer.clone()), reason, "client disconnected");
-        self.remove_client(peer);
-        endpoints::drop_peer(&self.inner.senders, peer);
+    /// Events and callbacks `client` consumed: room in its event window again.
+    pub(super) fn acknowledged(&self, client: &ClientId, count: u32) {
+        if let Some(known) = self.inner.state.borrow_mut().clients.get_mut(client) {
+            known.unacked = known.unacked.saturating_sub(count);
+        }
     }
 
-    pub(super) fn remove_client(&self, peer: &Bytes) {
-        let Some(client) = self.inner.state.borrow_mut().clients.remove(peer) else { return };
-        tracing::info!(client = %client.name, id = %ClientId(peer.clone()), modules = ?client.modules, "client gone");
+    /// Drop a client that broke a bound: its state, modules and connection.
+    pub(super) fn disconnect(&self, client: &ClientId, reason: &str) {
+        bump(&self.inner.counters.clients_disconnected);
+        tracing::warn!(%client, reason, "client disconnected");
+        if let Some(connection) = self.remove_client(client) {
+            connection.close();
+        }
+    }
+
+    /// Forget a client with its subscriptions, modules and the calls it waits for; answers
+    /// its connection when it was known.
+    pub(super) fn remove_client(&self, client: &ClientId) -> Option<Rc<dyn Connection>> {
+        let gone = self.inner.state.borrow_mut().clients.remove(client)?;
+        tracing::info!(client = %gone.name, id = %client, modules = ?gone.modules, "client gone");
         {
             let mut state = self.inner.state.borrow_mut();
-            for event in &client.events {
-                state.events.remove_client(event, peer);
+            for event in &gone.events {
+                state.events.remove_client(event, client);
             }
-            if state.sessions.get(&client.session) == Some(peer) {
-                state.sessions.remove(&client.session);
+            if state.sessions.get(&gone.session) == Some(client) {
+                state.sessions.remove(&gone.session);
             }
             state
                 .pending
-                .retain(|_, call| !matches!(&call.origin, Origin::Client { peer: p, .. } if p == peer));
+                .retain(|_, call| !matches!(&call.origin, Origin::Client { client: c, .. } if c == client));
         }
-        for module in &client.modules {
+        for module in &gone.modules {
             self.remove_module(module);
         }
+        Some(gone.connection)
     }
 
+    /// Drop the clients silent for longer than the client timeout; heartbeat the others
+    /// when `heartbeat`.
     pub(super) fn on_tick(&self, heartbeat: bool) {
         let now = Instant::now();
-        let (silent, peers) = {
+        let (silent, clients) = {
             let state = self.inner.state.borrow();
-            let timeout = self.inner.config.client_timeout;
-            let silent: Vec<Bytes> = state
+            let timeout = self.inner.client_timeout;
+            let silent: Vec<ClientId> = state
                 .clients
                 .iter()
-                .filter(|(_, client)| now.duration_since(client.last_seen) > timeout)
-                .map(|(peer, _)| peer.clone())
+                .filter(|(_, known)| now.duration_since(known.last_seen) > timeout)
+                .map(|(client, _)| client.clone())
                 .collect();
-            let peers: Vec<Bytes> =
+            let clients: Vec<ClientId> =
                 if heartbeat { state.clients.keys().cloned().collect() } else { Vec::new() };
-            (silent, peers)
+            (silent, clients)
         };
-        for peer in &silent {
-            self.remove_client(peer);
+        for client in &silent {
+            self.remove_client(client);
         }
-        for peer in peers {
-            self.send(&peer, &Envelope::Heartbeat);
+        for client in clients {
+            self.send(&client, Outbound::Heartbeat);
         }
     }
 }

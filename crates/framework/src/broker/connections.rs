@@ -1,11 +1,13 @@
-//! What the broker knows of one connected client: its modules, subscriptions, liveness,
-//! and the bounded queue of messages waiting to be written to it.
+//! What the broker knows of one connected client: its connection, modules, subscriptions,
+//! liveness, and the bounded queue of messages waiting to be written to it.
 
 use std::collections::{HashSet, VecDeque};
+use std::rc::Rc;
 use std::time::Instant;
 
 use bytes::Bytes;
 
+use super::adapter::Connection;
 use super::events::Registry;
 
 /// Messages for one client that its socket did not take at once, in order.
@@ -18,6 +20,8 @@ pub(crate) struct Outbox {
 }
 
 pub(crate) struct ClientState {
+    /// Where its wire writes to it.
+    pub(crate) connection: Rc<dyn Connection>,
     pub(crate) name: String,
     pub(crate) last_seen: Instant,
     pub(crate) modules: HashSet<String>,
@@ -35,8 +39,9 @@ pub(crate) struct ClientState {
 }
 
 impl ClientState {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(connection: Rc<dyn Connection>) -> Self {
         ClientState {
+            connection,
             name: String::new(),
             last_seen: Instant::now(),
             modules: HashSet::new(),

@@ -1,14 +1,8 @@
-//! Binding the broker's listeners: which addresses may be bound, and with what options.
+//! Binding the ZeroMQ wire's listeners: which addresses may be bound, and with what options.
 
 use std::os::unix::fs::FileTypeExt;
 
-use bytes::{BufMut, Bytes, BytesMut};
-use zeromq::util::PeerIdentity;
-use zeromq::{
-    CurvePublicKey, CurveSecretKey, RouterSendHalf, RouterSocket, Socket, SocketOptions, ZmqMessage,
-};
-
-use super::BrokerConfig;
+use zeromq::{CurvePublicKey, CurveSecretKey, RouterSocket, Socket, SocketOptions};
 
 /// Listeners that admit only clients proving one of `clients`' keys (ZeroMQ's CURVE:
 /// encrypted, authenticated, `docs/security.md`).
@@ -34,22 +28,26 @@ const ZEROMQ_QUEUE_PER_PEER: usize = 16;
 
 /// Bind the plain endpoints (loopback and `ipc://`) on one ROUTER socket and the CURVE
 /// endpoints on another, each with the frame limit applied from each frame's header.
-pub(super) async fn bind(config: &BrokerConfig) -> Result<Vec<RouterSocket>, String> {
+pub(super) async fn bind(
+    listen: &[String],
+    curve: Option<&CurveListeners>,
+    max_frame_bytes: usize,
+) -> Result<Vec<RouterSocket>, String> {
     let limited = || {
         let mut options = SocketOptions::default();
-        options.max_message_size(config.limits.max_frame_bytes as u64);
+        options.max_message_size(max_frame_bytes as u64);
         // The broker bounds each client's queue itself (max_queued_*): ZeroMQ's own per-peer
         // queue stays short, so that a client that does not read reaches that bound.
         options.send_queue_capacity(ZEROMQ_QUEUE_PER_PEER);
         options
     };
     let mut plain = RouterSocket::with_options(limited());
-    for endpoint in &config.listen {
+    for endpoint in listen {
         check_endpoint(endpoint, false)?;
         plain.bind(endpoint).await.map_err(|error| format!("cannot listen on {endpoint}: {error}"))?;
     }
     let mut sockets = vec![plain];
-    if let Some(curve) = &config.curve {
+    if let Some(curve) = curve {
         if curve.clients.is_empty() {
             return Err("[broker.curve] lists no client keys: nobody could connect".into());
         }
@@ -65,24 +63,6 @@ pub(super) async fn bind(config: &BrokerConfig) -> Result<Vec<RouterSocket>, Str
     Ok(sockets)
 }
 
-/// The broker's name for a peer: its socket's index, then its ZeroMQ routing id.
-pub(super) fn peer_key(socket: u8, identity: &Bytes) -> Bytes {
-    let mut key = BytesMut::with_capacity(identity.len() + 1);
-    key.put_u8(socket);
-    key.extend_from_slice(identity);
-    key.freeze()
-}
-
-/// The socket a peer is on, and `payload` addressed to it.
-pub(super) fn addressed(
-    senders: &[RouterSendHalf],
-    peer: &Bytes,
-    payload: Bytes,
-) -> (RouterSendHalf, ZmqMessage) {
-    let message = ZmqMessage::try_from(vec![peer.slice(1..), payload]).expect("two frames");
-    (senders[usize::from(peer[0])].clone(), message)
-}
-
 /// Refuse what must not be bound: a non-loopback TCP address without authentication,
 /// and an `ipc://` path holding anything but a stale socket file. A stale one (a crashed
 /// broker leaves its socket behind, and bind would fail) is removed; one where another
@@ -93,13 +73,16 @@ fn check_endpoint(endpoint: &str, authenticated: bool) -> Result<(), String> {
             Err(_) => Ok(()),
             Ok(meta) if meta.file_type().is_socket() => {
                 if std::os::unix::net::UnixStream::connect(path).is_ok() {
-                    return Err(format!("cannot listen on {endpoint}: another process is listening on {path}"));
+                    let taken = format!("another process is listening on {path}");
+                    return Err(format!("cannot listen on {endpoint}: {taken}"));
                 }
-                std::fs::remove_file(path)
-                    .map_err(|error| format!("cannot listen on {endpoint}: cannot remove the old socket: {error}"))
+                std::fs::remove_file(path).map_err(|error| {
+                    format!("cannot listen on {endpoint}: cannot remove the old socket: {error}")
+                })
             }
             Ok(_) => Err(format!(
-                "cannot listen on {endpoint}: {path} exists and is not a socket; remove it or choose another path"
+                "cannot listen on {endpoint}: {path} exists and is not a socket; remove it or choose \
+                 another path"
             )),
         };
     }
@@ -118,13 +101,6 @@ fn check_endpoint(endpoint: &str, authenticated: bool) -> Result<(), String> {
 fn is_loopback(host: &str) -> bool {
     let host = host.trim_start_matches('[').trim_end_matches(']');
     host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
-/// Close one client's connection (the broker already forgot its state).
-pub(super) fn drop_peer(senders: &[RouterSendHalf], peer: &Bytes) {
-    if let Ok(identity) = PeerIdentity::try_from(peer.slice(1..)) {
-        senders[usize::from(peer[0])].disconnect_peer(&identity);
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,221 @@
+//! What a wire adapter sees of the broker: the typed requests it hands in, the messages the
+//! broker gives back to write, and the connection it writes them to.
+//!
+//! An adapter reads its protocol, names each client connection with a [`ClientId`] unique
+//! among every wire, and tells the broker three things: a message arrived on a connection
+//! ([`Broker::arrived`], which opens the connection the first time), what it asked
+//! ([`Broker::request`]), and that the connection closed ([`Broker::closed`]). The broker
+//! answers through the connection's [`Connection`], which encodes an [`Outbound`] message
+//! for the wire and writes it. Routing, limits, permissions, liveness and the bounded
+//! queue of each connection stay in the broker.
+
+use bytes::Bytes;
+use futures::future::LocalBoxFuture;
+use naobroker_protocol::{excerpt, MethodInfo, Value};
+
+use super::{bump, Broker};
+use crate::error::{CallError, CallResult};
+use crate::identity::ClientId;
+
+/// What a connection of a session is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectionRole {
+    /// Calls, registrations and subscriptions.
+    Main,
+    /// Only heartbeats, on behalf of the main connection of the same session.
+    Liveness,
+}
+
+/// What a client asks, decoded from its wire.
+#[derive(Debug)]
+pub enum Request {
+    /// Who the client is; `session` (empty when none) ties a liveness connection to its
+    /// main one. The broker answers [`Outbound::Welcome`].
+    Hello {
+        client: String,
+        session: Vec<u8>,
+        role: ConnectionRole,
+    },
+    /// Call `module.method(args)`, or start it as a task (`post`), answered under `id`.
+    Call {
+        id: u64,
+        module: String,
+        method: String,
+        args: Vec<Value>,
+        post: bool,
+    },
+    /// The answer to [`Outbound::Call`] `id`, which the broker sent to a module this
+    /// connection serves.
+    Answer {
+        id: u64,
+        result: CallResult,
+    },
+    /// Serve module `module` from this connection.
+    Register {
+        id: u64,
+        module: String,
+        methods: Vec<MethodInfo>,
+    },
+    Unregister {
+        id: u64,
+        module: String,
+    },
+    /// Receive every event named `event` as [`Outbound::Event`].
+    Subscribe {
+        id: u64,
+        event: String,
+    },
+    Unsubscribe {
+        id: u64,
+        event: String,
+    },
+    /// `count` events and callbacks consumed: room for as many more. A wire without
+    /// acknowledgements acknowledges each one it has written.
+    Ack {
+        count: u32,
+    },
+}
+
+/// A message the broker gives a connection to write.
+#[derive(Debug)]
+pub enum Outbound<'a> {
+    /// The connection is admitted (again): a client that had registered modules or
+    /// subscriptions registers them anew.
+    Welcome,
+    /// The broker is alive; sent to every connection each heartbeat interval.
+    Heartbeat,
+    Reply {
+        id: u64,
+        value: Value,
+    },
+    /// A call refused or failed; id 0 when the message it answers had none.
+    Error {
+        id: u64,
+        message: String,
+    },
+    /// A call to a module this connection serves, answered by [`Request::Answer`].
+    Call {
+        id: u64,
+        module: &'a str,
+        method: &'a str,
+        args: Vec<Value>,
+        post: bool,
+    },
+    /// An event of a [`Request::Subscribe`], after `lost` dropped ones.
+    Event {
+        name: &'a str,
+        value: &'a Value,
+        lost: u64,
+    },
+    /// A NAOqi callback, `module.method(event, value, message)`, for a module this
+    /// connection serves; counted as an event toward [`Request::Ack`].
+    Callback {
+        module: &'a str,
+        method: &'a str,
+        event: &'a str,
+        value: &'a Value,
+        message: &'a Value,
+        lost: u64,
+    },
+}
+
+/// How a write went: done at once, or waiting for the transport to take it.
+pub enum Write {
+    Done,
+    /// The transport had no room: this future finishes the write, and the broker queues
+    /// whatever follows behind it.
+    Waiting(LocalBoxFuture<'static, ()>),
+}
+
+/// One client connection, as its wire writes to it.
+pub trait Connection {
+    /// `message` in this connection's encoding; `None` when its wire has no such message.
+    fn encode(&self, message: Outbound<'_>) -> Option<Bytes>;
+
+    /// The wire's name when every connection of it encodes a message to the same bytes: an
+    /// event is then encoded once for all of them. `None` when the bytes are its own.
+    fn shared_encoding(&self) -> Option<&'static str>;
+
+    /// Hand `payload` to the transport without waiting.
+    fn write(&self, payload: Bytes) -> Write;
+
+    /// Close the connection: the broker dropped the client for breaking a bound.
+    fn close(&self);
+}
+
+/// A wire listening for clients, as the broker's `stats` shows it.
+pub trait Wire {
+    /// Its own counters, by name (frames it refused before the broker saw them).
+    fn counters(&self) -> Vec<(&'static str, u64)>;
+}
+
+impl Broker {
+    /// Something arrived on `client`'s connection: it is alive. A client the broker does
+    /// not know (never met, or dropped for its silence or a bound) is opened with the
+    /// connection `open` makes. Answers whether it was known.
+    pub fn arrived(&self, client: &ClientId, open: impl FnOnce() -> std::rc::Rc<dyn Connection>) -> bool {
+        self.touch(client, open)
+    }
+
+    /// Handle what `client` asked.
+    pub fn request(&self, client: ClientId, request: Request) {
+        match request {
+            Request::Hello { client: name, session, role } => {
+                if let Err(error) = self.inner.limits.check_name("client", &name) {
+                    return self.refuse(&client, 0, error);
+                }
+                self.hello(&client, name, session, role);
+                self.send(&client, Outbound::Welcome);
+            }
+            Request::Call { id, module, method, args, post } => {
+                self.call_from(client, id, module, method, args, post)
+            }
+            Request::Answer { id, result } => self.complete(&client, id, result),
+            Request::Register { id, module, methods } => {
+                match self.register_remote(&client, &module, methods) {
+                    Ok(()) => self.send(&client, Outbound::Reply { id, value: true.into() }),
+                    Err(error) => self.refuse(&client, id, error),
+                }
+            }
+            Request::Unregister { id, module } => match self.unregister_remote(&client, &module) {
+                Ok(()) => self.send(&client, Outbound::Reply { id, value: true.into() }),
+                Err(error) => self.refuse(&client, id, error),
+            },
+            Request::Subscribe { id, event } => match self.subscribe_client(&client, &event) {
+                Ok(()) => self.send(&client, Outbound::Reply { id, value: true.into() }),
+                Err(error) => self.refuse(&client, id, error),
+            },
+            Request::Unsubscribe { id, event } => {
+                let removed = self.unsubscribe_client(&client, &event);
+                self.send(&client, Outbound::Reply { id, value: removed.into() });
+            }
+            Request::Ack { count } => self.acknowledged(&client, count),
+        }
+    }
+
+    /// Tell `client` it is admitted: a wire whose clients must learn that the broker forgot
+    /// them says so when one it does not know speaks.
+    pub fn welcome(&self, client: &ClientId) {
+        self.send(client, Outbound::Welcome);
+    }
+
+    /// `client`'s connection closed: forget the client with its modules and subscriptions.
+    pub fn closed(&self, client: &ClientId) {
+        self.remove_client(client);
+    }
+
+    /// Refuse a message of `client` that its wire could not read (`id` when it could read
+    /// one), counted among the bad frames.
+    pub fn bad_message(&self, client: &ClientId, id: u64, message: String) {
+        bump(&self.inner.counters.bad_frames);
+        tracing::debug!(%client, error = %excerpt(&message), "bad frame");
+        self.send(client, Outbound::Error { id, message });
+    }
+
+    /// Answer a request that was refused before it was counted as in flight.
+    pub fn refuse(&self, client: &ClientId, id: u64, error: CallError) {
+        bump(&self.inner.counters.refused);
+        tracing::debug!(%client, %error, "request refused");
+        self.send(client, Outbound::Error { id, message: error.message });
+    }
+}

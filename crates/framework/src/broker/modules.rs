@@ -1,0 +1,117 @@
+//! The module table: in-process actors and modules served by clients, their methods, and
+//! what goes when a module does.
+
+use actix::Recipient;
+use naobroker_protocol::{excerpt, MethodInfo};
+
+use super::calls::PendingCall;
+use super::{Broker, Location, ModuleEntry};
+use crate::error::CallError;
+use crate::identity::ClientId;
+use crate::invoke::Invoke;
+
+impl Broker {
+    pub fn module_exists(&self, name: &str) -> bool {
+        self.inner.state.borrow().modules.contains_key(name)
+    }
+
+    pub fn module_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.inner.state.borrow().modules.keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    pub fn module_methods(&self, name: &str) -> Option<Vec<MethodInfo>> {
+        self.inner.state.borrow().modules.get(name).map(|entry| entry.methods.clone())
+    }
+
+    /// Route calls to `name` to an actor of this process.
+    pub(crate) fn add_local_module(
+        &self,
+        name: String,
+        recipient: Recipient<Invoke>,
+        methods: Vec<MethodInfo>,
+    ) -> Result<(), String> {
+        let mut state = self.inner.state.borrow_mut();
+        if state.modules.contains_key(&name) {
+            return Err(format!("a module named {name} is already registered"));
+        }
+        state.modules.insert(name, ModuleEntry { location: Location::Local(recipient), methods });
+        Ok(())
+    }
+
+    pub(super) fn register_remote(
+        &self,
+        client: &ClientId,
+        module: &str,
+        methods: Vec<MethodInfo>,
+    ) -> Result<(), CallError> {
+        let limits = &self.inner.limits;
+        limits.check_name("module", module)?;
+        for method in &methods {
+            limits.check_name("method", &method.name)?;
+        }
+        let mut state = self.inner.state.borrow_mut();
+        match state.modules.get(module) {
+            Some(ModuleEntry { location: Location::Remote(owner), .. }) if owner == client => {}
+            Some(_) => return Err(CallError::new(format!("a module named {module} is already registered"))),
+            None => {}
+        }
+        if module.is_empty() || module.contains(['.', '/']) {
+            return Err(CallError::new(format!(
+                "invalid module name {module:?}: non-empty, without '.' or '/'"
+            )));
+        }
+        let owner = state.clients.get_mut(client).ok_or_else(|| CallError::new("unknown client"))?;
+        if !owner.modules.contains(module) && owner.modules.len() >= limits.max_modules {
+            return Err(CallError::new(format!(
+                "this client already registered max_modules ({}) modules",
+                limits.max_modules
+            )));
+        }
+        owner.modules.insert(module.to_owned());
+        let location = Location::Remote(client.clone());
+        state.modules.insert(module.to_owned(), ModuleEntry { location, methods });
+        tracing::info!(module, %client, "remote module registered");
+        Ok(())
+    }
+
+    /// Stop serving `module` for `client`, which must have registered it.
+    pub(super) fn unregister_remote(&self, client: &ClientId, module: &str) -> Result<(), CallError> {
+        let owned = self
+            .inner
+            .state
+            .borrow_mut()
+            .clients
+            .get_mut(client)
+            .is_some_and(|owner| owner.modules.remove(module));
+        if !owned {
+            let message = format!("module {} is not registered by this client", excerpt(module));
+            return Err(CallError::new(message));
+        }
+        self.remove_module(module);
+        Ok(())
+    }
+
+    /// Forget `module` with its callbacks; calls under way to it fail.
+    pub(super) fn remove_module(&self, module: &str) {
+        let failed: Vec<PendingCall> = {
+            let mut state = self.inner.state.borrow_mut();
+            let Some(entry) = state.modules.remove(module) else { return };
+            state.events.remove_module(module);
+            let Location::Remote(client) = entry.location else { return };
+            let ids: Vec<u64> = state
+                .pending
+                .iter()
+                .filter(|(_, call)| call.target == client && call.module == module)
+                .map(|(id, _)| *id)
+                .collect();
+            ids.into_iter().filter_map(|id| state.pending.remove(&id)).collect()
+        };
+        tracing::info!(module, "module unregistered");
+        for call in failed {
+            let message = format!("{module}.{}: module {module} disconnected", call.method);
+            self.deliver(call.origin, Err(CallError::new(message)));
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Writing to the broker: requests and their replies, calls, subscriptions, in order without waiting.
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::FutureExt;
+use naobroker_protocol::{Envelope, Value};
+use tokio::sync::{mpsc, oneshot};
+use zeromq::{SocketSend, ZmqMessage};
+
+use super::{ClientSession, StreamSlot, Writer};
+use crate::broker::MEMORY_MODULE;
+use crate::error::{CallError, CallResult};
+use crate::event::EventStream;
+
+impl ClientSession {
+    pub(super) fn resolve(&self, id: u64, result: CallResult) {
+        if let Some(sender) = self.inner.pending.borrow_mut().remove(&id) {
+            let _ = sender.send(result);
+        }
+    }
+
+    /// Hand a message to the socket on the caller's task: no hop to a writer task
+    /// while the socket takes messages at once, a queue behind it when it does not.
+    pub(super) fn send(&self, envelope: &Envelope) -> bool {
+        let payload = Bytes::from(envelope.encode());
+        let mut writer = self.inner.writer.borrow_mut();
+        let mut half = match std::mem::replace(&mut *writer, Writer::Disconnected) {
+            Writer::Disconnected => return false,
+            Writer::Busy(mut backlog) => {
+                backlog.push_back(payload);
+                *writer = Writer::Busy(backlog);
+                return true;
+            }
+            Writer::Idle(half) => half,
+        };
+        let mut sending = async move {
+            let sent = half.send(ZmqMessage::from(payload)).await.is_ok();
+            (half, sent)
+        }
+        .boxed_local();
+        let mut context = std::task::Context::from_waker(futures::task::noop_waker_ref());
+        if let std::task::Poll::Ready((half, sent)) = sending.poll_unpin(&mut context) {
+            if sent {
+                *writer = Writer::Idle(half);
+            }
+            return sent;
+        }
+        *writer = Writer::Busy(Default::default());
+        drop(writer);
+        let weak = Rc::downgrade(&self.inner);
+        actix_rt::spawn(async move {
+            let (mut half, mut sent) = sending.await;
+            loop {
+                let Some(inner) = weak.upgrade() else { return };
+                let next = match &mut *inner.writer.borrow_mut() {
+                    Writer::Busy(backlog) if sent => backlog.pop_front(),
+                    _ => None,
+                };
+                match next {
+                    Some(payload) => sent = half.send(ZmqMessage::from(payload)).await.is_ok(),
+                    None => {
+                        let mut writer = inner.writer.borrow_mut();
+                        // Reconnected meanwhile (Idle), or failed: this socket is done.
+                        if !sent {
+                            *writer = Writer::Disconnected;
+                        } else if matches!(*writer, Writer::Busy(_)) {
+                            *writer = Writer::Idle(half);
+                        }
+                        return;
+                    }
+                }
+            }
+        });
+        true
+    }
+
+    /// Send a request and wait for its reply, or until `timeout` if there is one.
+    pub(super) fn request(
+        &self,
+        build: impl FnOnce(u64) -> Envelope,
+        timeout: Option<Duration>,
+    ) -> impl std::future::Future<Output = CallResult> + 'static {
+        let id = self.inner.next_id.get() + 1;
+        self.inner.next_id.set(id);
+        let envelope = build(id);
+        let (sender, receiver) = oneshot::channel();
+        self.inner.pending.borrow_mut().insert(id, sender);
+        let sent = self.send(&envelope);
+        let weak = Rc::downgrade(&self.inner);
+        let what = match &envelope {
+            Envelope::Call { module, method, .. } | Envelope::Post { module, method, .. } => {
+                format!("{module}.{method}")
+            }
+            _ => "request".to_owned(),
+        };
+        async move {
+            if !sent {
+                if let Some(inner) = weak.upgrade() {
+                    inner.pending.borrow_mut().remove(&id);
+                }
+                return Err(CallError::new(format!("{what}: not connected to the broker")));
+            }
+            let lost = |_| CallError::new(format!("{what}: connection to the broker lost"));
+            let Some(timeout) = timeout else { return receiver.await.map_err(lost)? };
+            match tokio::time::timeout(timeout, receiver).await {
+                Ok(answer) => answer.map_err(lost)?,
+                Err(_) => {
+                    if let Some(inner) = weak.upgrade() {
+                        inner.pending.borrow_mut().remove(&id);
+                    }
+                    Err(CallError::new(format!("{what} timed out after {} ms", timeout.as_millis())))
+                }
+            }
+        }
+    }
+
+    /// Call `module.method(args)` (or post it as a task), with the session's call limit.
+    pub async fn call(&self, module: &str, method: &str, args: Vec<Value>, post: bool) -> CallResult {
+        self.call_within(module, method, args, post, self.inner.call_timeout.get()).await
+    }
+
+    /// Call with a limit of its own: `None` waits as long as the broker and callee live.
+    pub async fn call_within(
+        &self,
+        module: &str,
+        method: &str,
+        args: Vec<Value>,
+        post: bool,
+        timeout: Option<Duration>,
+    ) -> CallResult {
+        let callback_setup =
+            (module == MEMORY_MODULE && !post && method.contains("ubscribeTo")).then(|| args.clone());
+        let (module, method_name) = (module.to_owned(), method.to_owned());
+        let result = self
+            .request(
+                |id| {
+                    if post {
+                        Envelope::Post { id, module, method: method_name, args }
+                    } else {
+                        Envelope::Call { id, module, method: method_name, args }
+                    }
+                },
+                timeout,
+            )
+            .await;
+        if let (Some(args), Ok(_)) = (callback_setup, &result) {
+            self.note_callback_subscription(method, &args);
+        }
+        result
+    }
+
+    /// Receive every event named `event`.
+    pub async fn subscribe(&self, event: &str) -> Result<EventStream, CallError> {
+        let (sender, receiver) = mpsc::channel(1024);
+        let first = {
+            let mut subscriptions = self.inner.subscriptions.borrow_mut();
+            let streams = subscriptions.entry(event.to_owned()).or_default();
+            streams.push(StreamSlot { sender, lost: 0 });
+            streams.len() == 1
+        };
+        if first {
+            let name = event.to_owned();
+            let timeout = self.inner.call_timeout.get();
+            if let Err(error) = self.request(|id| Envelope::Subscribe { id, event: name }, timeout).await {
+                self.inner.subscriptions.borrow_mut().remove(event);
+                return Err(error);
+            }
+        }
+        Ok(EventStream::new(receiver))
+    }
+}

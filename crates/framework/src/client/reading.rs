@@ -1,0 +1,93 @@
+//! Reading the broker's messages: replies, events, callbacks and calls to served modules.
+
+use std::time::Duration;
+
+use naobroker_protocol::{Envelope, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS};
+use tokio::sync::mpsc;
+use zeromq::{DealerRecvHalf, SocketRecv, ZmqMessage};
+
+use super::{ClientSession, Writer, ACK_EVERY};
+use crate::error::CallError;
+use crate::event::Event;
+
+impl ClientSession {
+    pub(super) async fn read_until_lost(&self, mut receiver: DealerRecvHalf) {
+        let silence = Duration::from_millis(HEARTBEAT_TIMEOUT_MS + HEARTBEAT_INTERVAL_MS);
+        let mut closed = self.inner.closed.subscribe();
+        loop {
+            let next = tokio::select! {
+                next = tokio::time::timeout(silence, receiver.recv()) => next,
+                _ = closed.changed() => break,
+            };
+            match next {
+                Ok(Ok(message)) => match decode(message) {
+                    Ok(envelope) => self.on_envelope(envelope),
+                    Err(error) => tracing::warn!(%error, "unreadable frame from the broker"),
+                },
+                Ok(Err(error)) => {
+                    tracing::warn!(%error, "connection to the broker lost");
+                    break;
+                }
+                Err(_) => {
+                    tracing::warn!(url = %self.inner.url, "broker silent, reconnecting");
+                    break;
+                }
+            }
+        }
+        *self.inner.writer.borrow_mut() = Writer::Disconnected;
+        let pending: Vec<_> = self.inner.pending.borrow_mut().drain().collect();
+        for (_, sender) in pending {
+            let _ = sender.send(Err(CallError::new("connection to the broker lost")));
+        }
+    }
+
+    pub(super) fn on_envelope(&self, envelope: Envelope) {
+        match envelope {
+            Envelope::Reply { id, value } => self.resolve(id, Ok(value)),
+            Envelope::Error { id: 0, message } => tracing::warn!(%message, "broker error"),
+            Envelope::Error { id, message } => self.resolve(id, Err(CallError::new(message))),
+            Envelope::Event { name, value, lost } => {
+                if lost > 0 {
+                    tracing::warn!(event = %name, lost, "the broker dropped events: this client fell behind");
+                }
+                if let Some(streams) = self.inner.subscriptions.borrow_mut().get_mut(&name) {
+                    streams.retain_mut(|stream| {
+                        let event =
+                            Event { name: name.clone(), value: value.clone(), lost: stream.lost + lost };
+                        match stream.sender.try_send(event) {
+                            Ok(()) => stream.lost = 0,
+                            Err(mpsc::error::TrySendError::Full(_)) => stream.lost += lost + 1,
+                            Err(mpsc::error::TrySendError::Closed(_)) => return false,
+                        }
+                        true
+                    });
+                }
+                self.consumed();
+            }
+            Envelope::Callback { module, method, event, value, message, lost } => {
+                self.run_callback(module, method, vec![event.into(), value, message], lost)
+            }
+            Envelope::Call { id, module, method, args } => self.serve(id, module, method, args, false),
+            Envelope::Post { id, module, method, args } => self.serve(id, module, method, args, true),
+            Envelope::Welcome { .. } => self.restore(),
+            Envelope::Heartbeat => {}
+            other => tracing::debug!(?other, "unexpected message from the broker"),
+        }
+    }
+
+    /// One event or callback consumed: acknowledge them in batches.
+    pub(super) fn consumed(&self) {
+        let unacked = self.inner.events_unacked.get() + 1;
+        if unacked >= ACK_EVERY {
+            self.send(&Envelope::Ack { count: unacked });
+            self.inner.events_unacked.set(0);
+        } else {
+            self.inner.events_unacked.set(unacked);
+        }
+    }
+}
+
+pub(super) fn decode(message: ZmqMessage) -> Result<Envelope, String> {
+    let frame = message.into_vec().into_iter().next().unwrap_or_default();
+    Envelope::decode(&frame, DEFAULT_MAX_FRAME_BYTES).map_err(|error| error.to_string())
+}

@@ -1,0 +1,144 @@
+//! Serving modules from a session: calls and callbacks to them, and what a reconnect registers again.
+
+use actix::Recipient;
+use naobroker_protocol::{Envelope, MethodInfo, Value};
+
+use super::{ClientSession, ServedModule};
+use crate::broker::MEMORY_MODULE;
+use crate::error::CallError;
+use crate::identity::Caller;
+use crate::invoke::Invoke;
+
+impl ClientSession {
+    /// Register again what this session had registered, after a reconnect or when the
+    /// broker says it no longer knows us.
+    pub(super) fn restore(&self) {
+        let modules: Vec<(String, Vec<MethodInfo>)> = self
+            .inner
+            .served
+            .borrow()
+            .iter()
+            .map(|(name, served)| (name.clone(), served.methods.clone()))
+            .collect();
+        for (module, methods) in modules {
+            let request = self.request(|id| Envelope::Register { id, module: module.clone(), methods }, None);
+            actix_rt::spawn(async move {
+                if let Err(error) = request.await {
+                    tracing::error!(%module, %error, "could not register again");
+                }
+            });
+        }
+        let events: Vec<String> = self.inner.subscriptions.borrow().keys().cloned().collect();
+        for event in events {
+            let request = self.request(|id| Envelope::Subscribe { id, event }, None);
+            actix_rt::spawn(async move {
+                let _ = request.await;
+            });
+        }
+        // After the modules: a callback names one of them.
+        let callbacks: Vec<(String, Vec<Value>)> = self.inner.callbacks.borrow().values().cloned().collect();
+        for (method, args) in callbacks {
+            let request = self.request(
+                |id| Envelope::Call { id, module: MEMORY_MODULE.into(), method: method.clone(), args },
+                None,
+            );
+            actix_rt::spawn(async move {
+                if let Err(error) = request.await {
+                    tracing::error!(%method, %error, "could not subscribe a callback again");
+                }
+            });
+        }
+    }
+
+    /// Remember a successful ALMemory call that creates or removes a NAOqi callback, so that
+    /// a reconnect repeats the ones still wanted.
+    pub(super) fn note_callback_subscription(&self, method: &str, args: &[Value]) {
+        let text = |index: usize| args.get(index).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let key = (text(0), text(1));
+        let mut callbacks = self.inner.callbacks.borrow_mut();
+        match method {
+            "subscribeToEvent" | "subscribeToMicroEvent" => {
+                callbacks.insert(key, (method.to_owned(), args.to_vec()));
+            }
+            "unsubscribeToEvent" | "unsubscribeToMicroEvent" => {
+                callbacks.remove(&key);
+            }
+            _ => {}
+        }
+    }
+
+    /// Stop serving module `name`: the broker frees its name at once, its NAOqi callbacks go
+    /// with it, and calls under way to it fail.
+    pub async fn unregister(&self, name: &str) -> Result<(), CallError> {
+        self.inner.served.borrow_mut().remove(name);
+        self.inner.callbacks.borrow_mut().retain(|(_, module), _| module != name);
+        let module = name.to_owned();
+        let timeout = self.inner.call_timeout.get();
+        self.request(|id| Envelope::Unregister { id, module }, timeout).await.map(drop)
+    }
+
+    pub(super) fn run_callback(&self, module: String, method: String, args: Vec<Value>, lost: u64) {
+        let recipient = self.inner.served.borrow().get(&module).map(|m| m.recipient.clone());
+        let session = self.clone();
+        actix_rt::spawn(async move {
+            let result = match recipient {
+                None => Err(CallError::new(format!("no module named {module} in this process"))),
+                Some(recipient) => recipient
+                    .send(Invoke { method: method.clone(), args, post: false, caller: Caller::Broker, lost })
+                    .await
+                    .unwrap_or_else(|_| Err(CallError::new(format!("module {module} has stopped")))),
+            };
+            if let Err(error) = result {
+                tracing::warn!(%module, %method, %error, "event callback failed");
+            }
+            session.consumed();
+        });
+    }
+
+    pub(super) fn serve(&self, id: u64, module: String, method: String, args: Vec<Value>, post: bool) {
+        let recipient = self.inner.served.borrow().get(&module).map(|m| m.recipient.clone());
+        let session = self.clone();
+        let connection = self.inner.connection.get();
+        let exit = !post && method == "exit";
+        actix_rt::spawn(async move {
+            let result = match recipient {
+                None => Err(CallError::new(format!("no module named {module} in this process"))),
+                Some(recipient) => recipient
+                    .send(Invoke { method, args, post, caller: Caller::Broker, lost: 0 })
+                    .await
+                    .unwrap_or_else(|_| Err(CallError::new(format!("module {module} has stopped")))),
+            };
+            if session.inner.connection.get() != connection {
+                tracing::debug!(%module, id, "reply dropped: the call came on a connection since replaced");
+                return;
+            }
+            let exited = exit && result.is_ok();
+            session.send(&match result {
+                Ok(value) => Envelope::Reply { id, value },
+                Err(error) => Envelope::Error { id, message: error.message },
+            });
+            if exited {
+                // After the reply (unregistering fails the calls under way, exit's own too), so
+                // that the name is free before the process goes.
+                if let Err(error) = session.unregister(&module).await {
+                    tracing::warn!(%module, %error, "could not unregister after exit");
+                }
+            }
+        });
+    }
+
+    /// Serve `recipient` as module `name` to everyone connected to the broker.
+    pub(crate) async fn register(
+        &self,
+        name: &str,
+        recipient: Recipient<Invoke>,
+        methods: Vec<MethodInfo>,
+    ) -> Result<(), CallError> {
+        let module = name.to_owned();
+        let announced = methods.clone();
+        let timeout = self.inner.call_timeout.get();
+        self.request(|id| Envelope::Register { id, module, methods: announced }, timeout).await?;
+        self.inner.served.borrow_mut().insert(name.to_owned(), ServedModule { recipient, methods });
+        Ok(())
+    }
+}

@@ -1,0 +1,146 @@
+//! naobroker's own wire: one MessagePack envelope per ZeroMQ frame on ROUTER sockets
+//! (`docs/protocol.md`), an adapter on the broker core.
+//!
+//! Parts: [`endpoints`] (which addresses may be bound, and how), [`connection`] (one peer:
+//! encoding the broker's messages, writing them). This file reads each socket and turns
+//! every envelope into a [`Request`].
+
+mod connection;
+mod endpoints;
+
+use std::rc::Rc;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use naobroker_protocol::{Envelope, Role, PROTOCOL_VERSION};
+use zeromq::{RouterRecvHalf, RouterSendHalf, SocketRecv, ZmqMessage};
+
+use crate::broker::{Broker, ConnectionRole, Request, WeakBroker, Wire};
+use crate::error::CallError;
+use crate::identity::ClientId;
+use connection::RouterConnection;
+pub use endpoints::CurveListeners;
+
+/// Messages the broker handles in a row before it lets the other tasks of its thread run.
+const RECEIVED_BETWEEN_YIELDS: u32 = 32;
+
+/// The ROUTER sockets of one broker, for their counters.
+struct ZmqWire {
+    senders: Vec<RouterSendHalf>,
+}
+
+impl Wire for ZmqWire {
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let oversized = self.senders.iter().map(RouterSendHalf::oversized_message_drops).sum::<u64>();
+        vec![("oversized_frames", oversized)]
+    }
+}
+
+/// Bind `listen` (and the CURVE listeners, if any) and serve their clients on `broker`.
+/// Must run inside an actix system.
+pub(crate) async fn listen(
+    broker: &Broker,
+    listen: &[String],
+    curve: Option<&CurveListeners>,
+) -> Result<(), String> {
+    let sockets = endpoints::bind(listen, curve, broker.limits().max_frame_bytes).await?;
+    let (senders, receivers): (Vec<_>, Vec<_>) = sockets.into_iter().map(|socket| socket.split()).unzip();
+    for (index, receiver) in receivers.into_iter().enumerate() {
+        let socket = Socket { index: index as u8, sender: senders[index].clone() };
+        actix_rt::spawn(read(broker.downgrade(), socket, receiver));
+    }
+    broker.attach_wire(Rc::new(ZmqWire { senders }));
+    tracing::info!(endpoints = ?listen, "broker listening");
+    Ok(())
+}
+
+/// One ROUTER socket: its index starts the name of each of its peers.
+struct Socket {
+    index: u8,
+    sender: RouterSendHalf,
+}
+
+async fn read(broker: WeakBroker, socket: Socket, mut receiver: RouterRecvHalf) {
+    let mut handled = 0u32;
+    while let Ok(message) = receiver.recv().await {
+        match broker.upgrade() {
+            Some(broker) => on_message(&broker, &socket, message),
+            None => break,
+        }
+        // A socket that always has a message ready never makes recv() wait: without a
+        // yield, a flooding peer would starve every task on this thread (the calls it
+        // spawned, replies, accepts, heartbeats).
+        handled = handled.wrapping_add(1);
+        if handled.is_multiple_of(RECEIVED_BETWEEN_YIELDS) {
+            tokio::task::yield_now().await;
+        }
+    }
+}
+
+/// The broker's name for a peer: its socket's index, then its ZeroMQ routing id.
+fn client_id(socket: u8, identity: &Bytes) -> ClientId {
+    let mut key = BytesMut::with_capacity(identity.len() + 1);
+    key.put_u8(socket);
+    key.extend_from_slice(identity);
+    ClientId::new(key.freeze())
+}
+
+fn on_message(broker: &Broker, socket: &Socket, message: ZmqMessage) {
+    let mut frames = message.into_vec().into_iter();
+    let Some(identity) = frames.next() else { return };
+    let client = client_id(socket.index, &identity);
+    let Some(payload) = frames.next() else { return };
+    let known = broker.arrived(&client, || Rc::new(RouterConnection::new(socket.sender.clone(), identity)));
+    if frames.next().is_some() {
+        return broker.bad_message(&client, 0, "a message must be exactly one frame".to_owned());
+    }
+    let envelope = match Envelope::decode_limited(&payload, &broker.limits().decode_limits()) {
+        Ok(envelope) => envelope,
+        Err(error) => return broker.bad_message(&client, Envelope::salvage_id(&payload), error.to_string()),
+    };
+    if !known && !matches!(envelope, Envelope::Hello { .. }) {
+        // A client the broker dropped (silence, or over its bounds) or never met: it learns
+        // it must register again.
+        broker.welcome(&client);
+    }
+    if let Some(request) = request_of(broker, &client, envelope) {
+        broker.request(client, request);
+    }
+}
+
+/// What an envelope asks of the broker; `None` when there is nothing to do (a heartbeat,
+/// or a message refused here).
+fn request_of(broker: &Broker, client: &ClientId, envelope: Envelope) -> Option<Request> {
+    Some(match envelope {
+        Envelope::Hello { version, client: name, session, role } => {
+            if version != PROTOCOL_VERSION {
+                let message = format!(
+                    "protocol version {version} is not supported (this broker speaks {PROTOCOL_VERSION})"
+                );
+                broker.refuse(client, 0, CallError::new(message));
+                return None;
+            }
+            let role = match role {
+                Role::Main => ConnectionRole::Main,
+                Role::Liveness => ConnectionRole::Liveness,
+            };
+            Request::Hello { client: name, session, role }
+        }
+        Envelope::Call { id, module, method, args } => {
+            Request::Call { id, module, method, args, post: false }
+        }
+        Envelope::Post { id, module, method, args } => Request::Call { id, module, method, args, post: true },
+        Envelope::Reply { id, value } => Request::Answer { id, result: Ok(value) },
+        Envelope::Error { id, message } => Request::Answer { id, result: Err(CallError::new(message)) },
+        Envelope::Register { id, module, methods } => Request::Register { id, module, methods },
+        Envelope::Unregister { id, module } => Request::Unregister { id, module },
+        Envelope::Subscribe { id, event } => Request::Subscribe { id, event },
+        Envelope::Unsubscribe { id, event } => Request::Unsubscribe { id, event },
+        Envelope::Ack { count } => Request::Ack { count },
+        Envelope::Heartbeat => return None,
+        Envelope::Welcome { .. } | Envelope::Event { .. } | Envelope::Callback { .. } => {
+            let message = "Welcome, Event and Callback are sent by the broker only".to_owned();
+            broker.bad_message(client, 0, message);
+            return None;
+        }
+    })
+}

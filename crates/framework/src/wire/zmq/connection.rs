@@ -1,0 +1,85 @@
+//! One peer of a ROUTER socket as the broker writes to it: the broker's messages as
+//! envelopes, handed to the socket without waiting.
+
+use std::task::Context;
+
+use bytes::Bytes;
+use futures::FutureExt;
+use naobroker_protocol::{Envelope, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION};
+use zeromq::util::PeerIdentity;
+use zeromq::{RouterSendHalf, SocketSend, ZmqMessage};
+
+use crate::broker::{Connection, Outbound, Write};
+
+/// Every peer encodes a message alike: an event is encoded once for all of them.
+const WIRE_NAME: &str = "naobroker-zmq";
+
+pub(super) struct RouterConnection {
+    sender: RouterSendHalf,
+    identity: Bytes,
+}
+
+impl RouterConnection {
+    pub(super) fn new(sender: RouterSendHalf, identity: Bytes) -> Self {
+        RouterConnection { sender, identity }
+    }
+}
+
+/// The envelope that carries `message`.
+fn envelope_of(message: Outbound<'_>) -> Envelope {
+    match message {
+        Outbound::Welcome => {
+            Envelope::Welcome { version: PROTOCOL_VERSION, heartbeat_ms: HEARTBEAT_INTERVAL_MS }
+        }
+        Outbound::Heartbeat => Envelope::Heartbeat,
+        Outbound::Reply { id, value } => Envelope::Reply { id, value },
+        Outbound::Error { id, message } => Envelope::Error { id, message },
+        Outbound::Call { id, module, method, args, post: false } => {
+            Envelope::Call { id, module: module.to_owned(), method: method.to_owned(), args }
+        }
+        Outbound::Call { id, module, method, args, post: true } => {
+            Envelope::Post { id, module: module.to_owned(), method: method.to_owned(), args }
+        }
+        Outbound::Event { name, value, lost } => {
+            Envelope::Event { name: name.to_owned(), value: value.clone(), lost }
+        }
+        Outbound::Callback { module, method, event, value, message, lost } => Envelope::Callback {
+            module: module.to_owned(),
+            method: method.to_owned(),
+            event: event.to_owned(),
+            value: value.clone(),
+            message: message.clone(),
+            lost,
+        },
+    }
+}
+
+impl Connection for RouterConnection {
+    fn encode(&self, message: Outbound<'_>) -> Option<Bytes> {
+        Some(Bytes::from(envelope_of(message).encode()))
+    }
+
+    fn shared_encoding(&self) -> Option<&'static str> {
+        Some(WIRE_NAME)
+    }
+
+    fn write(&self, payload: Bytes) -> Write {
+        let message = ZmqMessage::try_from(vec![self.identity.clone(), payload]).expect("two frames");
+        let mut sender = self.sender.clone();
+        let mut sending = async move {
+            let _ = sender.send(message).await;
+        }
+        .boxed_local();
+        let mut context = Context::from_waker(futures::task::noop_waker_ref());
+        match sending.poll_unpin(&mut context) {
+            std::task::Poll::Ready(()) => Write::Done,
+            std::task::Poll::Pending => Write::Waiting(sending),
+        }
+    }
+
+    fn close(&self) {
+        if let Ok(identity) = PeerIdentity::try_from(self.identity.clone()) {
+            self.sender.disconnect_peer(&identity);
+        }
+    }
+}
