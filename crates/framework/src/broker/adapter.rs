@@ -150,13 +150,6 @@ pub trait Wire {
 }
 
 impl Broker {
-    /// Something arrived on `client`'s connection: it is alive. A client the broker does
-    /// not know (never met, or dropped for its silence or a bound) is opened with the
-    /// connection `open` makes. Answers whether it was known.
-    pub fn arrived(&self, client: &ClientId, open: impl FnOnce() -> std::rc::Rc<dyn Connection>) -> bool {
-        self.touch(client, open)
-    }
-
     /// Handle what `client` asked.
     pub fn request(&self, client: ClientId, request: Request) {
         match request {

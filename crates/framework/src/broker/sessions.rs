@@ -10,9 +10,11 @@ use super::{bump, Broker, State};
 use crate::identity::ClientId;
 
 impl Broker {
-    /// Note that `client` is alive (and, for a liveness connection, its session's main
-    /// connection), opening it when unknown. Answers whether the client was known before.
-    pub(super) fn touch(&self, client: &ClientId, open: impl FnOnce() -> Rc<dyn Connection>) -> bool {
+    /// Something arrived on `client`'s connection: it is alive (and, for a liveness
+    /// connection, its session's main connection). A client the broker does not know (never
+    /// met, or dropped for its silence or a bound) is opened with the connection `open`
+    /// makes. Answers whether it was known.
+    pub fn arrived(&self, client: &ClientId, open: impl FnOnce() -> Rc<dyn Connection>) -> bool {
         let now = Instant::now();
         let mut state = self.inner.state.borrow_mut();
         let State { clients, sessions, .. } = &mut *state;
