@@ -7,7 +7,8 @@ use std::rc::Rc;
 
 use naobroker_framework::{CallError, ModuleContext, Value};
 
-use super::{ALMotion, Client};
+use super::client::Client;
+use super::ALMotion;
 use crate::engine::{Channel, TrackEntry};
 use crate::shapes::{
     self, BezierFrames, KeyFrames, ANGLE, ANGLE_INTERPOLATION, STIFFNESS, STIFFNESS_INTERPOLATION,

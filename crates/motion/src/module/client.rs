@@ -1,0 +1,234 @@
+//! The API side of ALMotion that its methods share: the command queue to the motion
+//! thread, the running tasks and their waiters, and the tracks a call turns into.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use naobroker_framework::CallError;
+use tokio::sync::oneshot;
+
+use super::unapplied::Unapplied;
+use crate::body::Body;
+use crate::engine::{Channel, FromEngine, MotionTask, ToEngine, TrackEntry};
+use crate::events::MemoryWrite;
+use crate::runner::MotionShared;
+use crate::trajectory::Track;
+
+pub(super) struct TaskInfo {
+    pub(super) id: u64,
+    pub(super) name: &'static str,
+    pub(super) motors: u64,
+}
+
+/// The API side of ALMotion, shared by its methods and their futures.
+pub(super) struct Client {
+    pub(super) body: Arc<Body>,
+    commands: RefCell<rtrb::Producer<ToEngine>>,
+    pub(super) shared: Arc<MotionShared>,
+    pub(super) tasks: RefCell<Vec<TaskInfo>>,
+    waiters: RefCell<HashMap<u64, oneshot::Sender<bool>>>,
+    next_id: Cell<u64>,
+    pub(super) awake: Cell<bool>,
+    /// What the motion thread reported and the API has not read yet.
+    reports: RefCell<rtrb::Consumer<FromEngine>>,
+    /// ALMemory writes (cycle and fall events), performed in order by one task.
+    pub(super) cycle_events: tokio::sync::mpsc::UnboundedSender<MemoryWrite>,
+    pub(super) unapplied: Unapplied,
+}
+
+/// Kills its task if the waiting call goes away first (`stop` on a posted call).
+struct KillOnDrop {
+    client: Rc<Client>,
+    id: u64,
+    armed: bool,
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = self.client.send(ToEngine::Kill(self.id));
+        }
+    }
+}
+
+impl Client {
+    pub(super) fn new(
+        body: Arc<Body>,
+        commands: rtrb::Producer<ToEngine>,
+        shared: Arc<MotionShared>,
+        reports: rtrb::Consumer<FromEngine>,
+        cycle_events: tokio::sync::mpsc::UnboundedSender<MemoryWrite>,
+    ) -> Client {
+        let motors = body.motors.len();
+        Client {
+            body,
+            commands: RefCell::new(commands),
+            shared,
+            tasks: RefCell::default(),
+            waiters: RefCell::default(),
+            next_id: Cell::new(0),
+            awake: Cell::new(false),
+            reports: RefCell::new(reports),
+            cycle_events,
+            unapplied: Unapplied::new(motors),
+        }
+    }
+
+    pub(super) fn send(&self, command: ToEngine) -> Result<(), CallError> {
+        self.commands
+            .borrow_mut()
+            .push(command)
+            .map_err(|_| CallError::new("the motion command queue is full"))?;
+        self.unapplied.command_sent();
+        Ok(())
+    }
+
+    pub(super) fn start(
+        &self,
+        name: &'static str,
+        tracks: Vec<TrackEntry>,
+    ) -> Result<(u64, oneshot::Receiver<bool>), CallError> {
+        let id = self.next_id.get() + 1;
+        let motors = tracks.iter().fold(0u64, |mask, t| mask | 1 << t.motor);
+        // Sent first: a task the queue refused is not listed, and its id is not used.
+        self.send(ToEngine::Start(Box::new(MotionTask { id, tracks })))?;
+        self.next_id.set(id);
+        let (done, finished) = oneshot::channel();
+        self.waiters.borrow_mut().insert(id, done);
+        self.tasks.borrow_mut().push(TaskInfo { id, name, motors });
+        Ok((id, finished))
+    }
+
+    /// Start a task now; the future waits for its end (`Ok(false)`: killed or replaced).
+    /// Dropping the future first kills the task (`stop` on a posted call).
+    pub(super) fn begin(
+        self: &Rc<Self>,
+        name: &'static str,
+        tracks: Vec<TrackEntry>,
+    ) -> Result<impl std::future::Future<Output = Result<bool, CallError>>, CallError> {
+        let (id, finished) = self.start(name, tracks)?;
+        let guard = KillOnDrop { client: Rc::clone(self), id, armed: true };
+        Ok(async move {
+            // The whole guard moves in (not just the field assigned below), to live as long.
+            let mut guard = guard;
+            let completed = finished.await.map_err(|_| CallError::new("ALMotion stopped"))?;
+            guard.armed = false;
+            Ok(completed)
+        })
+    }
+
+    /// Start a task and wait for its end; `Ok(false)` when it was killed or replaced.
+    pub(super) async fn run(
+        self: Rc<Self>,
+        name: &'static str,
+        tracks: Vec<TrackEntry>,
+    ) -> Result<bool, CallError> {
+        self.begin(name, tracks)?.await
+    }
+
+    /// Joint names, for messages about the joints of a call.
+    pub(super) fn names(&self, joints: &[usize]) -> Vec<&str> {
+        joints.iter().map(|&joint| self.joint_name(joint)).collect()
+    }
+
+    /// A track of a joint (on its motor).
+    pub(super) fn track(&self, joint: usize, channel: Channel, track: Track, relative: bool) -> TrackEntry {
+        TrackEntry { motor: self.body.joints[joint].motor, channel, track, relative }
+    }
+
+    /// Read everything the motion thread reported. Queries call it first: under the
+    /// manual clock the motion cycle has run when `DCM.step` returns, so what they
+    /// answer is exact whatever the order in which wake-ups reach this thread.
+    pub(super) fn catch_up(&self) {
+        loop {
+            let Ok(report) = self.reports.borrow_mut().pop() else { break };
+            match report {
+                FromEngine::Finished { id, completed } => {
+                    self.tasks.borrow_mut().retain(|t| t.id != id);
+                    if let Some(waiter) = self.waiters.borrow_mut().remove(&id) {
+                        let _ = waiter.send(completed);
+                    }
+                }
+                report => crate::events::writes_for(report, &self.cycle_events),
+            }
+        }
+    }
+
+    fn joint_name(&self, joint: usize) -> &str {
+        &self.body.joints[joint].name
+    }
+
+    pub(super) fn clamp_angle(&self, joint: usize, angle: f64) -> f64 {
+        let spec = &self.body.joints[joint].spec;
+        let clamped = angle.clamp(spec.min, spec.max);
+        if clamped != angle {
+            tracing::info!(
+                joint = %spec.name,
+                requested = angle,
+                clamped,
+                "target out of the joint's range: clamped"
+            );
+        }
+        clamped
+    }
+
+    /// Tracks moving `joints` to `targets` (clamped to their ranges) with the smooth
+    /// profile, peak speed at most `fraction` of each joint's maximum; all joints arrive
+    /// together.
+    pub(super) fn with_speed(&self, joints: &[usize], targets: &[f64], fraction: f64) -> Vec<TrackEntry> {
+        let targets: Vec<f64> =
+            joints.iter().zip(targets).map(|(&joint, &target)| self.clamp_angle(joint, target)).collect();
+        let duration = joints
+            .iter()
+            .zip(&targets)
+            .map(|(&joint, &target)| {
+                let motor = self.body.joints[joint].motor;
+                // The smooth profile peaks at 1.5 × the mean speed.
+                1.5 * (target - self.shared.position(motor)).abs()
+                    / (fraction * self.body.joints[joint].spec.max_velocity)
+            })
+            .fold(0.02, f64::max);
+        joints
+            .iter()
+            .zip(targets)
+            .map(|(&joint, target)| TrackEntry {
+                motor: self.body.joints[joint].motor,
+                channel: Channel::Position,
+                track: Track::Keys { times: vec![duration], values: vec![target] },
+                relative: false,
+            })
+            .collect()
+    }
+
+    pub(super) fn posture(&self, posture: &[(&str, f64)]) -> Result<(Vec<usize>, Vec<f64>), CallError> {
+        let mut joints = Vec::new();
+        let mut targets = Vec::new();
+        for (name, angle) in posture {
+            if let Ok(found) = self.body.expand(name) {
+                joints.extend(&found);
+                targets.push(*angle);
+            }
+        }
+        Ok((joints, targets))
+    }
+
+    pub(super) fn stiffness_tracks(
+        &self,
+        joints: &[usize],
+        targets: &[f64],
+        seconds: f64,
+    ) -> Vec<TrackEntry> {
+        joints
+            .iter()
+            .zip(targets)
+            .map(|(&joint, &target)| TrackEntry {
+                motor: self.body.joints[joint].motor,
+                channel: Channel::Stiffness,
+                track: Track::Keys { times: vec![seconds], values: vec![target.clamp(0.0, 1.0)] },
+                relative: false,
+            })
+            .collect()
+    }
+}
