@@ -6,6 +6,7 @@
 #![deny(unsafe_code)]
 
 use std::cell::Cell;
+use std::future::Future;
 use std::rc::Rc;
 
 use naobroker_framework::{CallError, Methods, Module, ModuleContext, Value};
@@ -50,22 +51,7 @@ impl Module for HeadTracker {
         .add_async(
             "onMotionCycle",
             "Callback of ALMotion/PostProcess: steer the head toward the target.",
-            |this, context, (_name, _value, _message): (String, Value, Value)| {
-                this.counters.motion_cycles.set(this.counters.motion_cycles.get() + 1);
-                let memory = context.proxy("ALMemory");
-                let motion = context.proxy("ALMotion");
-                let counters = Rc::clone(&this.counters);
-                async move {
-                    let Ok((yaw, pitch)) = memory.call_as::<(f64, f64), _>("getData", (TARGET_KEY,)).await
-                    else {
-                        return Ok(());
-                    };
-                    let measured: Vec<f64> = memory.call_as("getListData", (SENSORS,)).await?;
-                    counters.error.set((yaw - measured[0]).abs() + (pitch - measured[1]).abs());
-                    motion.call("setAngles", (["HeadYaw", "HeadPitch"], [yaw, pitch], 0.3)).await?;
-                    Ok::<(), CallError>(())
-                }
-            },
+            on_motion_cycle,
         )
         .add(
             "stats",
@@ -92,5 +78,27 @@ impl Module for HeadTracker {
                 }
             }
         });
+    }
+}
+
+/// At every motion cycle: read the target and the head's sensors, note the tracking error,
+/// and command the head toward the target (nothing while no target was written).
+fn on_motion_cycle(
+    this: &mut HeadTracker,
+    context: &ModuleContext,
+    (_name, _value, _message): (String, Value, Value),
+) -> impl Future<Output = Result<(), CallError>> {
+    this.counters.motion_cycles.set(this.counters.motion_cycles.get() + 1);
+    let memory = context.proxy("ALMemory");
+    let motion = context.proxy("ALMotion");
+    let counters = Rc::clone(&this.counters);
+    async move {
+        let Ok((yaw, pitch)) = memory.call_as::<(f64, f64), _>("getData", (TARGET_KEY,)).await else {
+            return Ok(());
+        };
+        let measured: Vec<f64> = memory.call_as("getListData", (SENSORS,)).await?;
+        counters.error.set((yaw - measured[0]).abs() + (pitch - measured[1]).abs());
+        motion.call("setAngles", (["HeadYaw", "HeadPitch"], [yaw, pitch], 0.3)).await?;
+        Ok(())
     }
 }
