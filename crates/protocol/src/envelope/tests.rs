@@ -1,0 +1,97 @@
+//! The envelope's codec against the documented bytes, every kind's round trip, and the
+//! errors bad frames get.
+
+use super::*;
+
+fn round_trip(envelope: Envelope) {
+    let bytes = envelope.encode();
+    assert_eq!(Envelope::decode(&bytes, 1 << 20), Ok(envelope));
+}
+
+#[test]
+fn every_kind_round_trips() {
+    round_trip(Envelope::hello("naocli"));
+    round_trip(Envelope::Hello {
+        version: 1,
+        client: "Echo".into(),
+        session: vec![7; 16],
+        role: Role::Liveness,
+    });
+    round_trip(Envelope::Welcome { version: 1, heartbeat_ms: 1000 });
+    round_trip(Envelope::Call {
+        id: 7,
+        module: "ALMemory".into(),
+        method: "getData".into(),
+        args: vec!["key".into()],
+    });
+    round_trip(Envelope::Post { id: 8, module: "M".into(), method: "m".into(), args: vec![] });
+    round_trip(Envelope::Reply { id: 7, value: Value::F64(0.5) });
+    round_trip(Envelope::Error { id: 7, message: "no".into() });
+    round_trip(Envelope::Event { name: "E".into(), value: Value::Nil, lost: 0 });
+    round_trip(Envelope::Event { name: "E".into(), value: Value::Nil, lost: 3 });
+    round_trip(Envelope::Callback {
+        module: "M".into(),
+        method: "onTouched".into(),
+        event: "E".into(),
+        value: Value::F64(1.0),
+        message: "".into(),
+        lost: 2,
+    });
+    round_trip(Envelope::Register {
+        id: 1,
+        module: "Echo".into(),
+        methods: vec![MethodInfo {
+            name: "echo".into(),
+            signature: "(value: Value) -> Value".into(),
+            help: "returns its argument".into(),
+        }],
+    });
+    round_trip(Envelope::Unregister { id: 2, module: "Echo".into() });
+    round_trip(Envelope::Subscribe { id: 3, event: "E".into() });
+    round_trip(Envelope::Unsubscribe { id: 4, event: "E".into() });
+    round_trip(Envelope::Heartbeat);
+    round_trip(Envelope::Ack { count: 256 });
+}
+
+/// The bytes quoted in docs/protocol.md.
+#[test]
+fn call_and_reply_bytes_match_the_documentation() {
+    let call =
+        Envelope::Call { id: 1, module: "ALMemory".into(), method: "getData".into(), args: vec!["x".into()] };
+    assert_eq!(call.encode(), b"\x95\x02\x01\xa8ALMemory\xa7getData\x91\xa1x".to_vec());
+    let reply = Envelope::Reply { id: 1, value: Value::F64(0.5) };
+    assert_eq!(reply.encode(), b"\x93\x04\x01\xcb\x3f\xe0\x00\x00\x00\x00\x00\x00".to_vec());
+    assert_eq!(Envelope::Heartbeat.encode(), b"\x91\x0b".to_vec());
+    assert_eq!(Envelope::Ack { count: 256 }.encode(), b"\x92\x0c\xcd\x01\x00".to_vec());
+}
+
+#[test]
+fn errors_quote_a_short_excerpt_of_the_bad_field() {
+    let huge = Envelope::Reply { id: 1, value: Value::from("x".repeat(4 << 20)) };
+    let mut frame = huge.to_value();
+    if let Value::Array(items) = &mut frame {
+        items[0] = Envelope::EVENT.into();
+        items[1] = Value::Array(vec![Value::from(1); 1 << 16]);
+    }
+    let mut bytes = Vec::new();
+    rmpv::encode::write_value(&mut bytes, &frame).unwrap();
+    let error = Envelope::decode(&bytes, 64 << 20).unwrap_err().to_string();
+    assert!(error.len() < 200, "{error}");
+}
+
+#[test]
+fn bad_frames_are_named() {
+    assert!(matches!(Envelope::decode(b"\xa5ab", 100), Err(ProtocolError::Malformed(_))));
+    assert!(matches!(Envelope::decode(b"\x95\x02", 100), Err(ProtocolError::Malformed(_))));
+    assert!(matches!(Envelope::decode(b"\x01", 100), Err(ProtocolError::NotAnEnvelope(_))));
+    assert!(matches!(Envelope::decode(b"\x91\x63", 100), Err(ProtocolError::NotAnEnvelope(_))));
+    assert!(matches!(Envelope::decode(b"\x91\x0b\x00", 100), Err(ProtocolError::TrailingBytes(1))));
+    assert_eq!(Envelope::decode(&[0x90; 10], 4), Err(ProtocolError::TooLarge { size: 10, limit: 4 }));
+    let mut nested = vec![0x93, 0x06, 0xa1, b'E'];
+    nested.extend(std::iter::repeat_n(0x91, 40));
+    nested.push(0xc0);
+    assert_eq!(Envelope::decode(&nested, 1 << 20), Err(ProtocolError::TooDeep { limit: 32 }));
+    let not_call = b"\x95\x02\x09\xa1M\x05\x90";
+    assert_eq!(Envelope::salvage_id(not_call), 9);
+    assert!(Envelope::decode(not_call, 100).is_err());
+}
