@@ -1,3 +1,7 @@
+//! `naobench cycle`: the DCM cycle's wake-up lateness, compute time and overruns beside a
+//! bare clock_nanosleep loop at the same priority on the same CPU, idle and with the other
+//! core busy, at 10 ms and 1 ms; then buffers 1 and 4000 commands deep.
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -170,7 +174,8 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool) {
             rows.push(row(format!("floor: bare loop, {label}"), &floor));
             rows.push(row(format!("DCM, 140 actuators × 2000 commands (100 ms apart), {label}"), &measured));
             notes.push(format!(
-                "{label}: DCM − floor lateness p50 {:+.0} µs, p99 {:+.0} µs (target ≤ +20); overruns {} vs {}",
+                "{label}: DCM − floor lateness p50 {:+.0} µs, p99 {:+.0} µs (target ≤ +20); \
+                 overruns {} vs {}",
                 measured.lateness.p50() - floor.lateness.p50(),
                 measured.lateness.p99() - floor.lateness.p99(),
                 measured.overruns,
@@ -184,6 +189,9 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool) {
             rows.push(row(format!("DCM, {} ms, buffers {depth} deep", period_us / 1000), &measured));
         }
     }
-    notes.push(format!("{seconds} s per configuration (floor and DCM in ABBA halves); priority {priority} SCHED_FIFO, CPU {cpu}; compute is wake-up to end of cycle (hooks included, none here)"));
+    notes.push(format!(
+        "{seconds} s per configuration (floor and DCM in ABBA halves); priority {priority} SCHED_FIFO, \
+         CPU {cpu}; compute is wake-up to end of cycle (hooks included, none here)"
+    ));
     print("cycle", &rows, &notes, json);
 }

@@ -1,3 +1,6 @@
+//! `naobench ingest`: timed commands accepted per second through `setAlias` time-separate,
+//! parsed and applied in-process, and sent over tcp from another process.
+
 use std::time::Instant;
 
 use naobroker_dcm::core::{Aliases, DcmCore, RequestParser};
