@@ -111,7 +111,10 @@ fn the_seed_002_led_examples_through_aliases() {
     let broker = TestBroker::start("start_time_ms = 0\n");
     let created = broker.call(
         "DCM.createAlias",
-        &[r#"["ChestLeds", ["ChestBoard/Led/Red/Actuator/Value", "ChestBoard/Led/Green/Actuator/Value", "ChestBoard/Led/Blue/Actuator/Value", "Nope"]]"#],
+        &[concat!(
+            r#"["ChestLeds", ["ChestBoard/Led/Red/Actuator/Value", "ChestBoard/Led/Green/Actuator/Value", "#,
+            r#""ChestBoard/Led/Blue/Actuator/Value", "Nope"]]"#
+        )],
     );
     assert_eq!(created[1][3], json!(""));
     // time-separate: 6 times, one value list per LED (the unknown member is skipped).

@@ -239,13 +239,14 @@ fn a_malformed_call_fails_at_once_posted_or_not() {
         (
             "stiffnessInterpolation",
             vec!["HeadYaw".into(), numbers(&[1.0, 0.5]), numbers(&[1.0, 0.5])],
-            "timeLists: HeadYaw: key-frame times must be positive and increasing by at least 0.001 s, got [1, 0.5]",
+            "timeLists: HeadYaw: key-frame times must be positive and increasing by at least 0.001 s, \
+             got [1, 0.5]",
         ),
         (
             "angleInterpolationBezier",
             vec!["HeadYaw".into(), n(1.0), list([n(0.5), list([3.into(), n(0.3), n(0.0)]), list([])])],
-            "controlPoints: HeadYaw: expected an in handle [type, dTime <= 0 back to the previous key at most, \
-             dAngle within ±100 rad], got [3, 0.3, 0]",
+            "controlPoints: HeadYaw: expected an in handle [type, dTime <= 0 back to the previous key \
+             at most, dAngle within ±100 rad], got [3, 0.3, 0]",
         ),
         (
             "angleInterpolationWithSpeed",

@@ -56,7 +56,8 @@ fn python_client_suite() {
     };
     assert!(
         status.success(),
-        "pytest failed (it needs pyzmq, msgpack and pytest: `python3 -m pip install ./clients/python pytest`):\n{stdout}\n{stderr}"
+        "pytest failed (it needs pyzmq, msgpack and pytest: \
+         `python3 -m pip install ./clients/python pytest`):\n{stdout}\n{stderr}"
     );
     assert!(stdout.contains(" passed"), "{stdout}");
 }

@@ -37,7 +37,8 @@ fn only_clients_on_the_allow_list_reach_a_curve_listener() {
     let (_, intruder_secret) = keygen(&dir, "intruder.key");
     let port = free_port();
     let curve = format!(
-        "[broker.curve]\nlisten = [\"tcp://0.0.0.0:{port}\"]\nsecret_key_file = \"{}\"\nclients = [\"{client_public}\"]\n",
+        "[broker.curve]\nlisten = [\"tcp://0.0.0.0:{port}\"]\nsecret_key_file = \"{}\"\n\
+         clients = [\"{client_public}\"]\n",
         dir.join("broker.key").display()
     );
     let broker = TestBroker::start_with(&curve, "");

@@ -259,7 +259,8 @@ fn key_frame_times_are_at_least_a_millisecond_apart_and_at_most_an_hour() {
     );
     assert_eq!(
         error(angles(&YAW, n(0.1), n(0.0001))),
-        "timeLists: HeadYaw: key-frame times must be positive and increasing by at least 0.001 s, got [0.0001]"
+        "timeLists: HeadYaw: key-frame times must be positive and increasing by at least 0.001 s, \
+         got [0.0001]"
     );
     assert_eq!(
         error(angles(&YAW, n(0.1), n(3600.5))),
