@@ -27,14 +27,11 @@ mod module;
 mod proxy;
 pub mod remote;
 mod session;
-mod wire;
+pub mod wire;
 
 pub use actor::ModuleActor;
 pub use args::{args_of, Args};
-pub use broker::{
-    Blackboard, Broker, Connection, ConnectionRole, Limits, Outbound, Request, WeakBroker, Wire, Write,
-    MEMORY_MODULE,
-};
+pub use broker::{Blackboard, Broker, Limits, MEMORY_MODULE};
 pub use client::ClientKeys;
 pub use client::ClientSession;
 pub use error::{CallError, CallResult};

@@ -6,10 +6,8 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use naobroker_framework::{
-    Broker, CallError, ClientId, Connection, ConnectionRole, Limits, Methods, Module, Outbound, Request,
-    Value, Write,
-};
+use naobroker_framework::wire::{Connection, ConnectionRole, Outbound, Request, Write};
+use naobroker_framework::{Broker, CallError, ClientId, Limits, Methods, Module, Value};
 use naobroker_protocol::{Envelope, MethodInfo, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION};
 use tokio::sync::mpsc;
 
