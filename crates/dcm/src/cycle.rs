@@ -188,6 +188,13 @@ pub struct RequestChannel {
     queued: queued::Queued,
     /// Per-actuator counts for checking a request, allocated once.
     admission: admission::Admission,
+    /// A request's length changes while it is sent, allocated once.
+    changes: Vec<(usize, LengthChange)>,
+    /// Requests the cycle gave back, emptied, for [`RequestChannel::reusable_request`]: at
+    /// most as many as [`RequestChannel::keep_requests`] asked for; the others are freed.
+    /// Boxed on purpose: the boxes travel to the cycle and back, never reallocated.
+    #[allow(clippy::vec_box)]
+    spare_requests: Vec<Box<Request>>,
     shared: Arc<Shared>,
     model: Arc<DeviceModel>,
     next_hook_id: u32,
@@ -196,10 +203,42 @@ pub struct RequestChannel {
 }
 
 impl RequestChannel {
+    /// Take back what the cycle returned: requests to reuse while there is room for them,
+    /// the rest freed here.
+    fn take_returned(&mut self) {
+        while let Ok(returned) = self.returned.pop() {
+            match returned {
+                Returned::Request(mut request)
+                    if self.spare_requests.len() < self.spare_requests.capacity() =>
+                {
+                    request.clear();
+                    self.spare_requests.push(request);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Keep up to `count` of the requests the cycle gives back for
+    /// [`RequestChannel::reusable_request`], and make them now, each with room for `groups`
+    /// one-command groups: a producer sending one such request per cycle (the motion thread)
+    /// then allocates nothing while the cycle keeps up.
+    pub fn keep_requests(&mut self, count: usize, groups: usize) {
+        self.spare_requests = Vec::with_capacity(count);
+        self.spare_requests.extend((0..count).map(|_| Box::new(Request::with_capacity(groups))));
+    }
+
+    /// An empty request to fill and send: one the cycle gave back when there is one
+    /// ([`RequestChannel::keep_requests`]), a new one otherwise.
+    pub fn reusable_request(&mut self) -> Box<Request> {
+        self.take_returned();
+        self.spare_requests.pop().unwrap_or_default()
+    }
+
     fn push(&mut self, message: ToCycle) -> Result<(), String> {
-        // Freeing what the cycle returned first keeps queue + returns within capacity,
+        // Taking back what the cycle returned first keeps queue + returns within capacity,
         // so the cycle thread can always hand its boxes back.
-        while self.returned.pop().is_ok() {}
+        self.take_returned();
         self.to_cycle.push(message).map_err(|_| "the DCM request queue is full: retry later".to_owned())?;
         if self.shared.clock == ClockMode::Manual {
             self.shared.wake();
@@ -212,24 +251,31 @@ impl RequestChannel {
     /// queued requests in order (a queued `ClearAll` empties it), the request's own
     /// groups in order (its `ClearAll` counts only what it brings), and other producers'
     /// queued commands as if they came after: never fewer than the cycle will hold.
-    pub fn send(&mut self, request: Request) -> Result<(), String> {
+    /// Accepted, it allocates nothing (its length changes go into storage reserved at
+    /// start); refused, the request is freed and the error says why.
+    pub fn send(&mut self, request: impl Into<Box<Request>>) -> Result<(), String> {
+        let request = request.into();
         let actuators = self.model.actuators.len();
         if let Some(group) = request.groups().iter().find(|group| group.actuator >= actuators) {
             return Err(format!("no actuator number {} (the model has {actuators})", group.actuator));
         }
-        let changes: Vec<(usize, LengthChange)> = request
-            .groups()
-            .iter()
-            .map(|group| (group.actuator, LengthChange::of(group.update, group.commands.len())))
-            .collect();
+        let mut changes = std::mem::take(&mut self.changes);
+        changes.clear();
+        changes.extend(
+            request
+                .groups()
+                .iter()
+                .map(|group| (group.actuator, LengthChange::of(group.update, group.commands.len()))),
+        );
         // Reserved before checking (sequentially consistent): of two producers checking at
         // once, at least one sees the other's commands.
         self.reserve(&changes, true);
-        let checked = self.check(&changes).and_then(|()| self.push(ToCycle::Apply(Box::new(request))));
+        let checked = self.check(&changes).and_then(|()| self.push(ToCycle::Apply(request)));
         match checked {
-            Ok(()) => self.queued.push(changes),
+            Ok(()) => self.queued.push(&changes),
             Err(_) => self.reserve(&changes, false),
         }
+        self.changes = changes;
         checked
     }
 
@@ -363,8 +409,11 @@ impl CycleThread {
                 producer,
                 to_cycle,
                 returned,
-                queued: queued::Queued::default(),
+                queued: queued::Queued::with_capacity(config.queue_capacity, 4 * actuators),
                 admission: admission::Admission::new(actuators),
+                // A client's request names an actuator at most 4 times (aliases).
+                changes: Vec::with_capacity(4 * actuators),
+                spare_requests: Vec::new(),
                 shared: Arc::clone(&shared),
                 model: Arc::clone(&model),
                 next_hook_id: 0,

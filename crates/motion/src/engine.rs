@@ -15,6 +15,7 @@ use crate::trajectory::Track;
 
 mod reflex_steps;
 mod smart_stiffness;
+mod tasks;
 #[cfg(test)]
 mod tests;
 
@@ -75,11 +76,20 @@ pub enum FromEngine {
     Cycle { cycle: u64, time: DcmTime },
 }
 
-struct Running {
-    task: Box<MotionTask>,
-    started_at: Option<DcmTime>,
-    /// Per track: value at start.
-    start: Vec<f64>,
+/// What the engine hands out: its reports in cycle order, and the tasks it is done with,
+/// whole, for the API side to free (the motion thread never frees).
+#[derive(Debug, Default)]
+pub struct EngineOutput {
+    pub reports: Vec<FromEngine>,
+    pub retired: Vec<Box<MotionTask>>,
+}
+
+impl EngineOutput {
+    /// Room for `capacity` reports and as many tasks ([`Engine::max_reports`]): filled and
+    /// emptied every cycle, it never grows.
+    pub fn with_capacity(capacity: usize) -> EngineOutput {
+        EngineOutput { reports: Vec::with_capacity(capacity), retired: Vec::with_capacity(capacity) }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -119,8 +129,12 @@ fn arrived(track: &Track, value: f64, min: f64, max: f64, elapsed: f64) -> bool 
 pub struct Engine {
     body: Arc<Body>,
     period_ms: i32,
-    running: Vec<Running>,
+    /// Room for every task that can run at once, reserved at start: [`Engine::command`].
+    running: Vec<tasks::Running>,
     motors: Vec<MotorState>,
+    /// Per motor: its `[position, stiffness]` when the task driving it started (one task
+    /// drives a motor's channel at a time).
+    task_start: Vec<[f64; 2]>,
     switches: Arc<Switches>,
     actuators: FastAccess,
     currents: FastAccess,
@@ -171,8 +185,11 @@ impl Engine {
             protective: fall::protective_posture(&body),
             body,
             period_ms,
-            running: Vec::new(),
+            // Each running task drives a motor's channel no other task drives, and a task
+            // just started may drive none until the next reap.
+            running: Vec::with_capacity(2 * count + 1),
             motors: vec![MotorState::default(); count],
+            task_start: vec![[0.0; 2]; count],
             fall: FallDetector::new(fall_config.tilt_rad, period_ms, switches.fall_manager()),
             switches,
             read: vec![0.0; 2 * count],
@@ -192,6 +209,11 @@ impl Engine {
             motor.stiffness = engine.read[count + index];
         }
         Ok(engine)
+    }
+
+    /// How many motors it drives.
+    pub fn motors(&self) -> usize {
+        self.motors.len()
     }
 
     pub fn position(&self, motor: usize) -> f64 {
@@ -219,7 +241,8 @@ impl Engine {
     /// The most reports one cycle makes after its `PreProcess`, with `commands` taken in:
     /// each running task ends at most once (those running before, at most one per motor and
     /// channel, since a new task takes its joints from the others, and those started by
-    /// the commands), plus the fall manager's report and `Cycle`.
+    /// the commands), plus the fall manager's report and `Cycle`. As many tasks are handed
+    /// back, at most.
     pub fn max_reports(&self, commands: usize) -> usize {
         2 * self.motors.len() + commands + 2
     }
@@ -234,78 +257,53 @@ impl Engine {
         self.collision_stops
     }
 
-    fn owner(&self, motor: usize, channel: Channel) -> Option<usize> {
-        self.running
-            .iter()
-            .position(|r| r.task.tracks.iter().any(|t| t.motor == motor && t.channel == channel))
-    }
-
-    /// Apply a command from the API; returns the tasks it ended.
-    pub fn command(&mut self, command: ToEngine, finished: &mut Vec<FromEngine>) {
-        match command {
-            ToEngine::Start(task) if self.fall.protecting() => {
-                // The fall manager has priority over every task.
-                finished.push(FromEngine::Finished { id: task.id, completed: false });
-            }
-            ToEngine::Start(task) => {
-                // A new task on a joint replaces the old one on that joint.
-                let (positions, stiffnesses) = (task.mask(Channel::Position), task.mask(Channel::Stiffness));
-                for running in &mut self.running {
-                    running.task.tracks.retain(|t| {
-                        let mask = if t.channel == Channel::Position { positions } else { stiffnesses };
-                        mask & (1 << t.motor) == 0
-                    });
-                }
-                self.reap(finished, false);
-                let start = vec![0.0; task.tracks.len()];
-                self.running.push(Running { task, started_at: None, start });
-            }
-            ToEngine::Kill(id) => {
-                for running in &mut self.running {
-                    if running.task.id == id {
-                        running.task.tracks.clear();
-                    }
-                }
-                self.reap(finished, false);
-            }
-            ToEngine::KillAll => {
-                for running in &mut self.running {
-                    running.task.tracks.clear();
-                }
-                self.reap(finished, false);
-            }
-            ToEngine::KillMotors(mask) => {
-                for running in &mut self.running {
-                    if running.task.tracks.iter().any(|t| mask & (1 << t.motor) != 0) {
-                        running.task.tracks.clear();
-                    }
-                }
-                self.reap(finished, false);
-            }
-        }
-    }
-
-    fn reap(&mut self, finished: &mut Vec<FromEngine>, completed: bool) {
-        self.running.retain(|r| {
-            let keep = !r.task.tracks.is_empty();
-            if !keep {
-                finished.push(FromEngine::Finished { id: r.task.id, completed });
-            }
-            keep
-        });
-    }
-
     /// One motion cycle at DCM time `now`: intentions for `now + period` go into `request`.
-    pub fn cycle(&mut self, now: DcmTime, request: &mut Request, finished: &mut Vec<FromEngine>) {
+    pub fn cycle(&mut self, now: DcmTime, request: &mut Request, output: &mut EngineOutput) {
         self.cycle += 1;
-        let count = self.motors.len();
         let target_time = now.wrapping_add(self.period_ms);
         let dt = f64::from(self.period_ms) / 1000.0;
         self.actuators.read(&mut self.read);
         self.currents.read(&mut self.currents_read);
+        self.follow_the_dcm();
+        self.previous.iter_mut().zip(&self.motors).for_each(|(previous, state)| *previous = state.position);
+        let mut positions_sent = 0u64;
+        let mut stiffness_sent = 0u64;
+        match self.fall_step() {
+            FallStep::Started(direction) => {
+                self.kill_all(output);
+                output.reports.push(FromEngine::Falling { time: now, direction });
+                positions_sent |= self.drive_protective_posture(direction, dt);
+            }
+            FallStep::Protecting(direction) => positions_sent |= self.drive_protective_posture(direction, dt),
+            FallStep::Finished => {
+                stiffness_sent = self.all_stiffness_off(target_time, request);
+                output.reports.push(FromEngine::Fallen { time: now });
+            }
+            FallStep::Upright => output.reports.push(FromEngine::Upright),
+            FallStep::Idle => {}
+        }
+        let (positions, stiffness) = self.run_tasks(now, target_time, request, output);
+        positions_sent |= positions;
+        stiffness_sent |= stiffness;
+        self.hold_arms_out_of_the_body(positions_sent);
+        for motor in 0..self.motors.len() {
+            if positions_sent & (1 << motor) != 0 {
+                let command = TimedCommand { time: target_time, value: self.motors[motor].position };
+                request.push_command(
+                    self.body.motors[motor].position_actuator,
+                    UpdateType::ClearAll,
+                    command,
+                );
+            }
+        }
+        self.smart_stiffness_step(positions_sent, stiffness_sent, target_time, request);
+        output.reports.push(FromEngine::Cycle { cycle: self.cycle, time: now });
+    }
 
-        // Refresh the command model from what the DCM actually sends: a joint someone
-        // else drove through the DCM resumes from there, without a jump.
+    /// Refresh the command model from what the DCM actually sends: a joint someone else
+    /// drove through the DCM resumes from there, without a jump.
+    fn follow_the_dcm(&mut self) {
+        let count = self.motors.len();
         for motor in 0..count {
             let (dcm_position, dcm_stiffness) = (self.read[motor], self.read[count + motor]);
             if self.owner(motor, Channel::Position).is_none() {
@@ -329,120 +327,5 @@ impl Engine {
                 }
             }
         }
-
-        self.previous.iter_mut().zip(&self.motors).for_each(|(previous, state)| *previous = state.position);
-        let mut positions_sent = 0u64;
-        let mut stiffness_sent = 0u64;
-        match self.fall_step() {
-            FallStep::Started(direction) => {
-                for running in &mut self.running {
-                    running.task.tracks.clear();
-                }
-                self.reap(finished, false);
-                finished.push(FromEngine::Falling { time: now, direction });
-                positions_sent |= self.drive_protective_posture(direction, dt);
-            }
-            FallStep::Protecting(direction) => positions_sent |= self.drive_protective_posture(direction, dt),
-            FallStep::Finished => {
-                stiffness_sent = self.all_stiffness_off(target_time, request);
-                finished.push(FromEngine::Fallen { time: now });
-            }
-            FallStep::Upright => finished.push(FromEngine::Upright),
-            FallStep::Idle => {}
-        }
-        for index in 0..self.running.len() {
-            let running = &mut self.running[index];
-            if running.started_at.is_none() {
-                let mut delay = 0;
-                for (slot, track) in running.task.tracks.iter().enumerate() {
-                    let state = &mut self.motors[track.motor];
-                    running.start[slot] = match track.channel {
-                        Channel::Position => state.position,
-                        Channel::Stiffness => state.stiffness,
-                    };
-                    if track.channel == Channel::Position && state.smart_lowered {
-                        // Restore the stiffness first; the motion starts one cycle later.
-                        state.smart_lowered = false;
-                        let value = state.stiffness;
-                        request.push(
-                            self.body.motors[track.motor].stiffness_actuator,
-                            UpdateType::ClearAll,
-                            vec![TimedCommand { time: target_time, value }],
-                        );
-                        state.sent_stiffness = Some(value);
-                        stiffness_sent |= 1 << track.motor;
-                        delay = self.period_ms;
-                    }
-                }
-                running.started_at = Some(now.wrapping_add(delay));
-            }
-            let started = running.started_at.unwrap_or(now);
-            let elapsed = f64::from(target_time.wrapping_sub(started)) / 1000.0;
-            if elapsed <= 0.0 {
-                continue;
-            }
-            let mut all_done = true;
-            for (slot, entry) in running.task.tracks.iter().enumerate() {
-                let motor = &self.body.motors[entry.motor];
-                let state = &mut self.motors[entry.motor];
-                let start = running.start[slot];
-                let current = match entry.channel {
-                    Channel::Position => state.position,
-                    Channel::Stiffness => state.stiffness,
-                };
-                let mut value = entry.track.value(start, current, elapsed, dt);
-                if entry.relative {
-                    value += start;
-                }
-                if !value.is_finite() {
-                    // Never reaches a clamp (NaN bounds panic) nor the DCM: the joint holds.
-                    value = current;
-                }
-                match entry.channel {
-                    Channel::Position => {
-                        let step = motor.spec.max_velocity * dt;
-                        value = limit_step(state.position, value, step);
-                        value = value.max(motor.spec.min).min(motor.spec.max);
-                        state.position = value;
-                        state.sent_position = Some(value);
-                        state.idle_cycles = 0;
-                        positions_sent |= 1 << entry.motor;
-                        all_done &= arrived(&entry.track, value, motor.spec.min, motor.spec.max, elapsed);
-                    }
-                    Channel::Stiffness => {
-                        value = value.clamp(0.0, 1.0);
-                        state.stiffness = value;
-                        state.sent_stiffness = Some(value);
-                        state.external_stiffness = false;
-                        state.smart_lowered = false;
-                        stiffness_sent |= 1 << entry.motor;
-                        request.push(
-                            motor.stiffness_actuator,
-                            UpdateType::ClearAll,
-                            vec![TimedCommand { time: target_time, value }],
-                        );
-                        all_done &= arrived(&entry.track, value, 0.0, 1.0, elapsed);
-                    }
-                }
-            }
-            if all_done {
-                running.task.tracks.clear();
-            }
-        }
-        self.reap(finished, true);
-        self.hold_arms_out_of_the_body(positions_sent);
-        for motor in 0..count {
-            if positions_sent & (1 << motor) != 0 {
-                let value = self.motors[motor].position;
-                request.push(
-                    self.body.motors[motor].position_actuator,
-                    UpdateType::ClearAll,
-                    vec![TimedCommand { time: target_time, value }],
-                );
-            }
-        }
-
-        self.smart_stiffness_step(positions_sent, stiffness_sent, target_time, request);
-        finished.push(FromEngine::Cycle { cycle: self.cycle, time: now });
     }
 }

@@ -10,7 +10,7 @@ mod events;
 pub mod fall;
 mod module;
 pub mod reflexes;
-mod runner;
+pub mod runner;
 mod shapes;
 pub mod trajectory;
 
@@ -69,16 +69,21 @@ pub fn start(
     if config.fall_manager.enabled && !engine.switches().fall_available() {
         tracing::warn!("the robot has no InertialSensor/AngleX and AngleY: ALMotion's fall manager is off");
     }
+    // Just below the DCM, and only with the real clock: the manual clock runs in lockstep.
     let priority = dcm_priority.saturating_sub(1);
-    let started = runner::start(engine, channel, body.motors.len(), priority, shared.clock)
-        .map_err(|error| format!("cannot start the motion thread: {error}"))?;
-    let sync = Arc::clone(&started.thread.sync);
+    let priority = (shared.clock == ClockMode::Real && priority > 0).then_some(priority);
+    let cannot_start = |error: std::io::Error| format!("cannot start the motion thread: {error}");
+    let (cycle, ports) = runner::prepare(engine, channel).map_err(cannot_start)?;
+    let thread = runner::spawn(cycle, priority).map_err(cannot_start)?;
     let lockstep = shared.clock == ClockMode::Manual;
-    let hook = dcm.at_post_process("ALMotion", move |context| {
-        if context.cycle % ratio == 0 {
-            sync.tick(context.cycle / ratio, context.time, lockstep);
-        }
-    })?;
+    let hook = dcm.at_post_process("ALMotion", ports.dcm_hook(Arc::clone(thread.pace()), ratio, lockstep))?;
+    let started = runner::Started {
+        thread,
+        commands: ports.commands,
+        reports: ports.reports.queue,
+        wake: ports.reports.wake,
+        shared: ports.shared,
+    };
     broker.reserve_keys("ALMotion", events::UNPREFIXED_NAMES);
     Ok(ALMotion::new(body, started, hook, Arc::clone(&shared.slots), broker, config.period_ms as i32))
 }

@@ -15,6 +15,9 @@ pub struct Tick {
     /// deadlines are not run but still counted), with [`Cadence::Following`] the number
     /// requested.
     pub number: u64,
+    /// Cycles not run just before this one: deadlines missed after an overrun, requests
+    /// jumped over.
+    pub skipped: u64,
     /// How late the thread woke after its deadline (0 without deadlines).
     pub lateness_ns: i64,
     /// When it woke, on CLOCK_MONOTONIC ([`crate::monotonic_ns`]).
@@ -79,19 +82,22 @@ fn periodic(pace: &Pace, cycle: &mut impl Cycle, start_ns: i64, period_ns: i64) 
     let period_ns = period_ns.max(1);
     let mut number = 0u64;
     let mut deadline = start_ns;
+    let mut skipped = 0;
     while !pace.stopping() {
         number += 1;
         deadline += period_ns;
         sleep_until(deadline);
         let woke_ns = monotonic_ns();
-        cycle.run(Tick { number, lateness_ns: woke_ns - deadline, woke_ns });
+        cycle.run(Tick { number, skipped, lateness_ns: woke_ns - deadline, woke_ns });
         pace.finished(number);
         let finished = monotonic_ns();
+        skipped = 0;
         if finished > deadline + period_ns {
             // Continue from the present instead of bursting through the missed deadlines.
             let missed = (finished - deadline) / period_ns;
-            pace.count_overrun(missed as u64);
-            number += missed as u64;
+            skipped = missed as u64;
+            pace.count_overrun(skipped);
+            number += skipped;
             deadline += missed * period_ns;
         }
     }
@@ -103,7 +109,7 @@ fn granted(pace: &Pace, cycle: &mut impl Cycle) {
         cycle.idle();
         if pace.target() > number {
             number += 1;
-            cycle.run(Tick { number, lateness_ns: 0, woke_ns: monotonic_ns() });
+            cycle.run(Tick { number, skipped: 0, lateness_ns: 0, woke_ns: monotonic_ns() });
             pace.finished(number);
         } else {
             thread::park();
@@ -120,8 +126,9 @@ fn following(pace: &Pace, cycle: &mut impl Cycle) {
             thread::park();
             continue;
         }
-        pace.count_skipped(requested - done - 1);
-        cycle.run(Tick { number: requested, lateness_ns: 0, woke_ns: monotonic_ns() });
+        let skipped = requested - done - 1;
+        pace.count_skipped(skipped);
+        cycle.run(Tick { number: requested, skipped, lateness_ns: 0, woke_ns: monotonic_ns() });
         done = requested;
         pace.finished(done);
     }

@@ -43,12 +43,27 @@ pub struct ActuatorCommands {
 }
 
 /// A validated request: applied whole within one cycle, or refused whole.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct Request {
     groups: Vec<ActuatorCommands>,
+    /// Command lists of the groups cleared away, empty, for [`Request::push_command`] to
+    /// fill again: a request reused cycle after cycle allocates nothing.
+    spare: Vec<Vec<TimedCommand>>,
+}
+
+impl PartialEq for Request {
+    fn eq(&self, other: &Request) -> bool {
+        self.groups == other.groups
+    }
 }
 
 impl Request {
+    /// Room for `groups` groups of one command each, allocated now.
+    pub fn with_capacity(groups: usize) -> Request {
+        let spare = (0..groups).map(|_| Vec::with_capacity(1)).collect();
+        Request { groups: Vec::with_capacity(groups), spare }
+    }
+
     pub fn groups(&self) -> &[ActuatorCommands] {
         &self.groups
     }
@@ -59,8 +74,23 @@ impl Request {
         self.groups.push(ActuatorCommands { actuator, update, commands });
     }
 
+    /// [`Request::push`] of one command, into the storage of groups cleared before: the
+    /// motion cycle's way, without allocating.
+    pub fn push_command(&mut self, actuator: usize, update: UpdateType, command: TimedCommand) {
+        let mut commands = self.spare.pop().unwrap_or_default();
+        if !command.value.is_nan() {
+            commands.push(command);
+        }
+        self.groups.push(ActuatorCommands { actuator, update, commands });
+    }
+
+    /// Empty it, keeping the storage for [`Request::push_command`].
     pub fn clear(&mut self) {
-        self.groups.clear();
+        for group in self.groups.drain(..) {
+            let mut commands = group.commands;
+            commands.clear();
+            self.spare.push(commands);
+        }
     }
 }
 
@@ -183,6 +213,7 @@ impl RequestParser<'_> {
                 .filter(|(group, had)| !(**had && group.commands.is_empty()))
                 .map(|(group, _)| group)
                 .collect(),
+            spare: Vec::new(),
         }
     }
 
@@ -397,6 +428,22 @@ mod tests {
             .set_alias(&arr(vec!["Nope".into(), "Merge".into(), "time-mixed".into(), arr(vec![])]))
             .unwrap_err()
             .contains("unknown alias"));
+    }
+
+    #[test]
+    fn a_cleared_request_fills_its_groups_again_in_the_same_storage() {
+        let mut request = Request::with_capacity(2);
+        request.push_command(3, UpdateType::ClearAll, TimedCommand { time: 10, value: 0.5 });
+        request.push_command(4, UpdateType::Merge, TimedCommand { time: 10, value: f64::NAN });
+        assert_eq!(request.groups()[0].commands, [TimedCommand { time: 10, value: 0.5 }]);
+        assert!(request.groups()[1].commands.is_empty(), "a NaN is left out, as by push");
+        let storage: Vec<*const TimedCommand> = request.groups().iter().map(|g| g.commands.as_ptr()).collect();
+        request.clear();
+        assert_eq!(request, Request::default());
+        request.push_command(5, UpdateType::ClearAll, TimedCommand { time: 20, value: 1.0 });
+        request.push_command(6, UpdateType::ClearAll, TimedCommand { time: 20, value: 1.0 });
+        let reused: Vec<*const TimedCommand> = request.groups().iter().map(|g| g.commands.as_ptr()).collect();
+        assert_eq!(reused, [storage[1], storage[0]]);
     }
 
     #[test]

@@ -133,7 +133,7 @@ mod tests {
     fn queued(requests: &[&[(usize, LengthChange)]]) -> Queued {
         let mut queued = Queued::default();
         for request in requests {
-            queued.push(request.to_vec());
+            queued.push(request);
         }
         queued
     }

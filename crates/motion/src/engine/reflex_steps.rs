@@ -45,11 +45,8 @@ impl Engine {
             state.sent_stiffness = Some(0.0);
             state.external_stiffness = false;
             state.smart_lowered = false;
-            request.push(
-                self.body.motors[index].stiffness_actuator,
-                UpdateType::ClearAll,
-                vec![TimedCommand { time: target_time, value: 0.0 }],
-            );
+            let command = TimedCommand { time: target_time, value: 0.0 };
+            request.push_command(self.body.motors[index].stiffness_actuator, UpdateType::ClearAll, command);
             sent |= 1 << index;
         }
         sent

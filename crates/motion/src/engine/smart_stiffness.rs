@@ -31,7 +31,11 @@ impl Engine {
                 state.smart_lowered = false;
                 state.sent_stiffness = Some(state.stiffness);
                 let command = TimedCommand { time: target_time, value: state.stiffness };
-                request.push(self.body.motors[motor].stiffness_actuator, UpdateType::ClearAll, vec![command]);
+                request.push_command(
+                    self.body.motors[motor].stiffness_actuator,
+                    UpdateType::ClearAll,
+                    command,
+                );
             }
             if positions_sent & (1 << motor) != 0 {
                 continue;
@@ -53,10 +57,11 @@ impl Engine {
                 state.smart_lowered = true;
                 let value = state.stiffness * SMART_FACTOR;
                 state.sent_stiffness = Some(value);
-                request.push(
+                let command = TimedCommand { time: target_time, value };
+                request.push_command(
                     self.body.motors[motor].stiffness_actuator,
                     UpdateType::ClearAll,
-                    vec![TimedCommand { time: target_time, value }],
+                    command,
                 );
             }
         }

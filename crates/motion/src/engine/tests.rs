@@ -45,23 +45,24 @@ fn track(motor: usize, channel: Channel, value: f64) -> TrackEntry {
 /// Run motion cycles from DCM time `from` ms until task `id` ends; every command the
 /// engine holds and sends stays a finite number.
 fn run_until_finished(engine: &mut Engine, from: i32, id: u64) -> Vec<FromEngine> {
-    let mut reports = Vec::new();
+    let mut output = EngineOutput::default();
     let mut request = Request::default();
     for time in (from..from + 1000).step_by(20) {
         request.clear();
-        engine.cycle(time, &mut request, &mut reports);
+        engine.cycle(time, &mut request, &mut output);
         for group in request.groups() {
             assert!(group.commands.iter().all(|c| c.value.is_finite()), "at {time}: {group:?}");
         }
         for motor in 0..engine.motors.len() {
             assert!(engine.position(motor).is_finite() && engine.stiffness(motor).is_finite(), "at {time}");
         }
+        let reports = &output.reports;
         if reports.iter().any(|report| matches!(report, FromEngine::Finished { id: done, .. } if *done == id))
         {
-            return reports;
+            return output.reports;
         }
     }
-    panic!("task {id} never finished: {reports:?}");
+    panic!("task {id} never finished: {:?}", output.reports);
 }
 
 #[test]
@@ -73,14 +74,13 @@ fn a_value_that_is_not_a_number_keeps_the_previous_command() {
         track(wrist, Channel::Position, f64::INFINITY),
         track(pitch, Channel::Stiffness, f64::NAN),
     ];
-    let mut reports = Vec::new();
-    engine.command(ToEngine::Start(Box::new(MotionTask { id: 1, tracks })), &mut reports);
+    engine.command(ToEngine::Start(Box::new(MotionTask { id: 1, tracks })), &mut EngineOutput::default());
     let reports = run_until_finished(&mut engine, 20, 1);
     assert!(reports.contains(&FromEngine::Finished { id: 1, completed: true }), "{reports:?}");
     assert_eq!((engine.position(yaw), engine.position(wrist), engine.stiffness(pitch)), (0.0, 0.0, 0.0));
     // The motion thread lives on: the next task moves the joint.
     let task = MotionTask { id: 2, tracks: vec![track(yaw, Channel::Position, 0.5)] };
-    engine.command(ToEngine::Start(Box::new(task)), &mut Vec::new());
+    engine.command(ToEngine::Start(Box::new(task)), &mut EngineOutput::default());
     run_until_finished(&mut engine, 1000, 2);
     assert_eq!(engine.position(yaw), 0.5);
 }
@@ -92,9 +92,9 @@ fn the_cycle_a_fall_starts_reports_within_the_bound_the_motion_thread_reserves()
     for motor in &body.motors {
         set_slot(&slots, &motor.stiffness_key, 1.0);
     }
-    let mut reports = Vec::new();
-    engine.cycle(20, &mut Request::default(), &mut reports);
-    assert!(reports.contains(&FromEngine::Upright), "{reports:?}");
+    let mut output = EngineOutput::default();
+    engine.cycle(20, &mut Request::default(), &mut output);
+    assert!(output.reports.contains(&FromEngine::Upright), "{:?}", output.reports);
     // One task on every motor and channel, each running for a while.
     let long = |motor: usize, channel: Channel| TrackEntry {
         motor,
@@ -108,24 +108,27 @@ fn the_cycle_a_fall_starts_reports_within_the_bound_the_motion_thread_reserves()
     for (id, &(motor, channel)) in (1..).zip(&pairs) {
         engine.command(
             ToEngine::Start(Box::new(MotionTask { id, tracks: vec![long(motor, channel)] })),
-            &mut reports,
+            &mut output,
         );
     }
-    engine.cycle(40, &mut Request::default(), &mut reports);
+    engine.cycle(40, &mut Request::default(), &mut output);
     // The worst cycle: a full queue of new tasks, each replacing one, then a fall.
     let commands = 1024;
-    let mut events = Vec::with_capacity(engine.max_reports(commands));
-    let buffer = events.as_ptr();
+    let mut output = EngineOutput::with_capacity(engine.max_reports(commands));
+    let buffers = (output.reports.as_ptr(), output.retired.as_ptr());
     for (id, &(motor, channel)) in (1000..).zip(pairs.iter().cycle().take(commands)) {
         engine.command(
             ToEngine::Start(Box::new(MotionTask { id, tracks: vec![long(motor, channel)] })),
-            &mut events,
+            &mut output,
         );
     }
     set_slot(&slots, fall::ANGLE_KEYS[1], 1.0);
-    engine.cycle(60, &mut Request::default(), &mut events);
+    engine.cycle(60, &mut Request::default(), &mut output);
+    let events = &output.reports;
     assert!(events.iter().any(|event| matches!(event, FromEngine::Falling { .. })), "a fall");
     let ended = events.iter().filter(|event| matches!(event, FromEngine::Finished { .. })).count();
     assert_eq!(ended, pairs.len() + commands, "every task ended");
-    assert_eq!(events.as_ptr(), buffer, "{} reports fit without growing the buffer", events.len());
+    assert_eq!(output.retired.len(), ended, "every ended task comes back whole");
+    let grown = (output.reports.as_ptr(), output.retired.as_ptr());
+    assert_eq!(grown, buffers, "{} reports and tasks fit without growing the buffers", ended);
 }

@@ -25,7 +25,7 @@ pub(super) struct TaskInfo {
 /// The API side of ALMotion, shared by its methods and their futures.
 pub(super) struct Client {
     pub(super) body: Arc<Body>,
-    commands: RefCell<rtrb::Producer<ToEngine>>,
+    commands: RefCell<crate::runner::Commands>,
     pub(super) shared: Arc<MotionShared>,
     pub(super) tasks: RefCell<Vec<TaskInfo>>,
     waiters: RefCell<HashMap<u64, oneshot::Sender<bool>>>,
@@ -56,7 +56,7 @@ impl Drop for KillOnDrop {
 impl Client {
     pub(super) fn new(
         body: Arc<Body>,
-        commands: rtrb::Producer<ToEngine>,
+        commands: crate::runner::Commands,
         shared: Arc<MotionShared>,
         reports: rtrb::Consumer<FromEngine>,
         cycle_events: tokio::sync::mpsc::UnboundedSender<MemoryWrite>,

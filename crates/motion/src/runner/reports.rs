@@ -5,11 +5,12 @@
 //! does not fit is counted (`ALMotion.stats`: `reports_dropped`).
 
 use naobroker_dcm::time::DcmTime;
+use naobroker_rt::Reporter;
 
 use crate::engine::FromEngine;
 
-pub(crate) struct Reports {
-    queue: rtrb::Producer<FromEngine>,
+pub(super) struct Reports {
+    queue: Reporter<FromEngine>,
     /// The most reports one cycle makes after its `PreProcess`.
     per_cycle: usize,
     /// This cycle's `PreProcess` went out: its `PostProcess` goes out too.
@@ -17,13 +18,13 @@ pub(crate) struct Reports {
 }
 
 impl Reports {
-    pub(crate) fn new(queue: rtrb::Producer<FromEngine>, per_cycle: usize) -> Reports {
+    pub(super) fn new(queue: Reporter<FromEngine>, per_cycle: usize) -> Reports {
         Reports { queue, per_cycle, announced: false }
     }
 
     /// A cycle starts; how many reports were dropped (its `PreProcess`, or none).
-    pub(crate) fn pre_process(&mut self, cycle: u64, time: DcmTime) -> u64 {
-        self.announced = self.queue.slots() > self.per_cycle;
+    pub(super) fn pre_process(&mut self, cycle: u64, time: DcmTime) -> u64 {
+        self.announced = self.queue.room() > self.per_cycle;
         if self.announced {
             // Cannot fail: there is room.
             let _ = self.queue.push(FromEngine::PreProcess { cycle, time });
@@ -34,7 +35,7 @@ impl Reports {
     }
 
     /// The cycle's reports, taken from `events`; how many were dropped.
-    pub(crate) fn send(&mut self, events: &mut Vec<FromEngine>) -> u64 {
+    pub(super) fn send(&mut self, events: &mut Vec<FromEngine>) -> u64 {
         let mut dropped = 0;
         for event in events.drain(..) {
             let unannounced = matches!(event, FromEngine::Cycle { .. }) && !self.announced;
@@ -43,6 +44,11 @@ impl Reports {
             }
         }
         dropped
+    }
+
+    /// Wake the API: what the queue holds is ready.
+    pub(super) fn wake(&self) {
+        self.queue.wake();
     }
 }
 
@@ -60,7 +66,8 @@ mod tests {
     #[test]
     fn pre_and_post_process_go_out_together_or_not_at_all() {
         // Room for 5; a cycle reports at most 3 after its PreProcess.
-        let (queue, mut received) = rtrb::RingBuffer::new(5);
+        let (queue, reader) = naobroker_rt::report_queue(5).unwrap();
+        let mut received = reader.queue;
         let mut reports = Reports::new(queue, 3);
         assert_eq!(reports.pre_process(1, 20), 0);
         assert_eq!(reports.send(&mut cycle_reports(2)), 0);
