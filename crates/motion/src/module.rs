@@ -59,10 +59,13 @@ impl ALMotion {
         }
     }
 
+    /// The joints a call names: a joint, chain or group, or a list of them.
     fn joints(&self, names: &Value) -> Result<Vec<usize>, CallError> {
         Ok(self.client.body.resolve(names)?)
     }
 
+    /// Once started: perform the ALMemory writes in order, and read what the motion thread
+    /// reports after each of its cycles.
     fn follow(&mut self) {
         let Some((wake, to_raise)) = self.signal.take() else { return };
         let client = Rc::clone(&self.client);
