@@ -132,3 +132,35 @@ fn the_cycle_a_fall_starts_reports_within_the_bound_the_motion_thread_reserves()
     let grown = (output.reports.as_ptr(), output.retired.as_ptr());
     assert_eq!(grown, buffers, "{} reports and tasks fit without growing the buffers", ended);
 }
+
+#[test]
+fn a_task_losing_a_joint_drives_the_others_and_comes_back_whole() {
+    let (mut engine, body) = nao();
+    let (yaw, pitch, wrist) = (motor(&body, "HeadYaw"), motor(&body, "HeadPitch"), motor(&body, "LWristYaw"));
+    let tracks = vec![
+        track(yaw, Channel::Position, 0.3),
+        track(pitch, Channel::Position, 0.2),
+        track(wrist, Channel::Position, 0.1),
+    ];
+    let mut output = EngineOutput::default();
+    engine.command(ToEngine::Start(Box::new(MotionTask { id: 1, tracks })), &mut output);
+    let newer = MotionTask { id: 2, tracks: vec![track(pitch, Channel::Position, -0.2)] };
+    engine.command(ToEngine::Start(Box::new(newer)), &mut output);
+    assert_eq!(engine.owner(yaw, Channel::Position), Some(0));
+    assert_eq!(engine.owner(pitch, Channel::Position), Some(1), "taken by the newer task");
+    assert_eq!(engine.owner(wrist, Channel::Position), Some(0));
+    let mut request = Request::default();
+    for time in (20..400).step_by(20) {
+        request.clear();
+        engine.cycle(time, &mut request, &mut output);
+        if output.retired.len() == 2 {
+            break;
+        }
+    }
+    // As commanded when they arrived (no DCM here: the next cycle would read 0 back).
+    assert_eq!((engine.position(yaw), engine.position(pitch), engine.position(wrist)), (0.3, -0.2, 0.1));
+    let ended: Vec<u64> = output.retired.iter().map(|task| task.id).collect();
+    assert_eq!(ended, [1, 2]);
+    let kept: Vec<usize> = output.retired[0].tracks.iter().map(|entry| entry.motor).collect();
+    assert_eq!(kept, [yaw, wrist, pitch], "the tracks left run in their order; the one taken stays");
+}
