@@ -6,12 +6,15 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use naobroker_framework::{excerpt, Broker, CallError, Caller, Methods, Module, ModuleContext, Value};
+use naobroker_framework::{
+    excerpt, Blackboard, Broker, CallError, Caller, Methods, Module, ModuleContext, Value, MEMORY_MODULE,
+};
 use serde::Deserialize;
 
 use crate::store::Store;
 use events::Events;
 
+mod blackboard;
 mod data;
 mod events;
 mod subscriptions;
@@ -70,7 +73,7 @@ impl ALMemory {
 
 impl Module for ALMemory {
     fn name(&self) -> String {
-        "ALMemory".into()
+        MEMORY_MODULE.into()
     }
 
     fn description(&self) -> String {
@@ -137,6 +140,11 @@ impl Module for ALMemory {
             subscriptions::unsubscribe_to_micro_event,
         )
         .add("stats", "Key count; event delivery is counted in ServiceDirectory.stats.", data::stats);
+    }
+
+    /// The broker's blackboard: in-process code raises events and writes keys here, typed.
+    fn blackboard(&self) -> Option<Rc<dyn Blackboard>> {
+        Some(Rc::new(self.shared()))
     }
 
     fn started(&mut self, _context: &ModuleContext) {

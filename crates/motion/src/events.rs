@@ -73,12 +73,12 @@ pub(crate) fn declare_fall_events(queue: &UnboundedSender<MemoryWrite>) {
 /// Perform the writes one after the other, in order, until ALMotion goes away.
 pub(crate) async fn write_all(broker: Broker, mut queue: UnboundedReceiver<MemoryWrite>) {
     while let Some(write) = queue.recv().await {
-        let (method, args) = match write {
-            MemoryWrite::Declare(name) => ("declareEvent", vec![name.into()]),
-            MemoryWrite::Raise(name, value) => ("raiseEvent", vec![name.into(), value]),
-            MemoryWrite::Insert(name, value) => ("insertData", vec![name.into(), value]),
+        let (method, written) = match write {
+            MemoryWrite::Declare(name) => ("declareEvent", broker.declare_event(name)),
+            MemoryWrite::Raise(name, value) => ("raiseEvent", broker.raise_event(name, value)),
+            MemoryWrite::Insert(name, value) => ("insertData", broker.insert_data(name, value)),
         };
-        if let Err(error) = broker.call("ALMemory", method, args, false).await {
+        if let Err(error) = written {
             tracing::debug!(%error, method, "ALMotion could not write to ALMemory");
         }
     }

@@ -39,7 +39,7 @@ impl ALMemory {
     }
 
     /// Store the value, keep it in the history, and publish it to the subscribers.
-    fn raise(&self, name: &str, value: Value, kind: EntryKind) -> Result<(), CallError> {
+    pub(super) fn raise(&self, name: &str, value: Value, kind: EntryKind) -> Result<(), CallError> {
         if !self.events.borrow().entries.contains_key(name) {
             self.declare(name, kind);
         }
