@@ -3,8 +3,9 @@
 
 use std::time::Instant;
 
-use naobroker_dcm::core::{Aliases, DcmCore, RequestParser};
+use naobroker_dcm::core::{Aliases, DcmCore};
 use naobroker_dcm::device::{DeviceKind, DeviceModel, RobotDescription};
+use naobroker_dcm_module::parse::{create_alias, RequestParser};
 use naobroker_framework::{ClientSession, Value};
 
 use crate::helpers::start_broker;
@@ -38,7 +39,7 @@ pub fn run(seconds: f64, json: bool) {
     let alias =
         Value::Array(vec!["All".into(), Value::Array(names.iter().map(|n| n.as_str().into()).collect())]);
     let mut aliases = Aliases::default();
-    aliases.create(&model, &alias).unwrap();
+    create_alias(&mut aliases, &model, &alias).unwrap();
     let mut core = DcmCore::new(&model, 4096, 0);
     let template = request(&names, 0);
     let per_request = names.len() * TIMES;

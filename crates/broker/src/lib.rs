@@ -12,7 +12,8 @@ use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::serial::SerialBoard;
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_dcm::hardware::Hardware;
-use naobroker_dcm::{Backend, Dcm, DcmHandle};
+use naobroker_dcm::Backend;
+use naobroker_dcm_module::{Dcm, DcmHandle};
 use naobroker_framework::Broker;
 use naobroker_memory::{ALMemory, Store};
 use naobroker_rtslots::RtSlots;
@@ -28,10 +29,10 @@ pub struct Running {
 /// Start the broker and its built-in modules on the current actix system.
 pub async fn start(config: &Config) -> Result<Running, String> {
     let description = match &config.dcm.robot {
-        Some(path) => RobotDescription::load(path)?,
+        Some(path) => RobotDescription::load(path).map_err(|error| error.to_string())?,
         None => RobotDescription::nao_v6(),
     };
-    let model = Arc::new(DeviceModel::new(description)?);
+    let model = Arc::new(DeviceModel::new(description).map_err(|error| error.to_string())?);
     let (layout, dcm_slots) = DcmSlots::layout(&model);
     let slots = RtSlots::new(layout);
     let store = Store::new(Arc::clone(&slots));

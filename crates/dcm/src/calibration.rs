@@ -3,10 +3,7 @@
 //! position actuator is shifted by the same angle, so that a command reaches the angle the
 //! sensor then reports.
 
-use naobroker_framework::Value;
-
-use crate::core::number;
-use crate::device::{Conversion, DeviceModel};
+use crate::device::{Conversion, DeviceModel, SUBDEVICE_PREFIX};
 
 /// A validated calibration request.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,41 +15,37 @@ pub struct Calibration {
     pub reference: f64,
 }
 
+/// Why a joint cannot be calibrated as asked.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CalibrationError {
+    #[error("{0} is not a joint's position actuator or sensor")]
+    NotAJointPosition(String),
+    #[error("{0} has no position actuator and sensor to calibrate")]
+    NoPositionDevices(String),
+    #[error("the reference {reference} is outside {joint}'s range [{min}, {max}]")]
+    OutsideRange { reference: f64, joint: String, min: f64, max: f64 },
+}
+
 impl Calibration {
-    /// `[name, "Manual", "InPosition", reference]`, the name being the joint's position
-    /// actuator (as NAOqi's tools send it) or sensor, with or without the prefix.
-    pub fn parse(model: &DeviceModel, input: &Value) -> Result<Calibration, String> {
-        const SHAPE: &str = "[name, \"Manual\", \"InPosition\", reference]";
-        let items = match input {
-            Value::Array(items) if items.len() == 4 => items,
-            _ => return Err(format!("a calibration request is {SHAPE}, got {input}")),
-        };
-        let text = |index: usize| items[index].as_str().unwrap_or_default();
-        if (text(1), text(2)) != ("Manual", "InPosition") {
-            return Err(format!(
-                "only the manual calibration in position is supported: {SHAPE}, got {} and {}",
-                items[1], items[2]
-            ));
-        }
-        let name = items[0].as_str().ok_or_else(|| format!("the name must be a string, got {}", items[0]))?;
-        let short = name.strip_prefix(crate::device::SUBDEVICE_PREFIX).unwrap_or(name);
+    /// The joint `name` held at `reference`: the name is the joint's position actuator (as
+    /// NAOqi's tools send it) or sensor, with or without the prefix; the reference lies
+    /// within the sensor's range.
+    pub fn new(model: &DeviceModel, name: &str, reference: f64) -> Result<Calibration, CalibrationError> {
+        let short = name.strip_prefix(SUBDEVICE_PREFIX).unwrap_or(name);
         let joint = short
             .strip_suffix("/Position/Actuator/Value")
             .or_else(|| short.strip_suffix("/Position/Sensor/Value"))
-            .ok_or_else(|| format!("{name} is not a joint's position actuator or sensor"))?;
+            .ok_or_else(|| CalibrationError::NotAJointPosition(name.to_owned()))?;
         let device = |kind: &str| format!("{joint}/Position/{kind}/Value");
         let (Some(actuator), Some(sensor)) =
             (model.actuator(&device("Actuator")), model.sensor(&device("Sensor")))
         else {
-            return Err(format!("{joint} has no position actuator and sensor to calibrate"));
+            return Err(CalibrationError::NoPositionDevices(joint.to_owned()));
         };
-        let reference = number(&items[3], "the reference angle")?;
         let spec = &model.sensors[sensor];
         if !(spec.min..=spec.max).contains(&reference) {
-            return Err(format!(
-                "the reference {reference} is outside {joint}'s range [{}, {}]",
-                spec.min, spec.max
-            ));
+            let joint = joint.to_owned();
+            return Err(CalibrationError::OutsideRange { reference, joint, min: spec.min, max: spec.max });
         }
         Ok(Calibration { actuator, sensor, reference })
     }
@@ -85,34 +78,23 @@ mod tests {
         DeviceModel::new(RobotDescription::nao_v6()).unwrap()
     }
 
-    fn request(name: &str, mode: &str, reference: f64) -> Value {
-        Value::Array(vec![name.into(), mode.into(), "InPosition".into(), Value::F64(reference)])
-    }
-
     #[test]
     fn the_joint_is_named_by_its_position_actuator_or_sensor() {
         let model = model();
-        let yaw = Calibration::parse(
-            &model,
-            &request("Device/SubDeviceList/HeadYaw/Position/Actuator/Value", "Manual", 0.1),
-        )
-        .unwrap();
+        let yaw =
+            Calibration::new(&model, "Device/SubDeviceList/HeadYaw/Position/Actuator/Value", 0.1).unwrap();
         assert_eq!(yaw.actuator, model.actuator("HeadYaw/Position/Actuator/Value").unwrap());
         assert_eq!(yaw.sensor, model.sensor("HeadYaw/Position/Sensor/Value").unwrap());
+        assert_eq!(Calibration::new(&model, "HeadYaw/Position/Sensor/Value", 0.1).unwrap(), yaw);
+        let refused = |name: &str, reference: f64| Calibration::new(&model, name, reference).unwrap_err();
+        let stiffness = "HeadYaw/Hardness/Actuator/Value";
+        assert_eq!(refused(stiffness, 0.1), CalibrationError::NotAJointPosition(stiffness.into()));
         assert_eq!(
-            Calibration::parse(&model, &request("HeadYaw/Position/Sensor/Value", "Manual", 0.1)).unwrap(),
-            yaw
+            refused("Nope/Position/Actuator/Value", 0.1),
+            CalibrationError::NoPositionDevices("Nope".into())
         );
-        let refused = |input: Value| Calibration::parse(&model, &input).unwrap_err();
-        assert!(refused(request("HeadYaw/Hardness/Actuator/Value", "Manual", 0.1))
-            .contains("not a joint's position"));
-        assert!(
-            refused(request("Nope/Position/Actuator/Value", "Manual", 0.1)).contains("no position actuator")
-        );
-        assert!(refused(request("HeadYaw/Position/Actuator/Value", "Auto", 0.1)).contains("only the manual"));
-        assert!(refused(request("HeadYaw/Position/Actuator/Value", "Manual", 3.0))
-            .contains("outside HeadYaw's range"));
-        assert!(refused(Value::from("HeadYaw")).contains("a calibration request is"));
+        let outside = refused("HeadYaw/Position/Actuator/Value", 3.0).to_string();
+        assert!(outside.contains("outside HeadYaw's range"), "{outside}");
     }
 
     #[test]

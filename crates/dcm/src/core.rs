@@ -7,9 +7,9 @@ mod capacity;
 mod request;
 
 pub use actuator::{Actuator, TimedCommand};
-pub use alias::{AliasTooLong, Aliases, MAX_ALIAS_MEMBERS_PER_ACTUATOR};
+pub use alias::{AliasError, AliasTooLong, Aliases, MAX_ALIASES, MAX_ALIAS_MEMBERS_PER_ACTUATOR};
 pub use capacity::LengthChange;
-pub use request::{number, ActuatorCommands, Request, RequestParser, UpdateType};
+pub use request::{ActuatorCommands, Request, UnknownTarget, UnknownUpdateType, UpdateType};
 
 use crate::device::{Conversion, DeviceKind, DeviceModel};
 use crate::time::DcmTime;

@@ -8,6 +8,7 @@
 //! datagram.
 
 mod admission;
+mod channel_error;
 mod clock;
 mod hooks;
 mod layout;
@@ -15,10 +16,11 @@ mod queued;
 mod stats;
 mod wakeups;
 
+pub use channel_error::ChannelError;
 pub use clock::{make_realtime, monotonic_ns, sleep_until, ClockMode};
 pub use hooks::{CycleContext, Hook, HookCommands, Phase, MAX_HOOKS};
 pub use layout::DcmSlots;
-pub use stats::{CycleReport, CycleStats, LATENESS_BUCKETS_US};
+pub use stats::{CycleReport, CycleStats, HookSnapshot, StatsSnapshot, LATENESS_BUCKETS_US};
 pub use wakeups::Wakeups;
 
 use std::os::unix::net::UnixDatagram;
@@ -28,7 +30,7 @@ use std::thread::{self, JoinHandle, Thread};
 
 use naobroker_rtslots::{timestamp_now, RtSlots};
 
-use crate::core::{DcmCore, LengthChange, Request, TimedCommand, UpdateType};
+use crate::core::{DcmCore, LengthChange, Overflow, Request, TimedCommand, UpdateType};
 use crate::device::{Conversion, DeviceIndex, DeviceModel};
 use crate::hardware::Hardware;
 use crate::time::DcmTime;
@@ -235,11 +237,11 @@ impl RequestChannel {
         self.spare_requests.pop().unwrap_or_default()
     }
 
-    fn push(&mut self, message: ToCycle) -> Result<(), String> {
+    fn push(&mut self, message: ToCycle) -> Result<(), ChannelError> {
         // Taking back what the cycle returned first keeps queue + returns within capacity,
         // so the cycle thread can always hand its boxes back.
         self.take_returned();
-        self.to_cycle.push(message).map_err(|_| "the DCM request queue is full: retry later".to_owned())?;
+        self.to_cycle.push(message).map_err(|_| ChannelError::QueueFull)?;
         if self.shared.clock == ClockMode::Manual {
             self.shared.wake();
         }
@@ -253,11 +255,11 @@ impl RequestChannel {
     /// queued commands as if they came after: never fewer than the cycle will hold.
     /// Accepted, it allocates nothing (its length changes go into storage reserved at
     /// start); refused, the request is freed and the error says why.
-    pub fn send(&mut self, request: impl Into<Box<Request>>) -> Result<(), String> {
+    pub fn send(&mut self, request: impl Into<Box<Request>>) -> Result<(), ChannelError> {
         let request = request.into();
         let actuators = self.model.actuators.len();
         if let Some(group) = request.groups().iter().find(|group| group.actuator >= actuators) {
-            return Err(format!("no actuator number {} (the model has {actuators})", group.actuator));
+            return Err(ChannelError::NoActuator { actuator: group.actuator, actuators });
         }
         let mut changes = std::mem::take(&mut self.changes);
         changes.clear();
@@ -292,22 +294,21 @@ impl RequestChannel {
         }
     }
 
-    fn check(&mut self, changes: &[(usize, LengthChange)]) -> Result<(), String> {
+    fn check(&mut self, changes: &[(usize, LengthChange)]) -> Result<(), ChannelError> {
         self.queued.forget_applied(self.shared.applied[self.producer].load(Ordering::SeqCst));
         self.admission.check(&self.shared, self.producer, &self.queued, changes).map_err(|refusal| {
-            crate::core::Overflow {
+            ChannelError::Overflow(Overflow {
                 actuator: self.model.actuators[refusal.actuator].full_name(),
                 would_hold: refusal.would_hold,
                 capacity: self.shared.capacity,
-            }
-            .to_string()
+            })
         })
     }
 
-    pub fn force_sensor(&mut self, sensor: usize, value: Option<f64>) -> Result<(), String> {
+    pub fn force_sensor(&mut self, sensor: usize, value: Option<f64>) -> Result<(), ChannelError> {
         let sensors = self.model.sensors.len();
         if sensor >= sensors {
-            return Err(format!("no sensor number {sensor} (the model has {sensors})"));
+            return Err(ChannelError::NoSensor { sensor, sensors });
         }
         self.push(ToCycle::ForceSensor { sensor, value })
     }
@@ -315,19 +316,22 @@ impl RequestChannel {
     /// Change devices' gains and offsets in the cycle: ALMemory's `.../Gain`, `.../Offset`
     /// and a sensor's `.../Value` change together when the cycle takes them, at its next
     /// cycle at the latest.
-    pub fn set_conversions(&mut self, conversions: Vec<(DeviceIndex, Conversion)>) -> Result<(), String> {
+    pub fn set_conversions(
+        &mut self,
+        conversions: Vec<(DeviceIndex, Conversion)>,
+    ) -> Result<(), ChannelError> {
         let (actuators, sensors) = (self.model.actuators.len(), self.model.sensors.len());
         let unknown = conversions.iter().find(|(device, _)| match *device {
             DeviceIndex::Actuator(index) => index >= actuators,
             DeviceIndex::Sensor(index) => index >= sensors,
         });
-        if let Some((device, _)) = unknown {
-            return Err(format!("no device {device:?} in the model"));
+        if let Some(&(device, _)) = unknown {
+            return Err(ChannelError::NoDevice(device));
         }
         self.push(ToCycle::Conversions(conversions.into_boxed_slice()))
     }
 
-    pub fn reset(&mut self) -> Result<(), String> {
+    pub fn reset(&mut self) -> Result<(), ChannelError> {
         self.push(ToCycle::Reset)
     }
 
@@ -337,7 +341,7 @@ impl RequestChannel {
         phase: Phase,
         name: &str,
         callback: Box<dyn FnMut(&mut CycleContext<'_>) + Send>,
-    ) -> Result<u32, String> {
+    ) -> Result<u32, ChannelError> {
         self.next_hook_id += 1;
         let id = self.next_hook_id;
         self.push(ToCycle::AddHook(Box::new(Hook::new(id, phase, callback))))?;
@@ -345,7 +349,7 @@ impl RequestChannel {
         Ok(id)
     }
 
-    pub fn remove_hook(&mut self, id: u32) -> Result<(), String> {
+    pub fn remove_hook(&mut self, id: u32) -> Result<(), ChannelError> {
         self.push(ToCycle::RemoveHook(id))?;
         self.hook_names.retain(|(hook, _)| *hook != id);
         Ok(())

@@ -1,5 +1,9 @@
 //! The device model: every actuator and sensor of the robot, from its description.
 
+mod error;
+
+pub use error::DescriptionError;
+
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -155,20 +159,21 @@ impl RobotDescription {
         RobotDescription::parse(NAO_V6).expect("the shipped NAO V6 description is valid")
     }
 
-    pub fn load(path: &Path) -> Result<RobotDescription, String> {
+    pub fn load(path: &Path) -> Result<RobotDescription, DescriptionError> {
         let text = std::fs::read_to_string(path)
-            .map_err(|error| format!("cannot read robot description {}: {error}", path.display()))?;
-        RobotDescription::parse(&text).map_err(|error| format!("{}: {error}", path.display()))
+            .map_err(|source| DescriptionError::Read { path: path.to_path_buf(), source })?;
+        RobotDescription::parse(&text)
+            .map_err(|source| DescriptionError::InFile { path: path.to_path_buf(), source: Box::new(source) })
     }
 
-    pub fn parse(text: &str) -> Result<RobotDescription, String> {
-        let description: RobotDescription = toml::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<RobotDescription, DescriptionError> {
+        let description: RobotDescription = toml::from_str(text)?;
         for device in &description.devices {
             if device.gain == 0.0 || !device.gain.is_finite() {
-                return Err(format!("{}: gain must be a non-zero number", device.name));
+                return Err(DescriptionError::ZeroGain(device.name.clone()));
             }
             if device.min > device.max {
-                return Err(format!("{}: min is above max", device.name));
+                return Err(DescriptionError::MinAboveMax(device.name.clone()));
             }
         }
         description.preferences.check()?;
@@ -191,13 +196,13 @@ pub struct DeviceModel {
 }
 
 impl DeviceModel {
-    pub fn new(description: RobotDescription) -> Result<DeviceModel, String> {
+    pub fn new(description: RobotDescription) -> Result<DeviceModel, DescriptionError> {
         let (sensors, actuators): (Vec<_>, Vec<_>) =
             description.devices.into_iter().partition(|d| d.kind == DeviceKind::Sensor);
         let mut actuator_index = HashMap::new();
         for (index, device) in actuators.iter().enumerate() {
             if actuator_index.insert(device.name.clone(), index).is_some() {
-                return Err(format!("device {} is declared twice", device.name));
+                return Err(DescriptionError::DeclaredTwice(device.name.clone()));
             }
         }
         let mut sensor_index = HashMap::new();
@@ -205,7 +210,7 @@ impl DeviceModel {
             if sensor_index.insert(device.name.clone(), index).is_some()
                 || actuator_index.contains_key(&device.name)
             {
-                return Err(format!("device {} is declared twice", device.name));
+                return Err(DescriptionError::DeclaredTwice(device.name.clone()));
             }
         }
         check_published_keys(actuators.iter().chain(&sensors))?;
@@ -266,12 +271,13 @@ impl DeviceModel {
 
 /// Every key the DCM publishes for the devices names one value: an actuator `X/Value`
 /// beside a sensor `X` would share `X/Gain`, and ALMemory's slots would mix them up.
-fn check_published_keys<'a>(devices: impl Iterator<Item = &'a DeviceSpec>) -> Result<(), String> {
+fn check_published_keys<'a>(devices: impl Iterator<Item = &'a DeviceSpec>) -> Result<(), DescriptionError> {
     let mut owners: HashMap<String, &str> = HashMap::new();
     for device in devices {
         for key in device.published_keys() {
             if let Some(owner) = owners.insert(key.clone(), &device.name) {
-                return Err(format!("devices {owner} and {} both publish {key}: rename one", device.name));
+                let (first, second) = (owner.to_owned(), device.name.clone());
+                return Err(DescriptionError::SharedKey { first, second, key });
             }
         }
     }
@@ -320,12 +326,16 @@ mod tests {
         };
         let error = model(vec![spec("X/Value", DeviceKind::Interpolated), spec("X", DeviceKind::Sensor)])
             .map(|_| ())
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert_eq!(error, "devices X/Value and X both publish Device/SubDeviceList/X/Gain: rename one");
         let error = model(vec![spec("A/Value", DeviceKind::Interpolated), spec("A/Ack", DeviceKind::Sensor)])
             .map(|_| ())
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("both publish Device/SubDeviceList/A/Ack"), "{error}");
+        let twice = model(vec![spec("X", DeviceKind::Sensor), spec("X", DeviceKind::Interpolated)]);
+        assert!(matches!(twice, Err(DescriptionError::DeclaredTwice(name)) if name == "X"));
         let fine = model(vec![spec("X/Value", DeviceKind::Interpolated), spec("Y", DeviceKind::Sensor)]);
         let fine = fine.unwrap();
         assert_eq!(fine.device_of_property("Device/SubDeviceList/X/Offset"), Some(DeviceIndex::Actuator(0)));

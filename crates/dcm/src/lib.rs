@@ -1,5 +1,7 @@
 //! The DCM (Device Communication Manager): the robot's timed-command buffers, the
-//! seed's interpolation algorithm, the real-time cycle and the hardware behind it.
+//! seed's interpolation algorithm, the real-time cycle and the hardware behind it. No
+//! broker here: requests arrive typed, and the DCM's face as a broker module (NAOqi's
+//! arguments, ALMemory, events) is `naobroker-dcm-module`.
 #![deny(unsafe_code, unreachable_pub)]
 
 pub mod calibration;
@@ -7,10 +9,9 @@ mod config;
 pub mod core;
 pub mod cycle;
 pub mod device;
+mod excerpt;
 pub mod hardware;
-mod module;
 pub mod preferences;
 pub mod time;
 
 pub use config::{Backend, DcmConfig};
-pub use module::{Dcm, DcmHandle, HookConnection};

@@ -3,20 +3,22 @@
 //! ALMemory under their keys. A key naming a device's `Gain` or `Offset` overrides the
 //! description's value for that device: that is where joint calibration is kept.
 
+mod error;
 mod file;
 mod limits;
 
-pub use file::{load, save};
+pub use error::PreferenceError;
+pub use file::{load, save, SaveError};
 pub use limits::{
     check_conversion, PreferenceLimit, GAIN_RATIO, MAX_KEYS_PER_TARGET, MAX_TEXT_BYTES, RANGE_MARGIN,
 };
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use naobroker_framework::Value;
 use serde::Deserialize;
 
 use crate::device::{Conversion, DeviceSpec};
+use crate::excerpt::excerpt;
 
 /// What a preference key starts with: ALMemory prefixes the DCM owns, where no real-time
 /// value and no event (`DCM/...`, `HAL/...`) lives beside its data.
@@ -47,16 +49,14 @@ impl Target {
     }
 
     /// NAOqi's target name: `Chest` (or `Body`), `Head`, `Local`, or `All` for all three.
-    pub fn parse(name: &str) -> Result<&'static [Target], String> {
+    pub fn parse(name: &str) -> Result<&'static [Target], PreferenceError> {
         match name {
             "Chest" | "Body" => Ok(&[Target::Chest]),
             "Head" => Ok(&[Target::Head]),
             "Local" => Ok(&[Target::Local]),
             "All" => Ok(&Target::ALL),
-            "Main" => Err("the main description (its [[device]] tables) does not change while the broker \
-                 runs: use the target Chest, Head, Local or All"
-                .into()),
-            other => Err(format!("unknown preference target {other:?} (Chest, Head, Local or All)")),
+            "Main" => Err(PreferenceError::MainTarget),
+            other => Err(PreferenceError::UnknownTarget(other.to_owned())),
         }
     }
 }
@@ -72,33 +72,6 @@ pub enum PreferenceValue {
 }
 
 impl PreferenceValue {
-    /// A value sent by a client: a string, a number or a boolean.
-    pub fn from_value(value: &Value) -> Result<PreferenceValue, String> {
-        match value {
-            Value::Boolean(flag) => Ok(PreferenceValue::Bool(*flag)),
-            Value::Integer(integer) => integer
-                .as_i64()
-                .map(PreferenceValue::Int)
-                .ok_or_else(|| "the preference value is out of the int64 range".to_owned()),
-            Value::F32(number) => Ok(PreferenceValue::Float(f64::from(*number))),
-            Value::F64(number) => Ok(PreferenceValue::Float(*number)),
-            Value::String(text) => text
-                .as_str()
-                .map(|text| PreferenceValue::Text(text.to_owned()))
-                .ok_or_else(|| "the preference value is not valid UTF-8".to_owned()),
-            other => Err(format!("a preference value is a string, a number or a boolean, got {other}")),
-        }
-    }
-
-    pub fn to_value(&self) -> Value {
-        match self {
-            PreferenceValue::Bool(flag) => Value::Boolean(*flag),
-            PreferenceValue::Int(integer) => Value::from(*integer),
-            PreferenceValue::Float(number) => Value::F64(*number),
-            PreferenceValue::Text(text) => Value::from(text.as_str()),
-        }
-    }
-
     pub fn number(&self) -> Option<f64> {
         match self {
             PreferenceValue::Int(integer) => Some(*integer as f64),
@@ -154,12 +127,12 @@ impl Preferences {
         target: Target,
         key: &str,
         value: PreferenceValue,
-    ) -> Result<Option<PreferenceValue>, String> {
+    ) -> Result<Option<PreferenceValue>, PreferenceError> {
         check_entry(key, &value)?;
         let table = self.table_mut(target);
         if table.len() >= MAX_KEYS_PER_TARGET && !table.contains_key(key) {
             let limit = MAX_KEYS_PER_TARGET;
-            return Err(PreferenceLimit::TooManyKeys { table: target.table(), limit }.to_string());
+            return Err(PreferenceLimit::TooManyKeys { table: target.table(), limit }.into());
         }
         Ok(table.insert(key.to_owned(), value))
     }
@@ -188,27 +161,20 @@ impl Preferences {
     }
 
     /// Every device's conversion with these preferences, checked ([`check_conversion`]).
-    pub fn check_conversions(&self, devices: &[DeviceSpec]) -> Result<(), String> {
-        for device in devices {
-            check_conversion(device, self.conversion(device)).map_err(|error| error.to_string())?;
-        }
-        Ok(())
+    pub fn check_conversions(&self, devices: &[DeviceSpec]) -> Result<(), PreferenceLimit> {
+        devices.iter().try_for_each(|device| check_conversion(device, self.conversion(device)))
     }
 
     /// Every table's size and entry checked, as when they were added.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), PreferenceError> {
         for target in Target::ALL {
-            let table = self.table(target);
+            let (table, name) = (self.table(target), target.table());
             if table.len() > MAX_KEYS_PER_TARGET {
-                return Err(format!(
-                    "[preferences.{}] holds {} keys, the most a table may hold is {MAX_KEYS_PER_TARGET}",
-                    target.table(),
-                    table.len()
-                ));
+                return Err(PreferenceError::TableTooLarge { table: name, keys: table.len() });
             }
             for (key, value) in table {
                 check_entry(key, value)
-                    .map_err(|error| format!("[preferences.{}]: {error}", target.table()))?;
+                    .map_err(|error| PreferenceError::InTable { table: name, source: Box::new(error) })?;
             }
         }
         Ok(())
@@ -218,34 +184,27 @@ impl Preferences {
 /// A preference key starts with one of [`PREFERENCE_PREFIXES`]; a text value is at most
 /// [`MAX_TEXT_BYTES`]; a key naming a device property (`.../Gain`, `.../Offset`) holds a
 /// number, a gain not zero (the device's own bounds are checked with the device).
-fn check_entry(key: &str, value: &PreferenceValue) -> Result<(), String> {
+fn check_entry(key: &str, value: &PreferenceValue) -> Result<(), PreferenceError> {
     if !PREFERENCE_PREFIXES.iter().any(|prefix| key.starts_with(prefix) && key.len() > prefix.len()) {
-        return Err(format!(
-            "preference key {} must start with one of {} (ALMemory data the DCM owns)",
-            naobroker_framework::excerpt(key),
-            PREFERENCE_PREFIXES.join(", ")
-        ));
+        return Err(PreferenceError::KeyPrefix { key: excerpt(key) });
     }
     if let PreferenceValue::Text(text) = value {
         if text.len() > MAX_TEXT_BYTES {
             let (key, bytes, limit) = (key.to_owned(), text.len(), MAX_TEXT_BYTES);
-            return Err(PreferenceLimit::TextTooLong { key, bytes, limit }.to_string());
+            return Err(PreferenceLimit::TextTooLong { key, bytes, limit }.into());
         }
     }
     let property = key.rsplit('/').next().unwrap_or_default();
-    if matches!(property, "Gain" | "Offset") {
-        match value.number() {
-            None => return Err(format!("{key} must be a number")),
-            Some(number) if !number.is_finite() || (property == "Gain" && number == 0.0) => {
-                return Err(format!(
-                    "{key} must be a finite number{}",
-                    if property == "Gain" { ", not 0" } else { "" }
-                ))
-            }
-            Some(_) => {}
+    match (property, value.number()) {
+        ("Gain" | "Offset", None) => Err(PreferenceError::NotANumber(key.to_owned())),
+        ("Gain", Some(gain)) if !gain.is_finite() || gain == 0.0 => {
+            Err(PreferenceError::GainNotFiniteOrZero(key.to_owned()))
         }
+        ("Offset", Some(offset)) if !offset.is_finite() => {
+            Err(PreferenceError::OffsetNotFinite(key.to_owned()))
+        }
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -269,27 +228,27 @@ mod tests {
     fn keys_and_values_are_checked() {
         let mut preferences = Preferences::default();
         let text = PreferenceValue::Text("x".into());
-        assert!(preferences
-            .insert(Target::Chest, "Motion/Mine", text.clone())
-            .unwrap_err()
-            .contains("must start"));
-        assert!(
-            preferences.insert(Target::Chest, "Device/", text.clone()).is_err(),
-            "a prefix alone is no key"
-        );
+        let mut refused = |target, key: &str, value| preferences.insert(target, key, value).unwrap_err();
+        let error = refused(Target::Chest, "Motion/Mine", text.clone());
+        assert_eq!(error, PreferenceError::KeyPrefix { key: "Motion/Mine".into() });
+        assert!(error.to_string().contains("must start"), "{error}");
+        let error = refused(Target::Chest, "Device/", text.clone());
+        assert!(matches!(error, PreferenceError::KeyPrefix { .. }), "a prefix alone is no key");
         let offset = "Device/SubDeviceList/HeadYaw/Position/Sensor/Offset";
-        assert!(preferences.insert(Target::Local, offset, text).unwrap_err().contains("must be a number"));
+        assert_eq!(refused(Target::Local, offset, text).to_string(), format!("{offset} must be a number"));
         let gain = "Device/SubDeviceList/HeadYaw/Position/Sensor/Gain";
-        assert!(preferences
-            .insert(Target::Local, gain, PreferenceValue::Int(0))
-            .unwrap_err()
-            .contains("not 0"));
-        preferences.insert(Target::Local, offset, PreferenceValue::Int(2)).unwrap();
-        assert!(preferences.check().is_ok());
+        assert!(refused(Target::Local, gain, PreferenceValue::Int(0)).to_string().contains("not 0"));
+        let infinite = PreferenceValue::Float(f64::INFINITY);
+        assert_eq!(refused(Target::Local, offset, infinite), PreferenceError::OffsetNotFinite(offset.into()));
         for key in ["DCM/PostProcess", "HAL/Ack"] {
-            let error = preferences.insert(Target::Chest, key, PreferenceValue::Int(1)).unwrap_err();
+            let error = refused(Target::Chest, key, PreferenceValue::Int(1)).to_string();
             assert!(error.contains("must start with one of RobotConfig/, Device/"), "{error}");
         }
+        preferences.insert(Target::Local, offset, PreferenceValue::Int(2)).unwrap();
+        assert!(preferences.check().is_ok());
+        let long_key = format!("Motion/{}", "x".repeat(100));
+        let error = preferences.insert(Target::Chest, &long_key, PreferenceValue::Int(1)).unwrap_err();
+        assert!(error.to_string().contains("… (107 bytes) must start"), "the key is quoted short: {error}");
     }
 
     #[test]
@@ -301,14 +260,33 @@ mod tests {
         }
         let error =
             preferences.insert(Target::Head, "RobotConfig/OneMore", PreferenceValue::Int(1)).unwrap_err();
-        assert_eq!(error, "[preferences.head] already holds 1024 keys, the most a table may hold");
+        assert_eq!(
+            error.to_string(),
+            "[preferences.head] already holds 1024 keys, the most a table may hold"
+        );
         assert!(preferences.insert(Target::Head, &key(3), PreferenceValue::Int(2)).is_ok(), "a change fits");
         assert!(preferences.insert(Target::Local, "RobotConfig/OneMore", PreferenceValue::Int(1)).is_ok());
         let long = PreferenceValue::Text("x".repeat(MAX_TEXT_BYTES + 1));
         let error = preferences.insert(Target::Local, "RobotConfig/Long", long).unwrap_err();
-        assert_eq!(error, "RobotConfig/Long is 257 bytes long, the longest text value is 256 bytes");
+        assert_eq!(
+            error.to_string(),
+            "RobotConfig/Long is 257 bytes long, the longest text value is 256 bytes"
+        );
         let longest = PreferenceValue::Text("x".repeat(MAX_TEXT_BYTES));
         assert!(preferences.insert(Target::Local, "RobotConfig/Long", longest).is_ok());
+    }
+
+    #[test]
+    fn a_table_read_from_a_description_is_checked_as_added() {
+        let mut preferences = Preferences::default();
+        preferences.local.insert("Motion/Mine".into(), PreferenceValue::Int(1));
+        let error = preferences.check().unwrap_err().to_string();
+        assert!(error.starts_with("[preferences.local]: preference key Motion/Mine must start"), "{error}");
+        preferences.local = (0..=MAX_KEYS_PER_TARGET)
+            .map(|index| (format!("RobotConfig/Key{index}"), PreferenceValue::Int(1)))
+            .collect();
+        let error = preferences.check().unwrap_err();
+        assert_eq!(error, PreferenceError::TableTooLarge { table: "local", keys: MAX_KEYS_PER_TARGET + 1 });
     }
 
     #[test]
@@ -337,17 +315,10 @@ mod tests {
     }
 
     #[test]
-    fn values_cross_to_and_from_the_wire() {
-        for value in [Value::Boolean(true), Value::from(3), Value::F64(0.5), Value::from("NAO")] {
-            assert_eq!(PreferenceValue::from_value(&value).unwrap().to_value(), value);
-        }
-        assert_eq!(PreferenceValue::from_value(&Value::F32(0.5)).unwrap(), PreferenceValue::Float(0.5));
-        assert!(PreferenceValue::from_value(&Value::Array(vec![]))
-            .unwrap_err()
-            .contains("a string, a number"));
+    fn targets_are_named_as_in_naoqi() {
         assert_eq!(Target::parse("Body").unwrap(), [Target::Chest]);
         assert_eq!(Target::parse("All").unwrap(), Target::ALL);
-        assert!(Target::parse("Main").unwrap_err().contains("does not change"));
-        assert!(Target::parse("Arm").unwrap_err().contains("unknown preference target"));
+        assert!(Target::parse("Main").unwrap_err().to_string().contains("does not change"));
+        assert_eq!(Target::parse("Arm").unwrap_err(), PreferenceError::UnknownTarget("Arm".into()));
     }
 }

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
-use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel, Shared};
+use naobroker_dcm::cycle::{
+    ChannelError, ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel, Shared,
+};
 use naobroker_dcm::device::{Conversion, DeviceIndex, DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_rtslots::RtSlots;
@@ -69,13 +71,17 @@ fn requests_naming_no_device_are_refused_before_the_cycle() {
     let shared = Arc::clone(cycle.shared());
     let sensors = channel.model().sensors.len();
     let error = channel.force_sensor(sensors, Some(1.0)).unwrap_err();
-    assert_eq!(error, format!("no sensor number {sensors} (the model has {sensors})"));
+    assert_eq!(error, ChannelError::NoSensor { sensor: sensors, sensors });
+    assert_eq!(error.to_string(), format!("no sensor number {sensors} (the model has {sensors})"));
     let mut request = Request::default();
     request.push(usize::MAX, UpdateType::Merge, vec![TimedCommand { time: 10, value: 0.0 }]);
-    assert!(channel.send(request).unwrap_err().starts_with("no actuator number"));
+    let error = channel.send(request).unwrap_err();
+    assert!(matches!(error, ChannelError::NoActuator { actuator: usize::MAX, .. }), "{error}");
+    assert!(error.to_string().starts_with("no actuator number"), "{error}");
     let conversion = Conversion { gain: 1.0, offset: 0.0 };
     let error = channel.set_conversions(vec![(DeviceIndex::Actuator(100_000), conversion)]).unwrap_err();
-    assert!(error.contains("no device Actuator(100000)"), "{error}");
+    assert_eq!(error, ChannelError::NoDevice(DeviceIndex::Actuator(100_000)));
+    assert!(error.to_string().contains("no device Actuator(100000)"), "{error}");
     step(&shared, 2);
     assert_eq!(shared.cycles(), 2, "the cycle runs on");
 }

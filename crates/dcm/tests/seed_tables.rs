@@ -1,9 +1,8 @@
 //! The two worked tables of seed 000/003, replayed row by row through the core, as
 //! given and shifted so that they cross the int32 roll-over.
 
-use naobroker_dcm::core::{Aliases, DcmCore, RequestParser};
+use naobroker_dcm::core::{Aliases, DcmCore, Request, TimedCommand, UpdateType};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
-use naobroker_framework::Value;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -25,7 +24,8 @@ struct Case {
 /// tables' 0.01 tolerance.
 fn model(initial: f64) -> DeviceModel {
     let description = format!(
-        "name = \"test\"\n[[device]]\nname = \"Test/Actuator/Value\"\nkind = \"interpolated\"\nunit = \"deg\"\nmin = -1000.0\nmax = 1000.0\ngain = 10000.0\noffset = 0.0\ninitial = {initial:?}\n"
+        "name = \"test\"\n[[device]]\nname = \"Test/Actuator/Value\"\nkind = \"interpolated\"\n\
+         unit = \"deg\"\nmin = -1000.0\nmax = 1000.0\ngain = 10000.0\noffset = 0.0\ninitial = {initial:?}\n"
     );
     DeviceModel::new(RobotDescription::parse(&description).unwrap()).unwrap()
 }
@@ -33,12 +33,12 @@ fn model(initial: f64) -> DeviceModel {
 fn set(core: &mut DcmCore, model: &DeviceModel, commands: &[(i64, f64)], shift: i64) {
     let list = commands
         .iter()
-        .map(|&(time, value)| Value::Array(vec![Value::F64(value), (time + shift).into()]))
+        // DCM times are int32 and roll over, as a client's times past the roll-over do.
+        .map(|&(time, value)| TimedCommand { time: (time + shift) as i32, value })
         .collect();
-    let request = Value::Array(vec!["Test/Actuator/Value".into(), "Merge".into(), Value::Array(list)]);
     let aliases = Aliases::default();
-    let parsed = RequestParser { model, aliases: &aliases }.set(&request).unwrap();
-    core.apply(&parsed, model).unwrap();
+    let request = Request::set(model, &aliases, "Test/Actuator/Value", UpdateType::Merge, list).unwrap();
+    core.apply(&request, model).unwrap();
 }
 
 fn replay(shift: i64) {

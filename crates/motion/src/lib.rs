@@ -17,7 +17,7 @@ pub mod trajectory;
 use std::sync::Arc;
 
 use naobroker_dcm::cycle::{ClockMode, RequestChannel};
-use naobroker_dcm::DcmHandle;
+use naobroker_dcm_module::DcmHandle;
 use naobroker_framework::Broker;
 use serde::Deserialize;
 
@@ -76,7 +76,9 @@ pub fn start(
     let (cycle, ports) = runner::prepare(engine, channel).map_err(cannot_start)?;
     let thread = runner::spawn(cycle, priority).map_err(cannot_start)?;
     let lockstep = shared.clock == ClockMode::Manual;
-    let hook = dcm.at_post_process("ALMotion", ports.dcm_hook(Arc::clone(thread.pace()), ratio, lockstep))?;
+    let hook = dcm
+        .at_post_process("ALMotion", ports.dcm_hook(Arc::clone(thread.pace()), ratio, lockstep))
+        .map_err(|error| error.to_string())?;
     let started = runner::Started {
         thread,
         commands: ports.commands,

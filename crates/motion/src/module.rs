@@ -7,7 +7,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use naobroker_dcm::cycle::Wakeups;
-use naobroker_dcm::HookConnection;
+use naobroker_dcm_module::HookConnection;
 use naobroker_framework::{Broker, CallError, Methods, Module, ModuleContext, Value};
 use naobroker_rtslots::RtSlots;
 use tokio::sync::mpsc::UnboundedReceiver;

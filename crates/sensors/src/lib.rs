@@ -11,7 +11,7 @@ mod module;
 mod signals;
 pub mod watch;
 
-use naobroker_dcm::DcmHandle;
+use naobroker_dcm_module::DcmHandle;
 use naobroker_framework::Broker;
 
 pub use module::ALSensors;

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use naobroker_dcm::cycle::Wakeups;
-use naobroker_dcm::HookConnection;
+use naobroker_dcm_module::HookConnection;
 use naobroker_framework::{Broker, CallResult, Methods, Module, ModuleContext, Value};
 
 use crate::catalog::{Key, Record};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use naobroker_dcm::device::SUBDEVICE_PREFIX;
 use naobroker_dcm::time::DcmTime;
-use naobroker_dcm::{DcmHandle, HookConnection};
+use naobroker_dcm_module::{DcmHandle, HookConnection};
 use naobroker_rtslots::FastAccess;
 
 use crate::catalog::{Key, Reading, Record};
@@ -129,7 +129,7 @@ impl SensorWatch {
             (keys.len() - 1, Percentage::new(0.0, signals::CHARGE_MARGIN))
         });
         let names: Vec<&str> = keys.iter().map(String::as_str).collect();
-        let fast = dcm.fast_access(&names)?;
+        let fast = dcm.fast_access(&names).map_err(|error| error.to_string())?;
         let (producer, records) = rtrb::RingBuffer::new(QUEUE_CAPACITY);
         let (wake_sender, wake) = UnixDatagram::pair().map_err(|error| format!("wake-up socket: {error}"))?;
         for socket in [&wake_sender, &wake] {
@@ -318,6 +318,8 @@ fn changed(effect: Effect, state: bool, value: f64, time: DcmTime, body: &mut Bo
 /// Install the hook on the DCM's postProcess.
 pub fn install(dcm: &DcmHandle) -> Result<Installed, String> {
     let (mut watch, actor) = SensorWatch::new(dcm)?;
-    let hook = dcm.at_post_process("ALSensors", move |context| watch.cycle(context.time))?;
+    let hook = dcm
+        .at_post_process("ALSensors", move |context| watch.cycle(context.time))
+        .map_err(|error| error.to_string())?;
     Ok(Installed { hook, actor })
 }

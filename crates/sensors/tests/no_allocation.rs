@@ -9,7 +9,7 @@ use naobroker_alloc_counter::{counted, start_counting, Counting};
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
-use naobroker_dcm::DcmHandle;
+use naobroker_dcm_module::DcmHandle;
 use naobroker_rtslots::RtSlots;
 use naobroker_sensors::catalog::Key;
 

@@ -13,7 +13,7 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
 
-use naobroker_dcm::{DcmHandle, HookConnection};
+use naobroker_dcm_module::{DcmHandle, HookConnection};
 use naobroker_framework::{Broker, CallError, Methods, Module, ModuleContext, Value};
 use serde::Deserialize;
 
@@ -54,13 +54,15 @@ impl FallGuard {
         let angles = dcm.fast_access(&[
             "Device/SubDeviceList/InertialSensor/AngleX/Sensor/Value",
             "Device/SubDeviceList/InertialSensor/AngleY/Sensor/Value",
-        ])?;
+        ])
+        .map_err(|error| error.to_string())?;
         let stiffness: Vec<usize> = dcm
             .model()
             .joints
             .iter()
             .map(|joint| dcm.actuator(&format!("{}/Hardness/Actuator/Value", joint.name)))
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, _>>()
+            .map_err(|error| error.to_string())?;
         let latch = Arc::new(Latch::default());
         let hook_latch = Arc::clone(&latch);
         let tilt = config.tilt_rad;
@@ -76,7 +78,8 @@ impl FallGuard {
                     cycle.set(actuator, 0.0);
                 }
             }
-        })?;
+        })
+        .map_err(|error| error.to_string())?;
         Ok(FallGuard { latch, tilt_rad: config.tilt_rad, broker, _hook: hook })
     }
 }

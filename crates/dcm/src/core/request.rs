@@ -1,10 +1,10 @@
-//! Validation of `set` and `setAlias` requests into per-actuator command lists.
-
-use naobroker_framework::Value;
+//! Requests for the cycle: per-actuator lists of timed commands, applied whole or refused
+//! whole, built from `set` and `setAlias` already read into types (their wire form is read
+//! in `naobroker-dcm-module`) or pushed by in-process producers such as ALMotion.
 
 use super::{Aliases, TimedCommand};
 use crate::device::DeviceModel;
-use crate::time::{is_before, DcmTime};
+use crate::time::is_before;
 
 /// How new commands combine with the buffered ones (seed 002).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,17 +20,30 @@ pub enum UpdateType {
 }
 
 impl UpdateType {
-    pub fn parse(name: &str) -> Result<UpdateType, String> {
+    /// NAOqi's name of an update type.
+    pub fn parse(name: &str) -> Result<UpdateType, UnknownUpdateType> {
         match name {
             "Merge" => Ok(UpdateType::Merge),
             "ClearAll" => Ok(UpdateType::ClearAll),
             "ClearAfter" => Ok(UpdateType::ClearAfter),
             "ClearBefore" => Ok(UpdateType::ClearBefore),
-            other => Err(format!(
-                "unknown update type {other:?} (expected Merge, ClearAll, ClearAfter or ClearBefore)"
-            )),
+            other => Err(UnknownUpdateType(other.to_owned())),
         }
     }
+}
+
+/// An update type NAOqi does not have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown update type {0:?} (expected Merge, ClearAll, ClearAfter or ClearBefore)")]
+pub struct UnknownUpdateType(pub String);
+
+/// A `set` naming neither an actuator nor an alias.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnknownTarget {
+    #[error("{0} is a sensor, not an actuator: it cannot take commands")]
+    Sensor(String),
+    #[error("unknown actuator or alias {0:?}")]
+    Unknown(String),
 }
 
 /// The commands of one request for one actuator: sorted by time, one per time
@@ -119,215 +132,77 @@ fn normalize(commands: &mut Vec<TimedCommand>) {
     commands.truncate(write);
 }
 
-pub(super) fn array<'a>(value: &'a Value, what: &str) -> Result<&'a [Value], String> {
-    match value {
-        Value::Array(items) => Ok(items),
-        other => Err(format!("{what} must be an array, got {other}")),
-    }
-}
-
-pub(super) fn string<'a>(value: &'a Value, what: &str) -> Result<&'a str, String> {
-    value.as_str().ok_or_else(|| format!("{what} must be a string, got {value}"))
-}
-
-/// A float from any MessagePack number; `what` names it in the error.
-pub fn number(value: &Value, what: &str) -> Result<f64, String> {
-    match value {
-        Value::F64(x) => Ok(*x),
-        Value::F32(x) => Ok(f64::from(*x)),
-        Value::Integer(i) => i.as_f64().ok_or_else(|| format!("{what} is out of range")),
-        other => Err(format!("{what} must be a number, got {other}")),
-    }
-}
-
-/// DCM times are int32 and roll over: a client that adds an offset to a time near
-/// the roll-over without wrapping (Python does) still means the wrapped time.
-fn time(value: &Value, what: &str) -> Result<DcmTime, String> {
-    match value {
-        Value::Integer(i) => {
-            i.as_i64().map(|t| t as DcmTime).ok_or_else(|| format!("{what} is out of range"))
-        }
-        Value::F64(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => Ok(*x as i64 as DcmTime),
-        other => Err(format!("{what} must be an integer DCM time in ms, got {other}")),
-    }
-}
-
-/// Turns `set` and `setAlias` values into [`Request`]s.
-pub struct RequestParser<'a> {
-    pub model: &'a DeviceModel,
-    pub aliases: &'a Aliases,
-}
-
-impl RequestParser<'_> {
-    fn actuator(&self, name: &str) -> Result<usize, String> {
-        match self.model.actuator(name) {
-            Some(index) => Ok(index),
-            None if self.model.sensor(name).is_some() => {
-                Err(format!("{name} is a sensor, not an actuator: it cannot take commands"))
+impl Request {
+    /// NAOqi's `set`: the same `commands` for the actuator `name`, or for every actuator of
+    /// the alias `name`, each list taken as a client's ([`Request::push_clamped`]).
+    pub fn set(
+        model: &DeviceModel,
+        aliases: &Aliases,
+        name: &str,
+        update: UpdateType,
+        commands: Vec<TimedCommand>,
+    ) -> Result<Request, UnknownTarget> {
+        let mut request = Request::default();
+        match aliases.get(name) {
+            Some(members) => {
+                for &actuator in members.iter().flatten() {
+                    request.push_clamped(model, actuator, update, commands.clone());
+                }
             }
-            None => Err(format!("unknown actuator or alias {name:?}")),
+            None => request.push_clamped(model, target_actuator(model, name)?, update, commands),
         }
+        Ok(request)
     }
 
-    fn group(
-        &self,
+    /// NAOqi's `setAlias`: one command list per member of an alias ([`Aliases::get`]), in
+    /// order, each taken as a client's ([`Request::push_clamped`]); the lists of members
+    /// that name no actuator are left out. The caller gives one list per member.
+    pub fn for_members(
+        model: &DeviceModel,
+        members: &[Option<usize>],
+        update: UpdateType,
+        lists: Vec<Vec<TimedCommand>>,
+    ) -> Request {
+        debug_assert_eq!(members.len(), lists.len(), "one command list per alias member");
+        let mut request = Request::default();
+        for (member, commands) in members.iter().zip(lists) {
+            if let Some(actuator) = *member {
+                request.push_clamped(model, actuator, update, commands);
+            }
+        }
+        request
+    }
+
+    /// A client's commands for one actuator: values clamped to the device's range, then as
+    /// [`Request::push`] takes them. An actuator whose every command was NaN is left out and
+    /// keeps its buffer (an empty list is kept: with `ClearAll` it empties the buffer).
+    fn push_clamped(
+        &mut self,
+        model: &DeviceModel,
         actuator: usize,
         update: UpdateType,
         mut commands: Vec<TimedCommand>,
-    ) -> ActuatorCommands {
-        let spec = &self.model.actuators[actuator];
+    ) {
+        let had_commands = !commands.is_empty();
+        let spec = &model.actuators[actuator];
         for command in &mut commands {
             if !command.value.is_nan() {
                 command.value = spec.clamp(command.value);
             }
         }
         normalize(&mut commands);
-        ActuatorCommands { actuator, update, commands }
-    }
-
-    fn timed_commands(&self, list: &Value, what: &str) -> Result<Vec<TimedCommand>, String> {
-        let items = array(list, what)?;
-        items
-            .iter()
-            .enumerate()
-            .map(|(position, item)| {
-                let what = format!("{what}, command {}", position + 1);
-                let fields = array(item, &what)?;
-                if !(2..=3).contains(&fields.len()) {
-                    return Err(format!("{what} must be [value, time] or [value, time, importance]"));
-                }
-                Ok(TimedCommand {
-                    value: number(&fields[0], &format!("{what}: the value"))?,
-                    time: time(&fields[1], &format!("{what}: the time"))?,
-                })
-            })
-            .collect()
-    }
-
-    /// Skip actuators whose every command was NaN: they keep their buffer.
-    fn finish(groups: Vec<ActuatorCommands>, had_commands: &[bool]) -> Request {
-        Request {
-            groups: groups
-                .into_iter()
-                .zip(had_commands)
-                .filter(|(group, had)| !(**had && group.commands.is_empty()))
-                .map(|(group, _)| group)
-                .collect(),
-            spare: Vec::new(),
+        if !(had_commands && commands.is_empty()) {
+            self.groups.push(ActuatorCommands { actuator, update, commands });
         }
     }
+}
 
-    /// `set([name, update, [[value, time(, importance)], ...]])`.
-    pub fn set(&self, request: &Value) -> Result<Request, String> {
-        let items = array(request, "the set request")?;
-        if items.len() != 3 {
-            return Err(format!(
-                "the set request must be [name, update type, [[value, time], ...]], got {} elements",
-                items.len()
-            ));
-        }
-        let name = string(&items[0], "the actuator or alias name")?;
-        let update = UpdateType::parse(string(&items[1], "the update type")?)?;
-        let commands = self.timed_commands(&items[2], "the command list")?;
-        let had = !commands.is_empty();
-        let targets: Vec<usize> = match self.aliases.get(name) {
-            Some(members) => members.iter().flatten().copied().collect(),
-            None => vec![self.actuator(name)?],
-        };
-        let groups: Vec<ActuatorCommands> =
-            targets.iter().map(|&a| self.group(a, update, commands.clone())).collect();
-        let had = vec![had; groups.len()];
-        Ok(Self::finish(groups, &had))
-    }
-
-    /// `setAlias` in the time-mixed or time-separate format.
-    pub fn set_alias(&self, request: &Value) -> Result<Request, String> {
-        let items = array(request, "the setAlias request")?;
-        if items.len() < 4 {
-            return Err("the setAlias request must be [alias, update type, format, ...]".into());
-        }
-        let name = string(&items[0], "the alias name")?;
-        let update = UpdateType::parse(string(&items[1], "the update type")?)?;
-        let format = string(&items[2], "the format")?;
-        let members = self.aliases.get(name).ok_or_else(|| format!("unknown alias {name:?}"))?;
-        let per_actuator: Vec<Vec<TimedCommand>> = match format {
-            "time-mixed" => {
-                if items.len() != 4 {
-                    return Err("a time-mixed setAlias request must be [alias, update, \"time-mixed\", [[[value, time], ...] per actuator]]".into());
-                }
-                let lists = array(&items[3], "the per-actuator command lists")?;
-                if lists.len() != members.len() {
-                    return Err(format!(
-                        "alias {name} has {} actuators but the request has {} command lists",
-                        members.len(),
-                        lists.len()
-                    ));
-                }
-                lists
-                    .iter()
-                    .enumerate()
-                    .map(|(i, list)| self.timed_commands(list, &format!("command list {}", i + 1)))
-                    .collect::<Result<_, _>>()?
-            }
-            "time-separate" => {
-                if items.len() != 6 {
-                    return Err("a time-separate setAlias request must be [alias, update, \"time-separate\", importance, [times], [[values] per actuator]]".into());
-                }
-                let times = array(&items[4], "the time list")?
-                    .iter()
-                    .enumerate()
-                    .map(|(i, t)| time(t, &format!("time {}", i + 1)))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let lists = array(&items[5], "the per-actuator value lists")?;
-                if lists.len() != members.len() {
-                    return Err(format!(
-                        "alias {name} has {} actuators but the request has {} value lists",
-                        members.len(),
-                        lists.len()
-                    ));
-                }
-                lists
-                    .iter()
-                    .enumerate()
-                    .map(|(i, list)| {
-                        let values = array(list, &format!("value list {}", i + 1))?;
-                        if values.len() != times.len() {
-                            return Err(format!(
-                                "value list {} has {} values but there are {} times",
-                                i + 1,
-                                values.len(),
-                                times.len()
-                            ));
-                        }
-                        values
-                            .iter()
-                            .zip(&times)
-                            .enumerate()
-                            .map(|(j, (v, &t))| {
-                                Ok(TimedCommand {
-                                    time: t,
-                                    value: number(v, &format!("value list {}, value {}", i + 1, j + 1))?,
-                                })
-                            })
-                            .collect()
-                    })
-                    .collect::<Result<_, String>>()?
-            }
-            other => {
-                return Err(format!(
-                    "unknown setAlias format {other:?} (expected time-mixed or time-separate)"
-                ))
-            }
-        };
-        let mut groups = Vec::with_capacity(members.len());
-        let mut had = Vec::with_capacity(members.len());
-        for (member, commands) in members.iter().zip(per_actuator) {
-            if let Some(actuator) = member {
-                had.push(!commands.is_empty());
-                groups.push(self.group(*actuator, update, commands));
-            }
-        }
-        Ok(Self::finish(groups, &had))
+/// The actuator `set` names, or why it names none.
+fn target_actuator(model: &DeviceModel, name: &str) -> Result<usize, UnknownTarget> {
+    match model.actuator(name) {
+        Some(index) => Ok(index),
+        None if model.sensor(name).is_some() => Err(UnknownTarget::Sensor(name.to_owned())),
+        None => Err(UnknownTarget::Unknown(name.to_owned())),
     }
 }
 
@@ -336,98 +211,27 @@ mod tests {
     use super::*;
     use crate::device::RobotDescription;
 
+    const RED: &str = "ChestBoard/Led/Red/Actuator/Value";
+
     fn model() -> DeviceModel {
         DeviceModel::new(RobotDescription::nao_v6()).unwrap()
     }
 
+    fn command(value: f64, time: i32) -> TimedCommand {
+        TimedCommand { time, value }
+    }
+
     #[test]
     fn nan_commands_are_left_out_and_all_nan_keeps_the_buffer() {
-        let model = model();
-        let aliases = Aliases::default();
-        let parser = RequestParser { model: &model, aliases: &aliases };
-        let request = Value::Array(vec![
-            "HeadYaw/Position/Actuator/Value".into(),
-            "ClearAll".into(),
-            Value::Array(vec![Value::Array(vec![Value::F64(f64::NAN), 10.into()])]),
-        ]);
-        assert!(parser.set(&request).unwrap().groups().is_empty());
-    }
-
-    fn arr(items: Vec<Value>) -> Value {
-        Value::Array(items)
-    }
-
-    fn cmd(value: f64, time: i64) -> Value {
-        arr(vec![Value::F64(value), time.into()])
-    }
-
-    #[test]
-    fn bad_requests_name_the_problem() {
-        let model = DeviceModel::new(RobotDescription::nao_v6()).unwrap();
-        let mut aliases = Aliases::default();
-        let created = aliases
-            .create(
-                &model,
-                &arr(vec![
-                    "Chest".into(),
-                    arr(vec!["ChestBoard/Led/Red/Actuator/Value".into(), "Nope".into()]),
-                ]),
-            )
-            .unwrap();
-        assert_eq!(
-            created,
-            arr(vec!["Chest".into(), arr(vec!["ChestBoard/Led/Red/Actuator/Value".into(), "".into()])])
-        );
-        let clash = aliases.create(&model, &arr(vec!["HeadYaw/Position/Actuator/Value".into(), arr(vec![])]));
-        assert!(clash.unwrap_err().contains("named like a device"));
-        let parser = RequestParser { model: &model, aliases: &aliases };
-        let set = |name: &str, update: &str, commands: Value| {
-            parser.set(&arr(vec![name.into(), update.into(), commands]))
-        };
-        assert!(set("Nope", "Merge", arr(vec![cmd(1.0, 10)]))
-            .unwrap_err()
-            .contains("unknown actuator or alias \"Nope\""));
-        assert!(set("HeadYaw/Position/Sensor/Value", "Merge", arr(vec![cmd(1.0, 10)]))
-            .unwrap_err()
-            .contains("is a sensor"));
-        assert!(set("HeadYaw/Position/Actuator/Value", "Replace", arr(vec![]))
-            .unwrap_err()
-            .contains("unknown update type"));
-        assert!(set("HeadYaw/Position/Actuator/Value", "Merge", arr(vec![arr(vec!["x".into(), 10.into()])]))
-            .unwrap_err()
-            .contains("must be a number"));
-        assert!(set("HeadYaw/Position/Actuator/Value", "Merge", cmd(1.0, 10))
-            .unwrap_err()
-            .contains("command 1 must be"));
-        let separate = |times: Vec<Value>, lists: Vec<Value>| {
-            parser.set_alias(&arr(vec![
-                "Chest".into(),
-                "Merge".into(),
-                "time-separate".into(),
-                0.into(),
-                arr(times),
-                arr(lists),
-            ]))
-        };
-        assert!(separate(vec![10.into()], vec![arr(vec![1.into()])])
-            .unwrap_err()
-            .contains("has 2 actuators"));
-        assert!(separate(vec![10.into()], vec![arr(vec![1.into()]), arr(vec![])])
-            .unwrap_err()
-            .contains("value list 2 has 0 values"));
-        let ok = separate(
-            vec![10.into(), 20.into()],
-            vec![arr(vec![1.into(), 0.into()]), arr(vec![1.into(), 1.into()])],
-        )
-        .unwrap();
-        assert_eq!(ok.groups().len(), 1, "the unknown member is skipped");
-        let format =
-            parser.set_alias(&arr(vec!["Chest".into(), "Merge".into(), "time-sorted".into(), arr(vec![])]));
-        assert!(format.unwrap_err().contains("unknown setAlias format"));
-        assert!(parser
-            .set_alias(&arr(vec!["Nope".into(), "Merge".into(), "time-mixed".into(), arr(vec![])]))
-            .unwrap_err()
-            .contains("unknown alias"));
+        let (model, aliases) = (model(), Aliases::default());
+        let yaw = "HeadYaw/Position/Actuator/Value";
+        let nan = Request::set(&model, &aliases, yaw, UpdateType::ClearAll, vec![command(f64::NAN, 10)]);
+        assert!(nan.unwrap().groups().is_empty());
+        let empty = Request::set(&model, &aliases, yaw, UpdateType::ClearAll, vec![]).unwrap();
+        assert_eq!(empty.groups().len(), 1, "an empty ClearAll still clears");
+        let some = vec![command(f64::NAN, 10), command(0.1, 20)];
+        let request = Request::set(&model, &aliases, yaw, UpdateType::Merge, some).unwrap();
+        assert_eq!(request.groups()[0].commands, [command(0.1, 20)]);
     }
 
     #[test]
@@ -437,7 +241,8 @@ mod tests {
         request.push_command(4, UpdateType::Merge, TimedCommand { time: 10, value: f64::NAN });
         assert_eq!(request.groups()[0].commands, [TimedCommand { time: 10, value: 0.5 }]);
         assert!(request.groups()[1].commands.is_empty(), "a NaN is left out, as by push");
-        let storage: Vec<*const TimedCommand> = request.groups().iter().map(|g| g.commands.as_ptr()).collect();
+        let storage: Vec<*const TimedCommand> =
+            request.groups().iter().map(|g| g.commands.as_ptr()).collect();
         request.clear();
         assert_eq!(request, Request::default());
         request.push_command(5, UpdateType::ClearAll, TimedCommand { time: 20, value: 1.0 });
@@ -448,19 +253,37 @@ mod tests {
 
     #[test]
     fn values_are_clamped_and_same_times_keep_the_later() {
-        let model = DeviceModel::new(RobotDescription::nao_v6()).unwrap();
-        let aliases = Aliases::default();
-        let parser = RequestParser { model: &model, aliases: &aliases };
-        let request = parser
-            .set(&arr(vec![
-                "ChestBoard/Led/Red/Actuator/Value".into(),
-                "Merge".into(),
-                arr(vec![cmd(3.0, 20), cmd(0.2, 10), cmd(0.7, 10)]),
-            ]))
-            .unwrap();
-        assert_eq!(
-            request.groups()[0].commands,
-            vec![TimedCommand { time: 10, value: 0.7 }, TimedCommand { time: 20, value: 1.0 }]
-        );
+        let (model, aliases) = (model(), Aliases::default());
+        let commands = vec![command(3.0, 20), command(0.2, 10), command(0.7, 10)];
+        let request = Request::set(&model, &aliases, RED, UpdateType::Merge, commands).unwrap();
+        assert_eq!(request.groups()[0].commands, [command(0.7, 10), command(1.0, 20)]);
+    }
+
+    #[test]
+    fn an_alias_gives_each_member_its_list_and_skips_unknown_ones() {
+        let model = model();
+        let mut aliases = Aliases::default();
+        let blue = "ChestBoard/Led/Blue/Actuator/Value";
+        aliases.create(&model, "Chest", &[RED, "Nope", blue]).unwrap();
+        let same =
+            Request::set(&model, &aliases, "Chest", UpdateType::Merge, vec![command(0.5, 10)]).unwrap();
+        let actuators: Vec<usize> = same.groups().iter().map(|group| group.actuator).collect();
+        assert_eq!(actuators, [model.actuator(RED).unwrap(), model.actuator(blue).unwrap()]);
+        let lists = vec![vec![command(0.1, 10)], vec![command(0.2, 10)], vec![command(0.3, 10)]];
+        let members = aliases.get("Chest").unwrap();
+        let each = Request::for_members(&model, members, UpdateType::ClearAll, lists);
+        let values: Vec<f64> = each.groups().iter().map(|group| group.commands[0].value).collect();
+        assert_eq!(values, [0.1, 0.3], "the unknown member's list is left out");
+    }
+
+    #[test]
+    fn set_names_an_actuator_or_an_alias() {
+        let (model, aliases) = (model(), Aliases::default());
+        let set = |name: &str| Request::set(&model, &aliases, name, UpdateType::Merge, vec![]).unwrap_err();
+        let sensor = "HeadYaw/Position/Sensor/Value";
+        assert_eq!(set(sensor), UnknownTarget::Sensor(sensor.into()));
+        assert_eq!(set("Nope").to_string(), "unknown actuator or alias \"Nope\"");
+        let error = UpdateType::parse("Replace").unwrap_err().to_string();
+        assert!(error.starts_with("unknown update type \"Replace\""), "{error}");
     }
 }

@@ -1,6 +1,7 @@
-use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering};
+//! The cycle's counters, written by the cycle thread with relaxed atomics and read, as a
+//! [`StatsSnapshot`], by `DCM.stats` and in-process users.
 
-use naobroker_framework::Value;
+use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering};
 
 use super::hooks::MAX_HOOKS;
 use crate::time::DcmTime;
@@ -86,47 +87,60 @@ impl CycleStats {
         self.compute_max_us.fetch_max(report.compute_us, Ordering::Relaxed);
     }
 
-    /// Everything as one map, for `DCM.stats` and `naocli call DCM.stats`; hooks are
-    /// named from `hook_names` (`(id, name)`).
-    pub fn to_value(&self, hook_names: &[(u32, String)]) -> Value {
-        let load = |counter: &AtomicU64| Value::from(counter.load(Ordering::Relaxed));
-        let last = LATENESS_BUCKETS_US[LATENESS_BUCKETS_US.len() - 1];
-        let histogram = std::iter::once(0)
-            .chain(LATENESS_BUCKETS_US)
-            .zip(LATENESS_BUCKETS_US)
-            .map(|(lower, upper)| format!("{lower}-{upper}us"))
-            .chain(std::iter::once(format!(">={last}us")))
-            .zip(&self.lateness_histogram)
-            .map(|(label, count)| (Value::from(label), load(count)))
-            .collect();
+    /// Every counter now, and the hooks connected (their ids; `DCM.stats` names them).
+    pub fn snapshot(&self) -> StatsSnapshot {
+        let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         let hooks = self
             .hooks
             .iter()
-            .filter(|h| h.id() != 0)
-            .map(|h| {
-                let name =
-                    hook_names.iter().find(|(id, _)| *id == h.id()).map_or("", |(_, name)| name.as_str());
-                Value::Map(vec![
-                    ("id".into(), h.id().into()),
-                    ("name".into(), name.into()),
-                    ("calls".into(), load(&h.calls)),
-                    ("over_budget".into(), load(&h.over_budget)),
-                    ("last_us".into(), (h.last_ns.load(Ordering::Relaxed) / 1000).into()),
-                    ("max_us".into(), (h.max_ns.load(Ordering::Relaxed) / 1000).into()),
-                ])
+            .filter(|hook| hook.id() != 0)
+            .map(|hook| HookSnapshot {
+                id: hook.id(),
+                calls: load(&hook.calls),
+                over_budget: load(&hook.over_budget),
+                last_us: hook.last_ns.load(Ordering::Relaxed) / 1000,
+                max_us: hook.max_ns.load(Ordering::Relaxed) / 1000,
             })
             .collect();
-        Value::Map(vec![
-            ("cycles".into(), load(&self.cycles)),
-            ("overruns".into(), load(&self.overruns)),
-            ("requests_refused".into(), load(&self.refused)),
-            ("reports_dropped".into(), load(&self.reports_dropped)),
-            ("hooks_refused".into(), load(&self.hooks_refused)),
-            ("compute_last_us".into(), self.compute_last_us.load(Ordering::Relaxed).into()),
-            ("compute_max_us".into(), self.compute_max_us.load(Ordering::Relaxed).into()),
-            ("lateness_max_us".into(), self.lateness_max_us.load(Ordering::Relaxed).into()),
-            ("lateness_histogram".into(), Value::Map(histogram)),
-            ("hooks".into(), Value::Array(hooks)),
-        ])
+        StatsSnapshot {
+            cycles: load(&self.cycles),
+            overruns: load(&self.overruns),
+            requests_refused: load(&self.refused),
+            reports_dropped: load(&self.reports_dropped),
+            hooks_refused: load(&self.hooks_refused),
+            compute_last_us: self.compute_last_us.load(Ordering::Relaxed),
+            compute_max_us: self.compute_max_us.load(Ordering::Relaxed),
+            lateness_max_us: self.lateness_max_us.load(Ordering::Relaxed),
+            lateness_histogram: std::array::from_fn(|bucket| load(&self.lateness_histogram[bucket])),
+            hooks,
+        }
     }
+}
+
+/// The cycle's counters at one moment ([`CycleStats::snapshot`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatsSnapshot {
+    pub cycles: u64,
+    pub overruns: u64,
+    /// Requests the cycle itself refused (a producer's check lets none through).
+    pub requests_refused: u64,
+    pub reports_dropped: u64,
+    pub hooks_refused: u64,
+    pub compute_last_us: u32,
+    pub compute_max_us: u32,
+    pub lateness_max_us: i64,
+    /// Wake-ups per lateness bucket: below each of [`LATENESS_BUCKETS_US`], then the rest.
+    pub lateness_histogram: [u64; LATENESS_BUCKETS_US.len() + 1],
+    pub hooks: Vec<HookSnapshot>,
+}
+
+/// One connected hook's counters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookSnapshot {
+    pub id: u32,
+    pub calls: u64,
+    /// Calls that took longer than the hook budget.
+    pub over_budget: u64,
+    pub last_us: i64,
+    pub max_us: i64,
 }

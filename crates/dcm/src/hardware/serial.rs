@@ -273,7 +273,8 @@ impl SerialIo {
             if healthy {
                 tracing::info!(port = %self.config.port, "serial board link restored");
             } else {
-                tracing::warn!(port = %self.config.port, why, "serial board link lost: actuators and sensors hold");
+                let port = &self.config.port;
+                tracing::warn!(%port, why, "serial board link lost: actuators and sensors hold");
             }
         }
     }

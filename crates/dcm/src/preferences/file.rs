@@ -1,15 +1,33 @@
 //! Preference tables in a robot description file: loaded from it, saved into it with the
 //! rest of the file (devices, comments, layout) left as it is.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use toml_edit::{DocumentMut, Item, Table};
 
 use super::{PreferenceValue, Preferences, Target};
-use crate::device::RobotDescription;
+use crate::device::{DescriptionError, RobotDescription};
+
+/// Why preferences could not be saved into a description file.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot parse {}: {source}", path.display())]
+    Parse { path: PathBuf, source: toml_edit::TomlError },
+    /// `what` (`preferences`, `preferences.chest`...) is not a table in the file.
+    #[error("cannot save preferences into {}: {what} is not a table", path.display())]
+    NotATable { path: PathBuf, what: String },
+    #[error("cannot save preferences into {}: {source}", path.display())]
+    Invalid { path: PathBuf, source: Box<DescriptionError> },
+    #[error("cannot write beside {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("cannot replace {}: {source}", path.display())]
+    Replace { path: PathBuf, source: std::io::Error },
+}
 
 /// The preferences of the description at `path`, or of the built-in NAO V6 without one.
-pub fn load(path: Option<&Path>) -> Result<Preferences, String> {
+pub fn load(path: Option<&Path>) -> Result<Preferences, DescriptionError> {
     let description = match path {
         Some(path) => RobotDescription::load(path)?,
         None => RobotDescription::nao_v6(),
@@ -20,11 +38,13 @@ pub fn load(path: Option<&Path>) -> Result<Preferences, String> {
 /// Replace the `targets`' tables in the description file at `path` with `preferences`'.
 /// The file is replaced at once (written beside it, then renamed). Returns the number of
 /// keys written.
-pub fn save(path: &Path, preferences: &Preferences, targets: &[Target]) -> Result<usize, String> {
-    let failed =
-        |what: &str, error: &dyn std::fmt::Display| format!("cannot {what} {}: {error}", path.display());
-    let text = std::fs::read_to_string(path).map_err(|error| failed("read", &error))?;
-    let mut document: DocumentMut = text.parse().map_err(|error| failed("parse", &error))?;
+pub fn save(path: &Path, preferences: &Preferences, targets: &[Target]) -> Result<usize, SaveError> {
+    let path_buf = || path.to_path_buf();
+    let not_a_table = |what: &str| SaveError::NotATable { path: path_buf(), what: what.to_owned() };
+    let text =
+        std::fs::read_to_string(path).map_err(|source| SaveError::Read { path: path_buf(), source })?;
+    let mut document: DocumentMut =
+        text.parse().map_err(|source| SaveError::Parse { path: path_buf(), source })?;
     let tables = document
         .as_table_mut()
         .entry("preferences")
@@ -34,16 +54,14 @@ pub fn save(path: &Path, preferences: &Preferences, targets: &[Target]) -> Resul
             Item::Table(tables)
         })
         .as_table_mut()
-        .ok_or_else(|| failed("save preferences into", &"its `preferences` is not a table"))?;
+        .ok_or_else(|| not_a_table("its `preferences`"))?;
     let mut written = 0;
     for &target in targets {
         let table = tables
             .entry(target.table())
             .or_insert_with(|| Item::Table(Table::new()))
             .as_table_mut()
-            .ok_or_else(|| {
-                failed("save preferences into", &format!("preferences.{} is not a table", target.table()))
-            })?;
+            .ok_or_else(|| not_a_table(&format!("preferences.{}", target.table())))?;
         table.clear();
         for (key, value) in preferences.table(target) {
             table.insert(key, toml_edit::value(toml_value(value)));
@@ -51,11 +69,12 @@ pub fn save(path: &Path, preferences: &Preferences, targets: &[Target]) -> Resul
         }
     }
     let text = document.to_string();
-    RobotDescription::parse(&text).map_err(|error| failed("save preferences into", &error))?;
+    RobotDescription::parse(&text)
+        .map_err(|source| SaveError::Invalid { path: path_buf(), source: Box::new(source) })?;
     let name = path.file_name().map(|name| name.to_string_lossy()).unwrap_or_default();
     let temporary = path.with_file_name(format!(".{name}.saving"));
-    std::fs::write(&temporary, text).map_err(|error| failed("write beside", &error))?;
-    std::fs::rename(&temporary, path).map_err(|error| failed("replace", &error))?;
+    std::fs::write(&temporary, text).map_err(|source| SaveError::Write { path: path_buf(), source })?;
+    std::fs::rename(&temporary, path).map_err(|source| SaveError::Replace { path: path_buf(), source })?;
     Ok(written)
 }
 
@@ -72,8 +91,9 @@ fn toml_value(value: &PreferenceValue) -> toml_edit::Value {
 mod tests {
     use super::*;
 
-    const ROBOT: &str = "# my robot\nname = \"bench\"\n\n[[device]] # the only one\nname = \"A/Actuator/Value\"\n\
-        kind = \"interpolated\"\nunit = \"\"\nmin = 0.0\nmax = 1.0\ngain = 1.0\noffset = 0.0\ninitial = 0.0\n";
+    const ROBOT: &str = "# my robot\nname = \"bench\"\n\n[[device]] # the only one\n\
+        name = \"A/Actuator/Value\"\nkind = \"interpolated\"\nunit = \"\"\nmin = 0.0\nmax = 1.0\ngain = 1.0\n\
+        offset = 0.0\ninitial = 0.0\n";
 
     #[test]
     fn saved_tables_load_back_and_the_rest_of_the_file_stays() {
@@ -109,6 +129,7 @@ mod tests {
     fn saving_needs_a_readable_description() {
         let missing = std::env::temp_dir().join("naobroker-no-such-robot.toml");
         let error = save(&missing, &Preferences::default(), &Target::ALL).unwrap_err();
-        assert!(error.contains("cannot read"), "{error}");
+        assert!(matches!(error, SaveError::Read { .. }), "{error}");
+        assert!(error.to_string().starts_with("cannot read "), "{error}");
     }
 }

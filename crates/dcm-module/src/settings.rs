@@ -5,16 +5,18 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use naobroker_framework::{CallError, ModuleContext, Value};
+use naobroker_dcm::device::{Conversion, DeviceIndex, DeviceModel, DeviceSpec};
+use naobroker_dcm::preferences::{self, check_conversion, PreferenceValue, Preferences, Target};
+use naobroker_framework::Value;
 use naobroker_memory::Store;
 
-use super::Dcm;
-use crate::calibration::Calibration;
-use crate::device::{Conversion, DeviceIndex, DeviceModel, DeviceSpec};
-use crate::preferences::{self, check_conversion, PreferenceValue, Preferences, Target};
+use crate::error::DcmError;
+use crate::handle::DcmHandle;
+use crate::module::Dcm;
+use crate::parse::{self, preference_to_value, preference_value};
 
 /// The preferences in effect and where they go.
-pub(super) struct Settings {
+pub(crate) struct Settings {
     preferences: Preferences,
     /// The robot description file, when the broker was started with one.
     description: Option<PathBuf>,
@@ -23,31 +25,36 @@ pub(super) struct Settings {
 }
 
 impl Settings {
-    pub(super) fn new(model: &DeviceModel) -> Settings {
+    pub(crate) fn new(model: &DeviceModel) -> Settings {
         Settings { preferences: model.preferences.clone(), description: None, store: None }
     }
 
-    pub(super) fn attach(&mut self, store: Arc<Store>, description: Option<PathBuf>) {
+    pub(crate) fn attach(&mut self, store: Arc<Store>, description: Option<PathBuf>) {
         self.store = Some(store);
         self.description = description;
     }
 
     /// Show every preference in ALMemory (at start).
-    pub(super) fn publish_all(&self, dcm: &Dcm) {
+    pub(crate) fn publish_all(&self, handle: &DcmHandle) {
         let Some(store) = &self.store else { return };
         for key in self.preferences.keys() {
-            if let (false, Some(value)) = (is_slot(dcm, key), self.preferences.get(key)) {
-                if let Err(error) = store.insert_owned(key, value.to_value()) {
-                    tracing::warn!(%error, "a preference cannot be shown in ALMemory");
-                }
+            if let (false, Some(value)) = (is_slot(handle, key), self.preferences.get(key)) {
+                show(store, key, value);
             }
         }
     }
 }
 
+/// Preference keys are never real-time values nor events: showing them cannot fail.
+fn show(store: &Store, key: &str, value: &PreferenceValue) {
+    if let Err(error) = store.insert_owned(key, preference_to_value(value)) {
+        tracing::warn!(%error, "a preference cannot be shown in ALMemory");
+    }
+}
+
 /// A key the DCM publishes every cycle (values, gains, offsets, counters).
-fn is_slot(dcm: &Dcm, key: &str) -> bool {
-    dcm.handle.shared.slots.layout().index_of(key).is_some()
+fn is_slot(handle: &DcmHandle, key: &str) -> bool {
+    handle.shared().slots.layout().index_of(key).is_some()
 }
 
 /// A preference change being made: one table's key, what that table held before and the
@@ -61,7 +68,7 @@ struct Edit {
 
 /// Change keys in place, then take them into effect; on any refusal every key is put back
 /// and nothing changed.
-fn change(dcm: &mut Dcm, changes: Vec<(Target, String, PreferenceValue)>) -> Result<(), CallError> {
+fn change(dcm: &mut Dcm, changes: Vec<(Target, String, PreferenceValue)>) -> Result<(), DcmError> {
     let mut edits = Vec::with_capacity(changes.len());
     for (target, key, value) in changes {
         let before = dcm.settings.preferences.get(&key).cloned();
@@ -93,8 +100,8 @@ fn undo(dcm: &mut Dcm, edits: Vec<Edit>) {
 /// the conversions of the devices they name, checked against the devices' bounds, go to
 /// the cycle; the keys to ALMemory. Nothing changes when a conversion is refused or the
 /// cycle cannot be told.
-fn take_effect(dcm: &Dcm, changed: &[(&str, Option<&PreferenceValue>)]) -> Result<(), CallError> {
-    let model = &dcm.handle.model;
+fn take_effect(dcm: &Dcm, changed: &[(&str, Option<&PreferenceValue>)]) -> Result<(), DcmError> {
+    let model = dcm.handle.model();
     let preferences = &dcm.settings.preferences;
     let mut conversions: Vec<(DeviceIndex, Conversion)> = Vec::new();
     for device in changed.iter().filter_map(|(key, _)| model.device_of_property(key)) {
@@ -103,21 +110,16 @@ fn take_effect(dcm: &Dcm, changed: &[(&str, Option<&PreferenceValue>)]) -> Resul
         }
         let spec = model.spec(device);
         let conversion = preferences.conversion(spec);
-        check_conversion(spec, conversion).map_err(|error| error.to_string())?;
+        check_conversion(spec, conversion)?;
         conversions.push((device, conversion));
     }
     if !conversions.is_empty() {
-        dcm.handle.channel.borrow_mut().set_conversions(conversions)?;
+        dcm.handle.channel().set_conversions(conversions)?;
     }
     let Some(store) = &dcm.settings.store else { return Ok(()) };
-    for &(key, before) in changed.iter().filter(|(key, _)| !is_slot(dcm, key)) {
-        // Preference keys are never real-time values nor events: showing them cannot fail.
+    for &(key, before) in changed.iter().filter(|(key, _)| !is_slot(&dcm.handle, key)) {
         match preferences.get(key) {
-            Some(value) if before != Some(value) => {
-                if let Err(error) = store.insert_owned(key, value.to_value()) {
-                    tracing::warn!(%error, "a preference cannot be shown in ALMemory");
-                }
-            }
+            Some(value) if before != Some(value) => show(store, key, value),
             Some(_) => {}
             None => store.remove_owned(key),
         }
@@ -128,45 +130,33 @@ fn take_effect(dcm: &Dcm, changed: &[(&str, Option<&PreferenceValue>)]) -> Resul
 /// NAOqi's `preferences(action, target, key, value)`: `Add` a key to one target's table,
 /// `Save` targets' tables into the description file, `Load` them back from it. Answers
 /// the number of keys added, saved or loaded.
-pub(super) fn preferences_method(
+pub(crate) fn preferences(
     dcm: &mut Dcm,
-    _context: &ModuleContext,
     (action, target, key, value): (String, String, Option<String>, Option<Value>),
-) -> Result<u64, CallError> {
+) -> Result<u64, DcmError> {
     let targets = Target::parse(&target)?;
     match action.as_str() {
         "Add" => add(dcm, targets, &key.unwrap_or_default(), &value.unwrap_or(Value::Nil)),
         "Save" => save(dcm, targets),
         "Load" => load(dcm, targets),
-        other => Err(CallError::new(format!("unknown preferences action {other:?} (Save, Load or Add)"))),
+        _ => Err(DcmError::UnknownPreferencesAction(action)),
     }
 }
 
-fn add(dcm: &mut Dcm, targets: &[Target], key: &str, value: &Value) -> Result<u64, CallError> {
-    let &[target] = targets else {
-        return Err(CallError::new("Add puts a key in one target: Chest, Head or Local"));
-    };
+fn add(dcm: &mut Dcm, targets: &[Target], key: &str, value: &Value) -> Result<u64, DcmError> {
+    let &[target] = targets else { return Err(DcmError::AddToOneTarget) };
     let limits = dcm.broker.limits();
     limits.check_name("key", key)?;
     limits.check_value(key, value)?;
-    if is_slot(dcm, key) && !(key.ends_with("/Gain") || key.ends_with("/Offset")) {
-        return Err(CallError::new(format!(
-            "{key} is a value the DCM publishes every cycle, not a preference"
-        )));
+    if is_slot(&dcm.handle, key) && !(key.ends_with("/Gain") || key.ends_with("/Offset")) {
+        return Err(DcmError::PublishedEveryCycle(key.to_owned()));
     }
-    change(dcm, vec![(target, key.to_owned(), PreferenceValue::from_value(value)?)])?;
+    change(dcm, vec![(target, key.to_owned(), preference_value(value)?)])?;
     Ok(1)
 }
 
-fn save(dcm: &mut Dcm, targets: &[Target]) -> Result<u64, CallError> {
-    let Some(path) = &dcm.settings.description else {
-        return Err(CallError::new(
-            "Save writes the robot description file this DCM was started from, and it was started \
-             without one: the broker runs the built-in NAO V6 description unless [dcm] robot = \
-             \"path/to/robot.toml\" names a file (a program embedding the DCM names it with \
-             Dcm::with_preferences)",
-        ));
-    };
+fn save(dcm: &mut Dcm, targets: &[Target]) -> Result<u64, DcmError> {
+    let Some(path) = &dcm.settings.description else { return Err(DcmError::NoDescriptionFile) };
     let written = preferences::save(path, &dcm.settings.preferences, targets)?;
     tracing::info!(file = %path.display(), keys = written, "DCM preferences saved");
     Ok(written as u64)
@@ -174,7 +164,7 @@ fn save(dcm: &mut Dcm, targets: &[Target]) -> Result<u64, CallError> {
 
 /// Replace targets' tables with the file's (whole tables: the one place preferences are
 /// copied), then take the keys that changed into effect.
-fn load(dcm: &mut Dcm, targets: &[Target]) -> Result<u64, CallError> {
+fn load(dcm: &mut Dcm, targets: &[Target]) -> Result<u64, DcmError> {
     let loaded = preferences::load(dcm.settings.description.as_deref())?;
     let old = dcm.settings.preferences.clone();
     for &target in targets {
@@ -195,31 +185,27 @@ fn load(dcm: &mut Dcm, targets: &[Target]) -> Result<u64, CallError> {
 /// NAOqi's `calibration([name, "Manual", "InPosition", reference])`: the joint's position
 /// sensor reads `reference` where it stands now, its actuator follows; the new offsets are
 /// Local preferences (`DCM.preferences("Save", "Local", "", 0)` keeps them).
-pub(super) fn calibration_method(
-    dcm: &mut Dcm,
-    _context: &ModuleContext,
-    (input,): (Value,),
-) -> Result<(), CallError> {
-    let model = Arc::clone(&dcm.handle.model);
-    let calibration = Calibration::parse(&model, &input)?;
+pub(crate) fn calibration(dcm: &mut Dcm, (input,): (Value,)) -> Result<(), DcmError> {
+    let model = Arc::clone(dcm.handle.model());
+    let calibration = parse::calibration(&model, &input)?;
     let (sensor_spec, actuator_spec) =
         (&model.sensors[calibration.sensor], &model.actuators[calibration.actuator]);
     let current = &dcm.settings.preferences;
     let sensor_conversion = current.conversion(sensor_spec);
     // What the hardware last read, with the conversion the preferences hold now: right
     // even when the cycle has not taken a previous calibration yet.
-    let sensor_value = sensor_conversion.sensor_value(dcm.handle.shared.sensor_reading(calibration.sensor));
+    let reads = sensor_conversion.sensor_value(dcm.handle.shared().sensor_reading(calibration.sensor));
     let (sensor, actuator) =
-        calibration.conversions(sensor_value, sensor_conversion, current.conversion(actuator_spec));
+        calibration.conversions(reads, sensor_conversion, current.conversion(actuator_spec));
     let offset = |spec: &DeviceSpec, conversion: Conversion| {
         (Target::Local, spec.property_key("Offset"), PreferenceValue::Float(conversion.offset))
     };
     change(dcm, vec![offset(sensor_spec, sensor), offset(actuator_spec, actuator)]).map_err(|error| {
-        let joint = actuator_spec.name.split('/').next().unwrap_or_default();
-        let reference = calibration.reference;
-        CallError::new(format!(
-            "cannot calibrate {joint} to {reference} where it reads {sensor_value}: {}",
-            error.message
-        ))
+        DcmError::Calibration {
+            joint: actuator_spec.name.split('/').next().unwrap_or_default().to_owned(),
+            reference: calibration.reference,
+            reads,
+            source: Box::new(error),
+        }
     })
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Shared};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
-use naobroker_dcm::DcmHandle;
+use naobroker_dcm_module::DcmHandle;
 use naobroker_rtslots::RtSlots;
 
 fn start() -> (CycleThread, DcmHandle) {

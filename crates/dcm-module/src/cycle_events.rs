@@ -1,0 +1,90 @@
+//! Following the cycle thread from the broker's thread: `DCM/PreProcess` and
+//! `DCM/PostProcess` raised in ALMemory (every `event_decimation` cycles), and `DCM.step`
+//! calls answered once their cycles ran.
+
+use std::cell::{Cell, RefCell};
+use std::os::unix::net::UnixDatagram;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use naobroker_dcm::cycle::{CycleReport, Shared, Wakeups};
+use naobroker_framework::{Broker, Value};
+use tokio::sync::oneshot;
+
+use crate::module::Dcm;
+
+/// Cycle events being raised at once at most: a subscriber slower than the cycle loses
+/// events, it never slows the cycle nor makes the broker hold them.
+const MAX_EVENTS_IN_FLIGHT: u32 = 64;
+
+/// A `DCM.step` call waiting for cycle number `cycle`.
+pub(crate) struct StepWaiter {
+    pub(crate) cycle: u64,
+    pub(crate) done: oneshot::Sender<()>,
+}
+
+/// Start following the cycle: from now on each wake-up raises the cycle events of the
+/// reports received and answers the `step` calls whose cycle ran.
+pub(crate) fn follow_cycles(
+    dcm: &Dcm,
+    mut reports: rtrb::Consumer<CycleReport>,
+    wake: UnixDatagram,
+    event_decimation: u64,
+) {
+    let waiters = Rc::clone(&dcm.waiters);
+    let shared = Arc::clone(dcm.handle.shared());
+    let broker = dcm.broker.clone();
+    let events_dropped = Rc::clone(&dcm.events_dropped);
+    actix_rt::spawn(async move {
+        let wakeups = match Wakeups::new(wake) {
+            Ok(wakeups) => wakeups,
+            Err(error) => {
+                tracing::error!(%error, "cannot follow the DCM cycle");
+                return;
+            }
+        };
+        let in_flight = Rc::new(Cell::new(0u32));
+        while wakeups.next().await {
+            while let Ok(report) = reports.pop() {
+                if report.cycle % event_decimation == 0 {
+                    raise_cycle_events(&broker, &report, &in_flight, &events_dropped);
+                }
+            }
+            answer_steps(&waiters, &shared);
+        }
+    });
+}
+
+/// Raise `DCM/PreProcess` and `DCM/PostProcess` for one cycle, or count them dropped.
+fn raise_cycle_events(broker: &Broker, report: &CycleReport, in_flight: &Rc<Cell<u32>>, dropped: &Cell<u64>) {
+    if in_flight.get() > MAX_EVENTS_IN_FLIGHT {
+        dropped.set(dropped.get() + 2);
+        return;
+    }
+    let value = Value::Array(vec![report.cycle.into(), report.time.into()]);
+    for event in ["DCM/PreProcess", "DCM/PostProcess"] {
+        let broker = broker.clone();
+        let value = value.clone();
+        let in_flight = Rc::clone(in_flight);
+        in_flight.set(in_flight.get() + 1);
+        actix_rt::spawn(async move {
+            let args = vec![event.into(), value];
+            let _ = broker.call("ALMemory", "raiseEvent", args, false).await;
+            in_flight.set(in_flight.get() - 1);
+        });
+    }
+}
+
+/// Answer the `step` calls whose cycle ran.
+fn answer_steps(waiters: &RefCell<Vec<StepWaiter>>, shared: &Shared) {
+    let done = shared.cycles();
+    let ready: Vec<StepWaiter> = {
+        let mut waiters = waiters.borrow_mut();
+        let (ready, pending) = waiters.drain(..).partition(|waiter| waiter.cycle <= done);
+        *waiters = pending;
+        ready
+    };
+    for waiter in ready {
+        let _ = waiter.done.send(());
+    }
+}

@@ -1,0 +1,18 @@
+//! The DCM as a broker module, above the real-time DCM (`naobroker-dcm`): NAOqi's DCM API
+//! (`set`, `setAlias`, `createAlias`, `preferences`, `calibration`...) read from the wire's
+//! values into the DCM's types, its preferences shown in ALMemory, `DCM/PreProcess` and
+//! `DCM/PostProcess` raised, and the [`DcmHandle`] in-process modules hook the cycle with.
+#![deny(unsafe_code, unreachable_pub)]
+
+mod cycle_events;
+mod error;
+mod handle;
+mod methods;
+mod module;
+pub mod parse;
+mod settings;
+mod stats;
+
+pub use error::DcmError;
+pub use handle::{DcmHandle, HookConnection, UnknownActuator};
+pub use module::Dcm;
