@@ -1,3 +1,6 @@
+//! `[dcm]` in `broker.toml`: the cycle's period, priority and clock, the robot description,
+//! the hardware backend; every default runs unprivileged.
+
 use std::path::PathBuf;
 
 use serde::Deserialize;

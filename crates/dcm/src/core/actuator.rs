@@ -1,3 +1,6 @@
+//! One actuator's timed-command buffer and the seed's interpolation algorithm, cycle by
+//! cycle (interpolated devices, and triggers that apply past commands once).
+
 use std::collections::VecDeque;
 
 use super::UpdateType;

@@ -1,3 +1,6 @@
+//! The cycle's clocks (real: the monotonic clock and absolute sleeps; manual: `DCM.step`)
+//! and the thread's real-time requests (SCHED_FIFO priority, CPU, `mlockall`).
+
 use nix::sys::time::TimeSpec;
 use nix::time::{clock_gettime, clock_nanosleep, ClockId, ClockNanosleepFlags};
 use serde::Deserialize;

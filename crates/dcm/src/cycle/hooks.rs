@@ -1,3 +1,6 @@
+//! Real-time hooks (NAOqi's atPreProcess / atPostProcess): callbacks run on the cycle
+//! thread, what they see of a cycle and the commands they send, all preallocated.
+
 use naobroker_rtslots::RtSlots;
 
 use crate::time::DcmTime;

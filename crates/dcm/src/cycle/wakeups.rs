@@ -1,3 +1,5 @@
+//! The actor side's end of the cycle thread's wake-up datagrams.
+
 use std::os::unix::net::UnixDatagram;
 
 /// The actor side's end of a real-time thread's wake-up datagrams: the thread sends a
