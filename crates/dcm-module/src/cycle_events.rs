@@ -68,8 +68,7 @@ fn raise_cycle_events(broker: &Broker, report: &CycleReport, in_flight: &Rc<Cell
         let in_flight = Rc::clone(in_flight);
         in_flight.set(in_flight.get() + 1);
         actix_rt::spawn(async move {
-            let args = vec![event.into(), value];
-            let _ = broker.call("ALMemory", "raiseEvent", args, false).await;
+            let _ = broker.raise_event(event, value);
             in_flight.set(in_flight.get() - 1);
         });
     }

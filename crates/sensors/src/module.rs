@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use naobroker_dcm::cycle::Wakeups;
 use naobroker_dcm_module::HookConnection;
-use naobroker_framework::{Broker, CallResult, Methods, Module, ModuleContext, Value};
+use naobroker_framework::{Broker, Methods, Module, ModuleContext, Value};
 
 use crate::catalog::{Key, Record};
 use crate::watch::{Installed, WatchStats};
@@ -68,7 +68,7 @@ impl ALSensors {
         let events = self.event_names();
         actix_rt::spawn(async move {
             for event in events {
-                if let Err(error) = broker.call("ALMemory", "declareEvent", vec![event.into()], false).await {
+                if let Err(error) = broker.declare_event(event) {
                     tracing::error!(event, %error, "cannot declare a sensor event");
                 }
             }
@@ -85,7 +85,7 @@ impl ALSensors {
                     batch.push(record);
                 }
                 for record in batch.drain(..) {
-                    write(&broker, &written, record).await;
+                    write(&broker, &written, record);
                 }
             }
         });
@@ -93,11 +93,11 @@ impl ALSensors {
 }
 
 /// Raise the record's event, or store its value.
-async fn write(broker: &Broker, written: &Written, record: Record) {
+fn write(broker: &Broker, written: &Written, record: Record) {
     let (method, count) =
         if record.raise { ("raiseEvent", &written.raised) } else { ("insertData", &written.stored) };
-    let args = vec![record.key.name().into(), record.value.to_value()];
-    let result: CallResult = broker.call("ALMemory", method, args, false).await;
+    let (key, value) = (record.key.name(), record.value.to_value());
+    let result = if record.raise { broker.raise_event(key, value) } else { broker.insert_data(key, value) };
     match result {
         Ok(_) => count.set(count.get() + 1),
         Err(error) => {

@@ -115,8 +115,7 @@ impl Module for FallGuard {
                 if latch.triggered.load(Ordering::Acquire) && !latch.reported.swap(true, Ordering::AcqRel) {
                     let time = latch.at_time.load(Ordering::Acquire);
                     tracing::warn!(time, "fall detected: stiffness off");
-                    let args = vec!["FallGuard/Triggered".into(), Value::from(time)];
-                    if let Err(error) = broker.call("ALMemory", "raiseEvent", args, false).await {
+                    if let Err(error) = broker.raise_event("FallGuard/Triggered", Value::from(time)) {
                         tracing::error!(%error, "could not raise FallGuard/Triggered");
                     }
                 }
