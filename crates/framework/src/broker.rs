@@ -2,8 +2,9 @@
 //!
 //! It knows modules (in-process actors and remote ones), client connections and their
 //! sessions, calls under way, liveness, events and permissions. The protocols clients speak
-//! are adapters on it ([`crate::wire`], for example the ZeroMQ one): an adapter tells the core what arrived on a
-//! connection as a typed [`Request`] and gives it a [`Connection`] to write to.
+//! are adapters on it ([`crate::wire`], the ZeroMQ one for instance): an adapter tells the
+//! core what arrived on a connection as a typed [`Request`] and gives it a [`Connection`] to
+//! write to.
 //!
 //! Parts: [`adapter`] (what an adapter sees), [`limits`] (what a client may send and hold),
 //! [`connections`] and [`sessions`] (per-client state, liveness, removal), [`modules`] (the
