@@ -51,11 +51,12 @@ pub struct FallGuard {
 impl FallGuard {
     /// Resolve everything the hook needs, then register it on the DCM cycle.
     pub fn new(dcm: &DcmHandle, broker: Broker, config: &FallGuardConfig) -> Result<FallGuard, String> {
-        let angles = dcm.fast_access(&[
-            "Device/SubDeviceList/InertialSensor/AngleX/Sensor/Value",
-            "Device/SubDeviceList/InertialSensor/AngleY/Sensor/Value",
-        ])
-        .map_err(|error| error.to_string())?;
+        let angles = dcm
+            .fast_access(&[
+                "Device/SubDeviceList/InertialSensor/AngleX/Sensor/Value",
+                "Device/SubDeviceList/InertialSensor/AngleY/Sensor/Value",
+            ])
+            .map_err(|error| error.to_string())?;
         let stiffness: Vec<usize> = dcm
             .model()
             .joints
@@ -67,19 +68,20 @@ impl FallGuard {
         let hook_latch = Arc::clone(&latch);
         let tilt = config.tilt_rad;
         // Runs on the DCM thread: reads atomics, writes to preallocated queues, nothing else.
-        let hook = dcm.at_post_process("FallGuard", move |cycle| {
-            let falling = angles.get(0).abs() > tilt || angles.get(1).abs() > tilt;
-            if falling && !hook_latch.triggered.load(Ordering::Acquire) {
-                hook_latch.at_time.store(cycle.time, Ordering::Release);
-                hook_latch.triggered.store(true, Ordering::Release);
-            }
-            if hook_latch.triggered.load(Ordering::Acquire) {
-                for &actuator in &stiffness {
-                    cycle.set(actuator, 0.0);
+        let hook = dcm
+            .at_post_process("FallGuard", move |cycle| {
+                let falling = angles.get(0).abs() > tilt || angles.get(1).abs() > tilt;
+                if falling && !hook_latch.triggered.load(Ordering::Acquire) {
+                    hook_latch.at_time.store(cycle.time, Ordering::Release);
+                    hook_latch.triggered.store(true, Ordering::Release);
                 }
-            }
-        })
-        .map_err(|error| error.to_string())?;
+                if hook_latch.triggered.load(Ordering::Acquire) {
+                    for &actuator in &stiffness {
+                        cycle.set(actuator, 0.0);
+                    }
+                }
+            })
+            .map_err(|error| error.to_string())?;
         Ok(FallGuard { latch, tilt_rad: config.tilt_rad, broker, _hook: hook })
     }
 }
