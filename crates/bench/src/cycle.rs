@@ -9,6 +9,7 @@ use std::time::Duration;
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::cycle::{
     make_realtime, monotonic_ns, sleep_until, ClockMode, CycleConfig, CycleReport, CycleThread, DcmSlots,
+    StartedCycle,
 };
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
@@ -101,11 +102,11 @@ fn dcm(period_us: u32, seconds: f64, priority: u8, cpu: usize, depth: usize) -> 
         buffer_capacity: 4096,
         ..CycleConfig::default()
     };
-    let (cycle, mut channels, mut reports, _wake) =
+    let StartedCycle { thread: cycle, mut channels, mut reports, wake: _wake } =
         CycleThread::start(Arc::clone(&model), Box::new(SimRobot::new(&model)), slots, dcm_slots, &config)
             .unwrap();
     let shared = Arc::clone(cycle.shared());
-    let mut channel = channels.remove(0);
+    let mut channel = channels.take("DCM").unwrap();
     // A key frame every 100 ms whatever the depth: deeper buffers reach further into
     // the future, the number of commands falling due per cycle stays the same.
     for actuator in 0..model.actuators.len() {

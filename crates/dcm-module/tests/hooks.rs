@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Shared};
+use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Shared, StartedCycle};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_dcm_module::DcmHandle;
@@ -21,9 +21,9 @@ fn start() -> (CycleThread, DcmHandle) {
         ..CycleConfig::default()
     };
     let hardware = Box::new(SimRobot::new(&model));
-    let (cycle, mut channels, _reports, _wake) =
+    let StartedCycle { thread: cycle, mut channels, reports: _reports, wake: _wake } =
         CycleThread::start(Arc::clone(&model), hardware, RtSlots::new(layout), dcm_slots, &config).unwrap();
-    (cycle, DcmHandle::new(channels.remove(0)))
+    (cycle, DcmHandle::new(channels.take("DCM").unwrap()))
 }
 
 fn step(shared: &Shared, n: u64) {

@@ -65,7 +65,8 @@ impl Default for DcmConfig {
 }
 
 impl DcmConfig {
-    pub fn cycle_config(&self, producers: usize) -> CycleConfig {
+    /// The cycle's settings, with a request channel for each of `producers`.
+    pub fn cycle_config(&self, producers: &'static [&'static str]) -> CycleConfig {
         let start_time_ms =
             self.start_time_ms.unwrap_or_else(|| (crate::cycle::monotonic_ns() / 1_000_000) as DcmTime);
         CycleConfig {

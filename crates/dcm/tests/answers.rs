@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots};
+use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, StartedCycle};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_dcm::hardware::Hardware;
@@ -48,7 +48,7 @@ fn run(
     let config =
         CycleConfig { priority: 0, clock: ClockMode::Manual, start_time_ms: 0, ..CycleConfig::default() };
     let hardware = hardware(&model);
-    let (cycle, _channels, _reports, _wake) =
+    let StartedCycle { thread: cycle, channels: _channels, reports: _reports, wake: _wake } =
         CycleThread::start(Arc::clone(&model), hardware, RtSlots::new(layout), dcm_slots, &config).unwrap();
     let target = cycle.shared().grant(cycles);
     let started = Instant::now();

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::cycle::{
-    ChannelError, ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel, Shared,
+    ChannelError, ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel, Shared, StartedCycle,
 };
 use naobroker_dcm::device::{Conversion, DeviceIndex, DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
@@ -20,9 +20,9 @@ fn start() -> (CycleThread, RequestChannel) {
     let (layout, dcm_slots) = DcmSlots::layout(&model);
     let config = CycleConfig { priority: 0, clock: ClockMode::Manual, ..CycleConfig::default() };
     let hardware = Box::new(SimRobot::new(&model));
-    let (cycle, mut channels, _reports, _wake) =
+    let StartedCycle { thread: cycle, mut channels, reports: _reports, wake: _wake } =
         CycleThread::start(Arc::clone(&model), hardware, RtSlots::new(layout), dcm_slots, &config).unwrap();
-    (cycle, channels.remove(0))
+    (cycle, channels.take("DCM").unwrap())
 }
 
 /// Wait (generously) until `condition` holds.

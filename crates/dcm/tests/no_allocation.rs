@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use naobroker_alloc_counter::{counted, start_counting, Counting};
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
-use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Phase};
+use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Phase, StartedCycle};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_rtslots::RtSlots;
@@ -26,9 +26,9 @@ fn run(clock: ClockMode) -> u64 {
     let config =
         CycleConfig { period_us: 1000, priority: 0, clock, start_time_ms: 1000, ..CycleConfig::default() };
     let hardware = Box::new(SimRobot::new(&model));
-    let (cycle, mut channels, mut reports, _wake) =
+    let StartedCycle { thread: cycle, mut channels, mut reports, wake: _wake } =
         CycleThread::start(Arc::clone(&model), hardware, Arc::clone(&slots), dcm_slots, &config).unwrap();
-    let mut channel = channels.remove(0);
+    let mut channel = channels.take("DCM").unwrap();
     let head = model.actuator("HeadYaw/Position/Actuator/Value").unwrap();
     let stiffness = model.actuator("HeadYaw/Hardness/Actuator/Value").unwrap();
     let fast = slots.fast_access(&["Device/SubDeviceList/HeadYaw/Position/Sensor/Value"]).unwrap();

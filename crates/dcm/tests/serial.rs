@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
-use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel, Shared};
+use naobroker_dcm::cycle::{
+    ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel, Shared, StartedCycle,
+};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::serial::emulator::Emulator;
 use naobroker_dcm::hardware::serial::{SerialBoard, SerialConfig};
@@ -49,15 +51,16 @@ impl Bench {
         let (layout, dcm_slots) = DcmSlots::layout(&model);
         let cycle_config =
             CycleConfig { priority: 0, clock: ClockMode::Manual, start_time_ms: 0, ..CycleConfig::default() };
-        let (cycle, mut channels, _reports, _wake) = CycleThread::start(
-            Arc::clone(&model),
-            Box::new(board),
-            RtSlots::new(layout),
-            dcm_slots,
-            &cycle_config,
-        )
-        .unwrap();
-        let channel = channels.remove(0);
+        let StartedCycle { thread: cycle, mut channels, reports: _reports, wake: _wake } =
+            CycleThread::start(
+                Arc::clone(&model),
+                Box::new(board),
+                RtSlots::new(layout),
+                dcm_slots,
+                &cycle_config,
+            )
+            .unwrap();
+        let channel = channels.take("DCM").unwrap();
         (Bench { model, cycle, channel, link }, emulator)
     }
 

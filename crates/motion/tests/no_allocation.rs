@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use naobroker_alloc_counter::{counted, start_counting, Counting};
-use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Phase, RequestChannel};
+use naobroker_dcm::cycle::{
+    ClockMode, CycleConfig, CycleThread, DcmSlots, Phase, RequestChannel, StartedCycle,
+};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_motion::body::Body;
@@ -73,15 +75,15 @@ impl Bench {
             priority: 0,
             clock: ClockMode::Manual,
             start_time_ms: 0,
-            producers: 3,
+            producers: &["DCM", "ALMotion", "forcing"],
             ..CycleConfig::default()
         };
         let hardware = Box::new(SimRobot::new(&model));
-        let (dcm, mut channels, _reports, _wake) =
+        let StartedCycle { thread: dcm, mut channels, reports: _reports, wake: _wake } =
             CycleThread::start(Arc::clone(&model), hardware, Arc::clone(&slots), dcm_slots, &config).unwrap();
-        let forcing = channels.remove(2);
-        let motion = channels.remove(1);
-        let mut hooks = channels.remove(0);
+        let forcing = channels.take("forcing").unwrap();
+        let motion = channels.take("ALMotion").unwrap();
+        let mut hooks = channels.take("DCM").unwrap();
         let body = Arc::new(Body::new(&model).unwrap());
         let engine = Engine::new(Arc::clone(&body), &slots, 20, &FallManagerConfig::default()).unwrap();
         let (cycle, ports) = runner::prepare(engine, motion).unwrap();

@@ -7,7 +7,7 @@ pub use config::{BrokerSection, Config};
 
 use std::sync::Arc;
 
-use naobroker_dcm::cycle::{CycleThread, DcmSlots};
+use naobroker_dcm::cycle::{CycleThread, DcmSlots, StartedCycle};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::serial::SerialBoard;
 use naobroker_dcm::hardware::sim::SimRobot;
@@ -17,6 +17,11 @@ use naobroker_dcm_module::{Dcm, DcmHandle};
 use naobroker_framework::Broker;
 use naobroker_memory::{ALMemory, Store};
 use naobroker_rtslots::RtSlots;
+
+/// The producers of requests to the DCM's cycle: each gets a channel of its own.
+const DCM_MODULE: &str = "DCM";
+const MOTION: &str = "ALMotion";
+const PRODUCERS: &[&str] = &[DCM_MODULE, MOTION];
 
 /// Everything the broker runs, kept alive for the life of the process.
 pub struct Running {
@@ -43,12 +48,12 @@ pub async fn start(config: &Config) -> Result<Running, String> {
                 .map_err(|error| format!("cannot start the serial backend: {error}"))?,
         ),
     };
-    let cycle_config = config.dcm.cycle_config(2);
-    let (cycle, mut channels, reports, wake) =
+    let cycle_config = config.dcm.cycle_config(PRODUCERS);
+    let StartedCycle { thread: cycle, mut channels, reports, wake } =
         CycleThread::start(Arc::clone(&model), hardware, slots, dcm_slots, &cycle_config)
             .map_err(|error| format!("cannot start the DCM cycle thread: {error}"))?;
-    let dcm = DcmHandle::new(channels.remove(0));
-    let motion_channel = channels.remove(0);
+    let dcm = DcmHandle::new(channels.take(DCM_MODULE).map_err(|error| error.to_string())?);
+    let motion_channel = channels.take(MOTION).map_err(|error| error.to_string())?;
     let broker = Broker::start_with_directory(config.broker.to_broker_config()?).await?;
     broker.add_module(ALMemory::new(Arc::clone(&store), broker.clone(), config.memory.clone()))?;
     let dcm_module = Dcm::new(dcm.clone(), reports, wake, broker.clone(), config.dcm.event_decimation)

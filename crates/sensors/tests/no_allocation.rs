@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use naobroker_alloc_counter::{counted, start_counting, Counting};
-use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel};
+use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel, StartedCycle};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_dcm_module::DcmHandle;
@@ -46,13 +46,18 @@ impl Bench {
 fn start() -> (Bench, DcmHandle) {
     let model = Arc::new(DeviceModel::new(RobotDescription::nao_v6()).unwrap());
     let (layout, dcm_slots) = DcmSlots::layout(&model);
-    let config =
-        CycleConfig { priority: 0, clock: ClockMode::Manual, start_time_ms: 0, ..CycleConfig::default() };
+    let config = CycleConfig {
+        priority: 0,
+        clock: ClockMode::Manual,
+        start_time_ms: 0,
+        producers: &["DCM", "forcing"],
+        ..CycleConfig::default()
+    };
     let hardware = Box::new(SimRobot::new(&model));
-    let (cycle, mut channels, _reports, _wake) =
+    let StartedCycle { thread: cycle, mut channels, reports: _reports, wake: _wake } =
         CycleThread::start(Arc::clone(&model), hardware, RtSlots::new(layout), dcm_slots, &config).unwrap();
-    let forcing = channels.remove(1);
-    let dcm = DcmHandle::new(channels.remove(0));
+    let forcing = channels.take("forcing").unwrap();
+    let dcm = DcmHandle::new(channels.take("DCM").unwrap());
     (Bench { cycle, forcing, model }, dcm)
 }
 

@@ -82,43 +82,31 @@ impl Admission {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64};
-    use std::sync::OnceLock;
-
     use naobroker_rtslots::RtSlots;
 
     use super::*;
     use crate::core::LengthChange::{Add, Reset};
-    use crate::cycle::{ClockMode, CycleStats, DcmSlots};
+    use crate::cycle::{ClockMode, CycleConfig, DcmSlots};
     use crate::device::{DeviceModel, RobotDescription};
 
     const ACTUATORS: usize = 3;
-    const PRODUCERS: usize = 2;
 
     /// Producer 0's view: `lengths` published, producer 1's `others` queued per actuator.
     fn shared(lengths: [u32; ACTUATORS], others: [u32; ACTUATORS], capacity: usize) -> Shared {
         let model = DeviceModel::new(RobotDescription::nao_v6()).unwrap();
         let (layout, dcm_slots) = DcmSlots::layout(&model);
-        let queued = (0..PRODUCERS * ACTUATORS)
-            .map(|slot| AtomicU32::new(if slot >= ACTUATORS { others[slot - ACTUATORS] } else { 0 }));
-        Shared {
-            slots: RtSlots::new(layout),
-            dcm_slots,
-            stats: CycleStats::default(),
-            buffer_len: lengths.into_iter().map(AtomicU32::new).collect(),
-            queued: queued.collect(),
-            applied: (0..PRODUCERS).map(|_| AtomicU64::new(0)).collect(),
-            readings: Box::new([]),
-            capacity,
-            period_us: 10_000,
+        let config = CycleConfig {
             clock: ClockMode::Manual,
-            start_time_ms: 0,
-            start_ns: 0,
-            granted: AtomicU64::new(0),
-            now_ms: AtomicI32::new(0),
-            stop: AtomicBool::new(false),
-            thread: OnceLock::new(),
+            buffer_capacity: capacity,
+            producers: &["this one", "another"],
+            ..CycleConfig::default()
+        };
+        let shared = Shared::new(RtSlots::new(layout), dcm_slots, ACTUATORS, 0, &config);
+        for actuator in 0..ACTUATORS {
+            shared.buffer_len[actuator].store(lengths[actuator], Ordering::SeqCst);
+            shared.queued_slot(1, actuator).store(others[actuator], Ordering::SeqCst);
         }
+        shared
     }
 
     /// The most actuator 0 would hold, read from a refusal at capacity 0.

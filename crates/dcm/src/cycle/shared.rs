@@ -1,0 +1,136 @@
+//! What the cycle thread shares with everyone else, all atomics: ALMemory's slots, the
+//! statistics, each actuator's buffer length, the producers' queued counts, the last
+//! sensor readings and the clock.
+
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread::Thread;
+
+use naobroker_rtslots::RtSlots;
+
+use super::{monotonic_ns, ClockMode, CycleConfig, CycleStats, DcmSlots};
+use crate::time::DcmTime;
+
+/// State shared between the cycle thread and everyone else, all atomics.
+pub struct Shared {
+    pub slots: Arc<RtSlots>,
+    pub dcm_slots: DcmSlots,
+    pub stats: CycleStats,
+    pub(super) buffer_len: Box<[AtomicU32]>,
+    /// Per producer and actuator (`producer * actuators + actuator`): the commands of
+    /// that producer's requests not applied yet, whatever their update type.
+    queued: Box<[AtomicU32]>,
+    /// Per producer: how many of its requests the cycle applied.
+    pub(super) applied: Box<[AtomicU64]>,
+    /// Per sensor: what the hardware read at the last cycle, before its conversion
+    /// (`f64` bits).
+    pub(super) readings: Box<[AtomicU64]>,
+    /// The id of the last hook added through any channel: ids are unique in the cycle.
+    last_hook_id: AtomicU32,
+    pub capacity: usize,
+    pub period_us: u32,
+    pub clock: ClockMode,
+    pub(super) start_time_ms: DcmTime,
+    pub(super) start_ns: i64,
+    /// Manual clock: cycles asked for so far.
+    pub(super) granted: AtomicU64,
+    pub(super) now_ms: AtomicI32,
+    pub(super) stop: AtomicBool,
+    pub(super) thread: OnceLock<Thread>,
+}
+
+impl Shared {
+    /// For a model of `actuators` and `sensors`, with `config`'s producers, clock and
+    /// capacity, in `slots`.
+    pub(super) fn new(
+        slots: Arc<RtSlots>,
+        dcm_slots: DcmSlots,
+        actuators: usize,
+        sensors: usize,
+        config: &CycleConfig,
+    ) -> Shared {
+        let producers = config.producers.len();
+        Shared {
+            slots,
+            dcm_slots,
+            stats: CycleStats::default(),
+            buffer_len: (0..actuators).map(|_| AtomicU32::new(0)).collect(),
+            queued: (0..actuators * producers).map(|_| AtomicU32::new(0)).collect(),
+            applied: (0..producers).map(|_| AtomicU64::new(0)).collect(),
+            readings: (0..sensors).map(|_| AtomicU64::new(0f64.to_bits())).collect(),
+            last_hook_id: AtomicU32::new(0),
+            capacity: config.buffer_capacity,
+            period_us: config.period_us.max(100),
+            clock: config.clock,
+            start_time_ms: config.start_time_ms,
+            start_ns: monotonic_ns(),
+            granted: AtomicU64::new(0),
+            now_ms: AtomicI32::new(config.start_time_ms),
+            stop: AtomicBool::new(false),
+            thread: OnceLock::new(),
+        }
+    }
+
+    /// DCM time now: with the real clock, derived from the monotonic clock; with the
+    /// manual clock, the time of the last cycle.
+    pub fn now(&self) -> DcmTime {
+        match self.clock {
+            ClockMode::Manual => self.now_ms.load(Ordering::Acquire),
+            ClockMode::Real => {
+                let elapsed_ms = (monotonic_ns() - self.start_ns) / 1_000_000;
+                self.start_time_ms.wrapping_add(elapsed_ms as i32)
+            }
+        }
+    }
+
+    /// The time of cycle number `cycle` (cycle 0 is the start).
+    pub(super) fn cycle_time(&self, cycle: u64) -> DcmTime {
+        let elapsed_ms = cycle * u64::from(self.period_us) / 1000;
+        self.start_time_ms.wrapping_add(elapsed_ms as i32)
+    }
+
+    pub fn cycles(&self) -> u64 {
+        self.stats.cycles.load(Ordering::Acquire)
+    }
+
+    /// Manual clock: run `n` more cycles. Returns the cycle number to wait for.
+    pub fn grant(&self, n: u64) -> u64 {
+        let target = self.granted.fetch_add(n, Ordering::AcqRel) + n;
+        self.wake();
+        target
+    }
+
+    pub(super) fn wake(&self) {
+        if let Some(thread) = self.thread.get() {
+            thread.unpark();
+        }
+    }
+
+    pub(super) fn queued_slot(&self, producer: usize, actuator: usize) -> &AtomicU32 {
+        &self.queued[producer * self.buffer_len.len() + actuator]
+    }
+
+    /// Commands for `actuator` that producers other than `producer` queued.
+    pub(super) fn queued_by_others(&self, producer: usize, actuator: usize) -> usize {
+        (0..self.applied.len())
+            .filter(|&other| other != producer)
+            .map(|other| self.queued_slot(other, actuator).load(Ordering::SeqCst) as usize)
+            .sum()
+    }
+
+    /// A new hook's id, never given before in this cycle (0 is no hook's).
+    pub(super) fn new_hook_id(&self) -> u32 {
+        self.last_hook_id.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    pub fn buffer_len(&self, actuator: usize) -> usize {
+        self.buffer_len[actuator].load(Ordering::Acquire) as usize
+    }
+
+    /// What the hardware read for `sensor` at the last cycle, before its conversion: with
+    /// the conversion in effect, the sensor's value whether or not the cycle already took
+    /// a new one.
+    pub fn sensor_reading(&self, sensor: usize) -> f64 {
+        f64::from_bits(self.readings[sensor].load(Ordering::Acquire))
+    }
+}
