@@ -14,12 +14,14 @@ use crate::device::{Conversion, DeviceIndex, DeviceModel};
 /// The cycle's end of a producer's channel: its messages in, what is handed back out.
 pub(super) type Inbound = (rtrb::Consumer<ToCycle>, rtrb::Producer<Returned>);
 
-/// The channels of the producers named in [`CycleConfig::producers`](super::CycleConfig::producers), each taken once.
+/// The channels of the producers named in
+/// [`CycleConfig::producers`](super::CycleConfig::producers), each taken once.
 pub struct RequestChannels {
     channels: Vec<(&'static str, Option<RequestChannel>)>,
 }
 
-/// A producer [`CycleConfig::producers`](super::CycleConfig::producers) does not name, or whose channel was taken.
+/// A producer [`CycleConfig::producers`](super::CycleConfig::producers) does not name, or
+/// whose channel was taken already.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the DCM cycle has no request channel for {0:?} (not a configured producer, or taken already)")]
 pub struct UnknownProducer(pub String);
