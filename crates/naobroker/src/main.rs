@@ -1,3 +1,5 @@
+//! The naobroker binary: command line, configuration file, logging, then the broker on its actix system.
+
 use std::path::PathBuf;
 
 use clap::Parser;
