@@ -7,12 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
-use naobroker_dcm::cycle::{
-    make_realtime, monotonic_ns, sleep_until, ClockMode, CycleConfig, CycleReport, CycleThread, DcmSlots,
-    StartedCycle,
-};
+use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleReport, CycleThread, DcmSlots, StartedCycle};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
+use naobroker_rt::{make_realtime, monotonic_ns, sleep_until, ThreadSpec};
 use naobroker_rtslots::RtSlots;
 
 use crate::stats::{print, Row, Samples};
@@ -67,7 +65,10 @@ impl Drop for BusyLoad {
 /// The floor: a bare clock_nanosleep loop with the same priority, on the same CPU.
 fn bare_loop(period_us: u32, seconds: f64, priority: u8, cpu: usize) -> Measured {
     let handle = std::thread::spawn(move || {
-        make_realtime(priority, Some(cpu), false);
+        let priority = Some(priority).filter(|&priority| priority > 0);
+        let spec =
+            ThreadSpec { name: "bare-loop", role: "bare loop", priority, cpu: Some(cpu), mlock: false };
+        make_realtime(&spec);
         let period = i64::from(period_us) * 1000;
         let cycles = (seconds * 1e6 / f64::from(period_us)) as usize;
         let mut lateness = Vec::with_capacity(cycles);

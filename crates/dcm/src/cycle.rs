@@ -1,4 +1,5 @@
-//! The DCM's real-time cycle: a dedicated OS thread, outside the actor system.
+//! The DCM's real-time cycle: a dedicated OS thread, outside the actor system, on the
+//! real-time scaffold (`naobroker-rt`: priority, CPU, deadlines or `DCM.step`, overruns).
 //!
 //! Each cycle: read sensors → preProcess hooks → apply queued requests → interpolate
 //! every actuator → write hardware → publish to ALMemory's slots → postProcess hooks →
@@ -17,22 +18,20 @@ mod queued;
 mod run;
 mod shared;
 mod stats;
-mod wakeups;
 
 pub use channel::{RequestChannel, RequestChannels, UnknownProducer};
 pub use channel_error::ChannelError;
-pub use clock::{make_realtime, monotonic_ns, sleep_until, ClockMode};
+pub use clock::ClockMode;
 pub use hooks::{CycleContext, Hook, HookCommands, Phase, MAX_HOOKS};
 pub use layout::DcmSlots;
+pub use naobroker_rt::{monotonic_ns, Wakeups};
 pub use shared::Shared;
 pub use stats::{CycleReport, CycleStats, HookSnapshot, StatsSnapshot, LATENESS_BUCKETS_US};
-pub use wakeups::Wakeups;
 
 use std::os::unix::net::UnixDatagram;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::thread::{self, JoinHandle};
 
+use naobroker_rt::{report_queue, Cadence, ReportReader, RtThread, ThreadSpec};
 use naobroker_rtslots::RtSlots;
 
 use crate::core::Request;
@@ -111,10 +110,10 @@ pub struct StartedCycle {
     pub wake: UnixDatagram,
 }
 
-/// The running cycle thread.
+/// The running cycle thread; dropped, it stops and is joined.
 pub struct CycleThread {
     shared: Arc<Shared>,
-    handle: Option<JoinHandle<()>>,
+    _thread: RtThread,
 }
 
 impl CycleThread {
@@ -136,39 +135,40 @@ impl CycleThread {
             channels.push((name, channel));
             inbound.push(from_channel);
         }
-        let (reports, report_consumer) = rtrb::RingBuffer::new(8192);
-        let (wake_sender, wake_receiver) = UnixDatagram::pair()?;
-        wake_sender.set_nonblocking(true)?;
-        wake_receiver.set_nonblocking(true)?;
-        let mut cycle =
-            Cycle::new(model, hardware, Arc::clone(&shared), inbound, reports, wake_sender, config);
-        let rt = config.clone();
-        let thread_shared = Arc::clone(&shared);
-        let handle = thread::Builder::new().name("dcm-cycle".into()).spawn(move || {
-            let realtime = clock::make_realtime(rt.priority, rt.cpu, rt.mlock);
-            thread_shared.slots.set(thread_shared.dcm_slots.realtime, f64::from(u8::from(realtime)));
-            cycle.run();
-        })?;
-        let _ = shared.thread.set(handle.thread().clone());
+        let (reports, ReportReader { queue: report_consumer, wake }) = report_queue(8192)?;
+        let cycle = Cycle::new(model, hardware, Arc::clone(&shared), inbound, reports, config);
+        let priority = match config.priority {
+            0 => {
+                tracing::warn!(
+                    "DCM real-time priority disabled by config (priority = 0): DCM/Realtime = false"
+                );
+                None
+            }
+            priority => Some(priority),
+        };
+        let spec = ThreadSpec {
+            name: "dcm-cycle",
+            role: "DCM cycle",
+            priority,
+            cpu: config.cpu,
+            mlock: config.mlock,
+        };
+        let cadence = match config.clock {
+            ClockMode::Real => {
+                Cadence::Periodic { start_ns: shared.start_ns, period_ns: i64::from(shared.period_us) * 1000 }
+            }
+            ClockMode::Manual => Cadence::Granted,
+        };
+        let thread = RtThread::spawn(spec, cadence, Arc::clone(&shared.pace), cycle)?;
         Ok(StartedCycle {
-            thread: CycleThread { shared, handle: Some(handle) },
+            thread: CycleThread { shared, _thread: thread },
             channels: RequestChannels::new(channels),
             reports: report_consumer,
-            wake: wake_receiver,
+            wake,
         })
     }
 
     pub fn shared(&self) -> &Arc<Shared> {
         &self.shared
-    }
-}
-
-impl Drop for CycleThread {
-    fn drop(&mut self) {
-        self.shared.stop.store(true, Ordering::Release);
-        self.shared.wake();
-        if let Some(handle) = self.handle.take() {
-            let _ = handle.join();
-        }
     }
 }

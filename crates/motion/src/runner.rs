@@ -149,7 +149,7 @@ pub fn prepare(engine: Engine, mut channel: RequestChannel) -> std::io::Result<(
 /// `SCHED_FIFO` at `priority` when given.
 pub fn spawn(cycle: impl Cycle, priority: Option<u8>) -> std::io::Result<RtThread> {
     let spec = ThreadSpec { name: "motion-cycle", role: "motion cycle", priority, cpu: None, mlock: false };
-    RtThread::spawn(spec, Cadence::Following, cycle)
+    RtThread::spawn(spec, Cadence::Following, Arc::default(), cycle)
 }
 
 /// The running motion thread; dropped, it stops (a DCM hook waiting for it is let go).

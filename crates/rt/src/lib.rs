@@ -19,7 +19,7 @@ mod wakeups;
 
 pub use clock::{monotonic_ns, sleep_until};
 pub use pace::{Cadence, Pace};
-pub use priority::ThreadSpec;
+pub use priority::{make_realtime, ThreadSpec};
 pub use reports::{report_queue, ReportReader, Reporter};
 pub use thread::{Cycle, RtThread, Tick};
 pub use wakeups::Wakeups;

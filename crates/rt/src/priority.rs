@@ -22,9 +22,9 @@ pub struct ThreadSpec {
     pub mlock: bool,
 }
 
-/// On the thread itself: ask for what `spec` says. Returns whether the thread got its
-/// `SCHED_FIFO` priority.
-pub(crate) fn make_realtime(spec: &ThreadSpec) -> bool {
+/// On the thread itself: ask for what `spec` says ([`crate::RtThread::spawn`] does, before
+/// the first cycle). Returns whether the thread got its `SCHED_FIFO` priority.
+pub fn make_realtime(spec: &ThreadSpec) -> bool {
     let role = spec.role;
     if spec.mlock {
         use nix::sys::mman::{mlockall, MlockAllFlags};

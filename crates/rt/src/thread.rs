@@ -45,9 +45,14 @@ pub struct RtThread {
 }
 
 impl RtThread {
-    /// Start `cycle` on a new thread named and prioritized as `spec` says.
-    pub fn spawn(spec: ThreadSpec, cadence: Cadence, mut cycle: impl Cycle) -> std::io::Result<RtThread> {
-        let pace = Arc::new(Pace::default());
+    /// Start `cycle` on a new thread named and prioritized as `spec` says, paced through
+    /// `pace` (made beforehand, so that what the cycle shares with others can hold it).
+    pub fn spawn(
+        spec: ThreadSpec,
+        cadence: Cadence,
+        pace: Arc<Pace>,
+        mut cycle: impl Cycle,
+    ) -> std::io::Result<RtThread> {
         let thread_pace = Arc::clone(&pace);
         let handle = thread::Builder::new().name(spec.name.into()).spawn(move || {
             cycle.started(make_realtime(&spec));

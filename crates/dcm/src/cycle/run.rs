@@ -1,18 +1,18 @@
-//! The cycle itself, on its thread: read sensors, run the preProcess hooks, apply what the
-//! producers queued, interpolate every actuator, write the hardware, publish to ALMemory's
-//! slots, run the postProcess hooks, report.
+//! The cycle itself, on its thread (run by the real-time scaffold, `naobroker-rt`): read
+//! sensors, run the preProcess hooks, apply what the producers queued, interpolate every
+//! actuator, write the hardware, publish to ALMemory's slots, run the postProcess hooks,
+//! report.
 
-use std::os::unix::net::UnixDatagram;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::thread;
 
+use naobroker_rt::{Reporter, Tick};
 use naobroker_rtslots::timestamp_now;
 
 use super::channel::Inbound;
 use super::{
-    monotonic_ns, sleep_until, ClockMode, CycleConfig, CycleContext, CycleReport, Hook, HookCommands, Phase,
-    Returned, Shared, ToCycle, MAX_HOOKS,
+    monotonic_ns, CycleConfig, CycleContext, CycleReport, Hook, HookCommands, Phase, Returned, Shared,
+    ToCycle, MAX_HOOKS,
 };
 use crate::core::{DcmCore, TimedCommand, UpdateType};
 use crate::device::{Conversion, DeviceIndex, DeviceModel};
@@ -36,8 +36,7 @@ pub(super) struct Cycle {
     /// Each actuator's answers so far (`.../Ack`, `.../Nack`).
     acks: Vec<u64>,
     nacks: Vec<u64>,
-    reports: rtrb::Producer<CycleReport>,
-    wake: UnixDatagram,
+    reports: Reporter<CycleReport>,
     hook_budget_ns: i64,
 }
 
@@ -49,8 +48,7 @@ impl Cycle {
         hardware: Box<dyn Hardware>,
         shared: Arc<Shared>,
         inbound: Vec<Inbound>,
-        reports: rtrb::Producer<CycleReport>,
-        wake: UnixDatagram,
+        reports: Reporter<CycleReport>,
         config: &CycleConfig,
     ) -> Cycle {
         let actuators = model.actuators.len();
@@ -70,56 +68,10 @@ impl Cycle {
             shared,
             inbound,
             reports,
-            wake,
             hook_budget_ns: i64::from(config.hook_budget_us) * 1000,
         };
         cycle.publish_static();
         cycle
-    }
-
-    pub(super) fn run(&mut self) {
-        match self.shared.clock {
-            ClockMode::Real => self.run_real(),
-            ClockMode::Manual => self.run_manual(),
-        }
-    }
-
-    fn run_real(&mut self) {
-        let period_ns = i64::from(self.shared.period_us) * 1000;
-        let mut cycle: u64 = 0;
-        let mut deadline = self.shared.start_ns;
-        while !self.shared.stop.load(Ordering::Acquire) {
-            cycle += 1;
-            deadline += period_ns;
-            sleep_until(deadline);
-            let woke = monotonic_ns();
-            let time = self.shared.cycle_time(cycle);
-            self.cycle(cycle, time, woke - deadline, woke);
-            let finished = monotonic_ns();
-            if finished > deadline + period_ns {
-                // Overrun: count it and continue from the present instead of bursting
-                // through the missed deadlines.
-                self.shared.stats.overruns.fetch_add(1, Ordering::Relaxed);
-                let missed = (finished - deadline) / period_ns;
-                cycle += missed as u64;
-                deadline += missed * period_ns;
-            }
-        }
-    }
-
-    fn run_manual(&mut self) {
-        let mut cycle: u64 = 0;
-        while !self.shared.stop.load(Ordering::Acquire) {
-            self.drain_inbound();
-            if self.shared.granted.load(Ordering::Acquire) > cycle {
-                cycle += 1;
-                let time = self.shared.cycle_time(cycle);
-                let now = monotonic_ns();
-                self.cycle(cycle, time, 0, now);
-            } else {
-                thread::park();
-            }
-        }
     }
 
     fn cycle(&mut self, cycle: u64, time: DcmTime, lateness_ns: i64, woke_ns: i64) {
@@ -141,8 +93,7 @@ impl Cycle {
         if self.reports.push(report).is_err() {
             self.shared.stats.reports_dropped.fetch_add(1, Ordering::Relaxed);
         }
-        // Non-blocking: a full socket means the actor side has a wake-up pending anyway.
-        let _ = self.wake.send(&[0]);
+        self.reports.wake();
     }
 
     fn give_back(&mut self, producer: usize, returned: Returned) {
@@ -308,5 +259,25 @@ impl Cycle {
         slots.set(keys.hal_nack, link.nack as f64);
         slots.set(keys.hal_error, link.errors as f64);
         slots.publish(timestamp_now());
+    }
+}
+
+impl naobroker_rt::Cycle for Cycle {
+    fn started(&mut self, realtime: bool) {
+        self.shared.slots.set(self.shared.dcm_slots.realtime, f64::from(u8::from(realtime)));
+    }
+
+    fn run(&mut self, tick: Tick) {
+        if tick.skipped > 0 {
+            // The previous cycle ended after this one's deadline.
+            self.shared.stats.overruns.fetch_add(1, Ordering::Relaxed);
+        }
+        let time = self.shared.cycle_time(tick.number);
+        self.cycle(tick.number, time, tick.lateness_ns, tick.woke_ns);
+    }
+
+    /// Manual clock: while waiting for `DCM.step`, take in what producers queued.
+    fn idle(&mut self) {
+        self.drain_inbound();
     }
 }

@@ -1,11 +1,11 @@
 //! What the cycle thread shares with everyone else, all atomics: ALMemory's slots, the
 //! statistics, each actuator's buffer length, the producers' queued counts, the last
-//! sensor readings and the clock.
+//! sensor readings, the clock and the thread's pace.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
-use std::thread::Thread;
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 
+use naobroker_rt::Pace;
 use naobroker_rtslots::RtSlots;
 
 use super::{monotonic_ns, ClockMode, CycleConfig, CycleStats, DcmSlots};
@@ -32,11 +32,9 @@ pub struct Shared {
     pub clock: ClockMode,
     pub(super) start_time_ms: DcmTime,
     pub(super) start_ns: i64,
-    /// Manual clock: cycles asked for so far.
-    pub(super) granted: AtomicU64,
     pub(super) now_ms: AtomicI32,
-    pub(super) stop: AtomicBool,
-    pub(super) thread: OnceLock<Thread>,
+    /// The thread's cycles granted (manual clock), its wake-ups.
+    pub(super) pace: Arc<Pace>,
 }
 
 impl Shared {
@@ -64,10 +62,8 @@ impl Shared {
             clock: config.clock,
             start_time_ms: config.start_time_ms,
             start_ns: monotonic_ns(),
-            granted: AtomicU64::new(0),
             now_ms: AtomicI32::new(config.start_time_ms),
-            stop: AtomicBool::new(false),
-            thread: OnceLock::new(),
+            pace: Arc::default(),
         }
     }
 
@@ -95,15 +91,12 @@ impl Shared {
 
     /// Manual clock: run `n` more cycles. Returns the cycle number to wait for.
     pub fn grant(&self, n: u64) -> u64 {
-        let target = self.granted.fetch_add(n, Ordering::AcqRel) + n;
-        self.wake();
-        target
+        self.pace.grant(n)
     }
 
+    /// Manual clock: the thread takes in what producers queued without waiting for a cycle.
     pub(super) fn wake(&self) {
-        if let Some(thread) = self.thread.get() {
-            thread.unpark();
-        }
+        self.pace.wake();
     }
 
     pub(super) fn queued_slot(&self, producer: usize, actuator: usize) -> &AtomicU32 {

@@ -30,7 +30,7 @@ const SPEC: ThreadSpec =
 fn start(cadence: Cadence, busy: Duration) -> (RtThread, mpsc::Receiver<Tick>, mpsc::Receiver<bool>) {
     let (ticks, ticked) = mpsc::channel();
     let (realtime, answered) = mpsc::channel();
-    let thread = RtThread::spawn(SPEC, cadence, Recorder { ticks, realtime, busy }).unwrap();
+    let thread = RtThread::spawn(SPEC, cadence, Arc::default(), Recorder { ticks, realtime, busy }).unwrap();
     (thread, ticked, answered)
 }
 
