@@ -2,7 +2,7 @@
 //! `DCM/PostProcess` raised in ALMemory (every `event_decimation` cycles), and `DCM.step`
 //! calls answered once their cycles ran.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::os::unix::net::UnixDatagram;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -12,10 +12,6 @@ use naobroker_framework::{Broker, Value};
 use tokio::sync::oneshot;
 
 use crate::module::Dcm;
-
-/// Cycle events being raised at once at most: a subscriber slower than the cycle loses
-/// events, it never slows the cycle nor makes the broker hold them.
-const MAX_EVENTS_IN_FLIGHT: u32 = 64;
 
 /// A `DCM.step` call waiting for cycle number `cycle`.
 pub(crate) struct StepWaiter {
@@ -34,7 +30,6 @@ pub(crate) fn follow_cycles(
     let waiters = Rc::clone(&dcm.waiters);
     let shared = Arc::clone(dcm.handle.shared());
     let broker = dcm.broker.clone();
-    let events_dropped = Rc::clone(&dcm.events_dropped);
     actix_rt::spawn(async move {
         let wakeups = match Wakeups::new(wake) {
             Ok(wakeups) => wakeups,
@@ -43,11 +38,10 @@ pub(crate) fn follow_cycles(
                 return;
             }
         };
-        let in_flight = Rc::new(Cell::new(0u32));
         while wakeups.next().await {
             while let Ok(report) = reports.pop() {
                 if report.cycle % event_decimation == 0 {
-                    raise_cycle_events(&broker, &report, &in_flight, &events_dropped);
+                    raise_cycle_events(&broker, &report);
                 }
             }
             answer_steps(&waiters, &shared);
@@ -55,22 +49,15 @@ pub(crate) fn follow_cycles(
     });
 }
 
-/// Raise `DCM/PreProcess` and `DCM/PostProcess` for one cycle, or count them dropped.
-fn raise_cycle_events(broker: &Broker, report: &CycleReport, in_flight: &Rc<Cell<u32>>, dropped: &Cell<u64>) {
-    if in_flight.get() > MAX_EVENTS_IN_FLIGHT {
-        dropped.set(dropped.get() + 2);
-        return;
-    }
+/// Raise `DCM/PreProcess` and `DCM/PostProcess` for one cycle. The raise only stores the
+/// value and queues it for each subscriber within its window (docs/protocol.md): a
+/// subscriber slower than the cycle loses events, counted by the broker, and never slows
+/// the cycle nor makes the broker hold them.
+fn raise_cycle_events(broker: &Broker, report: &CycleReport) {
     let value = Value::Array(vec![report.cycle.into(), report.time.into()]);
     for event in ["DCM/PreProcess", "DCM/PostProcess"] {
-        let broker = broker.clone();
-        let value = value.clone();
-        let in_flight = Rc::clone(in_flight);
-        in_flight.set(in_flight.get() + 1);
-        actix_rt::spawn(async move {
-            let _ = broker.raise_event(event, value);
-            in_flight.set(in_flight.get() - 1);
-        });
+        // Refused only without ALMemory (a DCM alone, in tests): nothing to tell 100 times a second.
+        let _ = broker.raise_event(event, value.clone());
     }
 }
 

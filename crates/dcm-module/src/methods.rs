@@ -110,7 +110,7 @@ pub(crate) fn step(
     }
 }
 
-/// The cycle's statistics, the module's dropped events, whether the cycle runs real-time.
+/// The cycle's statistics and whether the cycle runs real-time.
 pub(crate) fn stats(dcm: &mut Dcm, (): ()) -> Result<Value, DcmError> {
     let mut stats = match dcm.handle.cycle_stats() {
         Value::Map(entries) => entries,
@@ -118,7 +118,6 @@ pub(crate) fn stats(dcm: &mut Dcm, (): ()) -> Result<Value, DcmError> {
     };
     let shared = dcm.handle.shared();
     let realtime = shared.slots.get(shared.dcm_slots.realtime) != 0.0;
-    stats.push(("events_dropped".into(), dcm.events_dropped.get().into()));
     stats.push(("realtime".into(), realtime.into()));
     stats.push(("period_us".into(), shared.period_us.into()));
     Ok(Value::Map(stats))

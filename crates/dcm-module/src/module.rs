@@ -1,7 +1,7 @@
 //! The DCM module: NAOqi's DCM API over the real-time cycle, its state on the broker's
 //! thread and its method table. The handlers live in `methods.rs` and `settings.rs`.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::os::unix::net::UnixDatagram;
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -28,7 +28,6 @@ pub struct Dcm {
     signal: Option<(rtrb::Consumer<CycleReport>, UnixDatagram)>,
     pub(crate) broker: Broker,
     event_decimation: u64,
-    pub(crate) events_dropped: Rc<Cell<u64>>,
     pub(crate) settings: Settings,
 }
 
@@ -49,7 +48,6 @@ impl Dcm {
             signal: Some((reports, wake)),
             broker,
             event_decimation: u64::from(event_decimation.max(1)),
-            events_dropped: Rc::default(),
         }
     }
 
