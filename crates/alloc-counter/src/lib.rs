@@ -45,6 +45,19 @@ pub fn counted() -> u64 {
     COUNT.with(|count| count.get().unwrap_or(0))
 }
 
+/// What a new thread that starts counting sees of one boxed allocation and its free: a
+/// test binary checks with it that its global allocator is [`Counting`], or its proofs of
+/// zero allocations could not fail.
+pub fn allocations_seen_on_a_new_thread() -> u64 {
+    std::thread::spawn(|| {
+        start_counting();
+        drop(std::hint::black_box(Box::new([1u8; 64])));
+        counted()
+    })
+    .join()
+    .expect("the probe thread does not panic")
+}
+
 /// The counting allocator: install it with `#[global_allocator]` in a test binary.
 pub struct Counting;
 
