@@ -2,8 +2,8 @@
 //! typed, put into words for the caller once.
 
 use naobroker_dcm::cycle::ChannelError;
-use naobroker_dcm::device::DescriptionError;
-use naobroker_dcm::preferences::{PreferenceError, PreferenceLimit, SaveError};
+use naobroker_dcm::device::{DescriptionError, SaveError};
+use naobroker_dcm::preferences::{PreferenceError, PreferenceLimit};
 use naobroker_framework::CallError;
 
 use crate::parse::{CalibrationRequestError, PreferenceValueError, RequestError};

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use naobroker_dcm::device::{Conversion, DeviceIndex, DeviceModel, DeviceSpec};
-use naobroker_dcm::preferences::{self, check_conversion, PreferenceValue, Preferences, Target};
+use naobroker_dcm::device::{self, Conversion, DeviceIndex, DeviceModel, DeviceSpec};
+use naobroker_dcm::preferences::{check_conversion, PreferenceValue, Preferences, Target};
 use naobroker_framework::Value;
 use naobroker_memory::Store;
 
@@ -157,7 +157,7 @@ fn add(dcm: &mut Dcm, targets: &[Target], key: &str, value: &Value) -> Result<u6
 
 fn save(dcm: &mut Dcm, targets: &[Target]) -> Result<u64, DcmError> {
     let Some(path) = &dcm.settings.description else { return Err(DcmError::NoDescriptionFile) };
-    let written = preferences::save(path, &dcm.settings.preferences, targets)?;
+    let written = device::save_preferences(path, &dcm.settings.preferences, targets)?;
     tracing::info!(file = %path.display(), keys = written, "DCM preferences saved");
     Ok(written as u64)
 }
@@ -165,7 +165,7 @@ fn save(dcm: &mut Dcm, targets: &[Target]) -> Result<u64, DcmError> {
 /// Replace targets' tables with the file's (whole tables: the one place preferences are
 /// copied), then take the keys that changed into effect.
 fn load(dcm: &mut Dcm, targets: &[Target]) -> Result<u64, DcmError> {
-    let loaded = preferences::load(dcm.settings.description.as_deref())?;
+    let loaded = device::load_preferences(dcm.settings.description.as_deref())?;
     let old = dcm.settings.preferences.clone();
     for &target in targets {
         dcm.settings.preferences.replace(target, &loaded);

@@ -1,8 +1,14 @@
 //! The device model: every actuator and sensor of the robot, from its description.
 
 mod error;
+mod file;
 
+pub use crate::subdevice::{
+    Conversion, DeviceKind, DeviceSpec, ACTUATOR_PROPERTIES, DEVICE_PREFIX, SENSOR_PROPERTIES,
+    SUBDEVICE_PREFIX,
+};
 pub use error::DescriptionError;
+pub use file::{load_preferences, save_preferences, SaveError};
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -10,114 +16,6 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::preferences::Preferences;
-
-/// `Device/SubDeviceList/`: the prefix every full subdevice name starts with.
-pub const SUBDEVICE_PREFIX: &str = "Device/SubDeviceList/";
-/// `Device/DeviceList/`: NAOqi's prefix for boards, returned by `getPrefix`.
-pub const DEVICE_PREFIX: &str = "Device/DeviceList/";
-/// The keys the DCM publishes for each actuator besides its value (`.../Actuator/Gain`).
-pub const ACTUATOR_PROPERTIES: [&str; 4] = ["Gain", "Offset", "Ack", "Nack"];
-/// The keys the DCM publishes for each sensor besides its value.
-pub const SENSOR_PROPERTIES: [&str; 2] = ["Gain", "Offset"];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DeviceKind {
-    /// Linear interpolation between timed commands (joints, stiffness, LEDs).
-    Interpolated,
-    /// Past commands applied once; future ones wait (sonar).
-    Trigger,
-    Sensor,
-}
-
-/// One subdevice as the description declares it.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DeviceSpec {
-    /// Name without the `Device/SubDeviceList/` prefix.
-    pub name: String,
-    pub kind: DeviceKind,
-    pub unit: String,
-    pub min: f64,
-    pub max: f64,
-    /// The hardware receives `round(value * gain + offset)`.
-    pub gain: f64,
-    pub offset: f64,
-    pub initial: f64,
-}
-
-/// What turns a value into the hardware's integer and back, packed for the cycle.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Conversion {
-    pub gain: f64,
-    pub offset: f64,
-}
-
-impl Conversion {
-    /// The integer the hardware receives for `value`.
-    #[inline]
-    pub fn to_hardware(self, value: f64) -> i64 {
-        (value * self.gain + self.offset).round() as i64
-    }
-
-    /// The value an integer stands for: what was actually sent.
-    #[inline]
-    pub fn from_hardware(self, raw: i64) -> f64 {
-        (raw as f64 - self.offset) / self.gain
-    }
-
-    /// A sensor's value from what the hardware read: `(reading - offset) / gain`, the
-    /// same relation as an actuator's, without rounding.
-    #[inline]
-    pub fn sensor_value(self, reading: f64) -> f64 {
-        (reading - self.offset) / self.gain
-    }
-
-    /// What the hardware reads when a sensor's value is `value`.
-    #[inline]
-    pub fn sensor_reading(self, value: f64) -> f64 {
-        value * self.gain + self.offset
-    }
-}
-
-impl DeviceSpec {
-    pub fn conversion(&self) -> Conversion {
-        Conversion { gain: self.gain, offset: self.offset }
-    }
-
-    pub fn full_name(&self) -> String {
-        format!("{SUBDEVICE_PREFIX}{}", self.name)
-    }
-
-    /// The ALMemory key of one of its properties: `.../Actuator/Value` → `.../Actuator/Gain`.
-    pub fn property_key(&self, property: &str) -> String {
-        let name = self.name.strip_suffix("/Value").unwrap_or(&self.name);
-        format!("{SUBDEVICE_PREFIX}{name}/{property}")
-    }
-
-    /// Every ALMemory key the DCM publishes for this device: its value and properties.
-    pub fn published_keys(&self) -> Vec<String> {
-        let properties: &[&str] =
-            if self.kind == DeviceKind::Sensor { &SENSOR_PROPERTIES } else { &ACTUATOR_PROPERTIES };
-        std::iter::once(self.full_name())
-            .chain(properties.iter().map(|name| self.property_key(name)))
-            .collect()
-    }
-
-    pub fn to_hardware(&self, value: f64) -> i64 {
-        self.conversion().to_hardware(value)
-    }
-
-    pub fn from_hardware(&self, raw: i64) -> f64 {
-        self.conversion().from_hardware(raw)
-    }
-
-    /// `value` clamped to the device's range.
-    #[inline]
-    pub fn clamp(&self, value: f64) -> f64 {
-        value.clamp(self.min, self.max)
-    }
-}
 
 /// An actuator or a sensor, by its index in the device model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -343,21 +241,5 @@ mod tests {
         assert_eq!(fine.device_of_property("Device/SubDeviceList/Y/Ack"), None);
         assert_eq!(fine.device_of_property("Device/SubDeviceList/Z/Gain"), None);
         assert_eq!(fine.device_of_property("RobotConfig/X/Gain"), None);
-    }
-
-    #[test]
-    fn hardware_integer_is_rounded_value_times_gain_plus_offset() {
-        let spec = DeviceSpec {
-            name: "X".into(),
-            kind: DeviceKind::Interpolated,
-            unit: "".into(),
-            min: 0.0,
-            max: 1.0,
-            gain: 255.0,
-            offset: 0.0,
-            initial: 0.0,
-        };
-        assert_eq!(spec.to_hardware(0.5), 128);
-        assert!((spec.from_hardware(128) - 128.0 / 255.0).abs() < 1e-12);
     }
 }

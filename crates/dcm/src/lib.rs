@@ -12,6 +12,7 @@ pub mod device;
 mod excerpt;
 pub mod hardware;
 pub mod preferences;
+mod subdevice;
 pub mod time;
 
 pub use config::{Backend, DcmConfig};

@@ -4,11 +4,9 @@
 //! description's value for that device: that is where joint calibration is kept.
 
 mod error;
-mod file;
 mod limits;
 
 pub use error::PreferenceError;
-pub use file::{load, save, SaveError};
 pub use limits::{
     check_conversion, PreferenceLimit, GAIN_RATIO, MAX_KEYS_PER_TARGET, MAX_TEXT_BYTES, RANGE_MARGIN,
 };
@@ -17,8 +15,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use crate::device::{Conversion, DeviceSpec};
 use crate::excerpt::excerpt;
+use crate::subdevice::{Conversion, DeviceSpec};
 
 /// What a preference key starts with: ALMemory prefixes the DCM owns, where no real-time
 /// value and no event (`DCM/...`, `HAL/...`) lives beside its data.
@@ -210,7 +208,6 @@ fn check_entry(key: &str, value: &PreferenceValue) -> Result<(), PreferenceError
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::{DeviceModel, RobotDescription};
 
     #[test]
     fn local_overrides_head_overrides_chest() {
@@ -301,17 +298,6 @@ mod tests {
         assert_eq!(preferences.get(key), Some(&PreferenceValue::Text("NAO".into())));
         preferences.restore(Target::Chest, key, none);
         assert_eq!(preferences.get(key), None);
-    }
-
-    #[test]
-    fn gain_and_offset_keys_override_the_device() {
-        let model = DeviceModel::new(RobotDescription::nao_v6()).unwrap();
-        let yaw = &model.actuators[model.actuator("HeadYaw/Position/Actuator/Value").unwrap()];
-        let mut preferences = Preferences::default();
-        assert_eq!(preferences.conversion(yaw), yaw.conversion());
-        let key = "Device/SubDeviceList/HeadYaw/Position/Actuator/Offset";
-        preferences.insert(Target::Head, key, PreferenceValue::Float(-12.5)).unwrap();
-        assert_eq!(preferences.conversion(yaw), Conversion { gain: yaw.gain, offset: -12.5 });
     }
 
     #[test]

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{DocumentMut, Item, Table};
 
-use super::{PreferenceValue, Preferences, Target};
-use crate::device::{DescriptionError, RobotDescription};
+use super::{DescriptionError, RobotDescription};
+use crate::preferences::{PreferenceValue, Preferences, Target};
 
 /// Why preferences could not be saved into a description file.
 #[derive(Debug, thiserror::Error)]
@@ -27,7 +27,7 @@ pub enum SaveError {
 }
 
 /// The preferences of the description at `path`, or of the built-in NAO V6 without one.
-pub fn load(path: Option<&Path>) -> Result<Preferences, DescriptionError> {
+pub fn load_preferences(path: Option<&Path>) -> Result<Preferences, DescriptionError> {
     let description = match path {
         Some(path) => RobotDescription::load(path)?,
         None => RobotDescription::nao_v6(),
@@ -38,7 +38,11 @@ pub fn load(path: Option<&Path>) -> Result<Preferences, DescriptionError> {
 /// Replace the `targets`' tables in the description file at `path` with `preferences`'.
 /// The file is replaced at once (written beside it, then renamed). Returns the number of
 /// keys written.
-pub fn save(path: &Path, preferences: &Preferences, targets: &[Target]) -> Result<usize, SaveError> {
+pub fn save_preferences(
+    path: &Path,
+    preferences: &Preferences,
+    targets: &[Target],
+) -> Result<usize, SaveError> {
     let path_buf = || path.to_path_buf();
     let not_a_table = |what: &str| SaveError::NotATable { path: path_buf(), what: what.to_owned() };
     let text =
@@ -101,7 +105,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("robot.toml");
         std::fs::write(&path, ROBOT).unwrap();
-        let mut preferences = load(Some(&path)).unwrap();
+        let mut preferences = load_preferences(Some(&path)).unwrap();
         assert_eq!(preferences, Preferences::default());
         preferences
             .insert(Target::Chest, "RobotConfig/Body/Type", PreferenceValue::Text("NAO".into()))
@@ -110,25 +114,25 @@ mod tests {
             .insert(Target::Local, "Device/SubDeviceList/A/Actuator/Offset", PreferenceValue::Float(0.05))
             .unwrap();
         preferences.insert(Target::Head, "RobotConfig/Head/Flag", PreferenceValue::Bool(true)).unwrap();
-        assert_eq!(save(&path, &preferences, &[Target::Chest, Target::Local]).unwrap(), 2);
+        assert_eq!(save_preferences(&path, &preferences, &[Target::Chest, Target::Local]).unwrap(), 2);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with(ROBOT), "devices and comments kept:\n{text}");
-        let loaded = load(Some(&path)).unwrap();
+        let loaded = load_preferences(Some(&path)).unwrap();
         assert_eq!(loaded.table(Target::Chest), preferences.table(Target::Chest));
         assert_eq!(loaded.table(Target::Local), preferences.table(Target::Local));
         assert!(loaded.table(Target::Head).is_empty(), "Head was not saved");
         // Saving again replaces a table, it does not add to it.
         let mut fewer = loaded.clone();
         fewer.replace(Target::Chest, &Preferences::default());
-        assert_eq!(save(&path, &fewer, &Target::ALL).unwrap(), 1);
-        assert!(load(Some(&path)).unwrap().table(Target::Chest).is_empty());
+        assert_eq!(save_preferences(&path, &fewer, &Target::ALL).unwrap(), 1);
+        assert!(load_preferences(Some(&path)).unwrap().table(Target::Chest).is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn saving_needs_a_readable_description() {
         let missing = std::env::temp_dir().join("naobroker-no-such-robot.toml");
-        let error = save(&missing, &Preferences::default(), &Target::ALL).unwrap_err();
+        let error = save_preferences(&missing, &Preferences::default(), &Target::ALL).unwrap_err();
         assert!(matches!(error, SaveError::Read { .. }), "{error}");
         assert!(error.to_string().starts_with("cannot read "), "{error}");
     }
