@@ -8,6 +8,8 @@ use dashmap::DashMap;
 use naobroker_framework::Value;
 use naobroker_rtslots::{timestamp_now, RtSlots, SlotKind};
 
+use crate::error::StoreError;
+
 /// Keys only the DCM may write (seed 003: modules ask the DCM, never ALMemory); its
 /// preferences (`RobotConfig/...`, `Device/DeviceList/...`) among them.
 pub const DCM_OWNED_PREFIXES: [&str; 4] = ["Device/", "DCM/", "HAL/", "RobotConfig/"];
@@ -37,19 +39,16 @@ pub(crate) struct Entry {
     pub(crate) kind: EntryKind,
 }
 
-fn owned_by_dcm(key: &str) -> String {
-    format!(
-        "{} is owned by DCM: send actuator commands with DCM.set, modules cannot write it",
-        naobroker_framework::excerpt(key)
-    )
+fn owned_by_dcm(key: &str) -> StoreError {
+    StoreError::OwnedByDcm { key: key.to_owned() }
 }
 
-fn cannot_remove(key: &str) -> String {
-    format!("{} is owned by DCM and cannot be removed", naobroker_framework::excerpt(key))
+fn cannot_remove(key: &str) -> StoreError {
+    StoreError::CannotRemove { key: key.to_owned() }
 }
 
-fn no_key(key: &str) -> String {
-    format!("no key named {}", naobroker_framework::excerpt(key))
+fn no_key(key: &str) -> StoreError {
+    StoreError::NoKey { key: key.to_owned() }
 }
 
 /// ALMemory's data: a concurrent map for module data and the DCM's real-time slots.
@@ -105,7 +104,7 @@ impl Store {
     /// and so is any write to one of its real-time values or over its own data (a
     /// preference); its events (`DCM/PostProcess`) may be raised, by the broker's own code
     /// only: ALMemory refuses clients every key under the DCM's prefixes.
-    pub fn insert(&self, key: &str, value: Value, kind: EntryKind) -> Result<(), String> {
+    pub fn insert(&self, key: &str, value: Value, kind: EntryKind) -> Result<(), StoreError> {
         let owned = Store::is_dcm_owned(key);
         if self.slots.layout().index_of(key).is_some() || (owned && kind == EntryKind::Data) {
             return Err(owned_by_dcm(key));
@@ -132,14 +131,14 @@ impl Store {
 
     /// The DCM's own data (its preferences): a key it owns that is neither a real-time
     /// slot nor an event. Only the DCM, holding the store in-process, calls this.
-    pub fn insert_owned(&self, key: &str, value: Value) -> Result<(), String> {
+    pub fn insert_owned(&self, key: &str, value: Value) -> Result<(), StoreError> {
         if !Store::is_dcm_owned(key) || self.slots.layout().index_of(key).is_some() {
-            return Err(format!("{key} is not a key for the DCM's data"));
+            return Err(StoreError::NotDcmData { key: key.to_owned() });
         }
         let entry = Entry { value, unix_us: timestamp_now(), kind: EntryKind::Data };
         match self.data.entry(key.to_owned()) {
             MapEntry::Occupied(occupied) if occupied.get().kind != EntryKind::Data => {
-                Err(format!("{key} is an event, not a key for the DCM's data"))
+                Err(StoreError::Event { key: key.to_owned() })
             }
             MapEntry::Occupied(mut occupied) => {
                 occupied.insert(entry);
@@ -161,7 +160,7 @@ impl Store {
 
     /// Remove a key. The DCM's data and real-time values are never removed; its events
     /// only by the broker's own code (ALMemory refuses clients).
-    pub fn remove(&self, key: &str) -> Result<(), String> {
+    pub fn remove(&self, key: &str) -> Result<(), StoreError> {
         if self.slots.layout().index_of(key).is_some() {
             return Err(cannot_remove(key));
         }
@@ -212,9 +211,10 @@ mod tests {
         store.insert_owned("RobotConfig/Body/Type", Value::from("NAO")).unwrap();
         for kind in [EntryKind::Event, EntryKind::MicroEvent] {
             let error = store.insert("RobotConfig/Body/Type", Value::from("x"), kind).unwrap_err();
-            assert!(error.contains("owned by DCM"), "{error}");
+            assert!(error.to_string().contains("owned by DCM"), "{error}");
         }
-        assert!(store.remove("RobotConfig/Body/Type").unwrap_err().contains("cannot be removed"));
+        let error = store.remove("RobotConfig/Body/Type").unwrap_err();
+        assert!(error.to_string().contains("cannot be removed"), "{error}");
         assert_eq!(store.get("RobotConfig/Body/Type"), Some(Value::from("NAO")));
         assert_eq!(store.kind("RobotConfig/Body/Type"), Some(EntryKind::Data));
         assert!(store.insert("DCM/Time", Value::from(1), EntryKind::Event).is_err(), "a real-time slot");
@@ -226,11 +226,12 @@ mod tests {
         let store = store();
         store.insert("DCM/PostProcess", Value::from(1), EntryKind::Event).unwrap();
         let error = store.insert_owned("DCM/PostProcess", Value::from(2)).unwrap_err();
-        assert!(error.contains("is an event"), "{error}");
+        assert!(error.to_string().contains("is an event"), "{error}");
         store.remove_owned("DCM/PostProcess");
         assert_eq!(store.get("DCM/PostProcess"), Some(Value::from(1)));
         assert_eq!(store.kind("DCM/PostProcess"), Some(EntryKind::Event));
         store.remove("DCM/PostProcess").unwrap();
-        assert!(store.remove("DCM/PostProcess").unwrap_err().contains("no key named"));
+        let error = store.remove("DCM/PostProcess").unwrap_err();
+        assert!(error.to_string().contains("no key named"), "{error}");
     }
 }
