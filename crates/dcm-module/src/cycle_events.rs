@@ -11,25 +11,28 @@ use naobroker_dcm::cycle::{CycleReport, Shared, Wakeups};
 use naobroker_framework::{Broker, Value};
 use tokio::sync::oneshot;
 
-use crate::module::Dcm;
-
 /// A `DCM.step` call waiting for cycle number `cycle`.
 pub(crate) struct StepWaiter {
     pub(crate) cycle: u64,
     pub(crate) done: oneshot::Sender<()>,
 }
 
-/// Start following the cycle: from now on each wake-up raises the cycle events of the
-/// reports received and answers the `step` calls whose cycle ran.
+/// The cycle's reports and wake-ups, received from the cycle thread.
+pub(crate) struct CycleSignal {
+    pub(crate) reports: rtrb::Consumer<CycleReport>,
+    pub(crate) wake: UnixDatagram,
+}
+
+/// Start following the cycle: from now on each wake-up raises, through `broker`, the
+/// cycle events of the reports received (every `event_decimation` cycles) and answers the
+/// `step` calls in `waiters` whose cycle ran (`shared` counts the cycles).
 pub(crate) fn follow_cycles(
-    dcm: &Dcm,
-    mut reports: rtrb::Consumer<CycleReport>,
-    wake: UnixDatagram,
+    CycleSignal { mut reports, wake }: CycleSignal,
+    waiters: Rc<RefCell<Vec<StepWaiter>>>,
+    shared: Arc<Shared>,
+    broker: Broker,
     event_decimation: u64,
 ) {
-    let waiters = Rc::clone(&dcm.waiters);
-    let shared = Arc::clone(dcm.handle.shared());
-    let broker = dcm.broker.clone();
     actix_rt::spawn(async move {
         let wakeups = match Wakeups::new(wake) {
             Ok(wakeups) => wakeups,

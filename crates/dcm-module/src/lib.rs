@@ -5,6 +5,7 @@
 #![deny(unsafe_code, unreachable_pub)]
 
 mod cycle_events;
+mod dcm;
 mod error;
 mod handle;
 mod methods;
@@ -13,6 +14,6 @@ pub mod parse;
 mod settings;
 mod stats;
 
+pub use dcm::Dcm;
 pub use error::DcmError;
 pub use handle::{DcmHandle, HookConnection, UnknownActuator};
-pub use module::Dcm;

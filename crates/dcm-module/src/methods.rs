@@ -1,5 +1,5 @@
-//! The DCM's method handlers besides its settings: timed commands and aliases, the clock,
-//! `special`, statistics and simulated sensors.
+//! The DCM's method handlers: timed commands and aliases, the clock, `special`,
+//! statistics, simulated sensors, and the preferences and calibration its settings keep.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -11,8 +11,8 @@ use naobroker_framework::{CallError, ModuleContext, Value};
 use tokio::sync::oneshot;
 
 use crate::cycle_events::StepWaiter;
+use crate::dcm::Dcm;
 use crate::error::DcmError;
-use crate::module::Dcm;
 use crate::parse;
 
 /// `set([name, update, [[value, time(, importance)], ...]])`.
@@ -136,4 +136,17 @@ pub(crate) fn simulate_sensor(dcm: &mut Dcm, (name, value): (String, Option<f64>
 pub(crate) fn get_buffer_size(dcm: &mut Dcm, (name,): (String,)) -> Result<u64, DcmError> {
     let actuator = dcm.handle.actuator(&name)?;
     Ok(dcm.handle.shared().buffer_len(actuator) as u64)
+}
+
+/// `preferences(action, target, key, value)`: `Add`, `Save` or `Load` preferences.
+pub(crate) fn preferences(
+    dcm: &mut Dcm,
+    request: (String, String, Option<String>, Option<Value>),
+) -> Result<u64, DcmError> {
+    dcm.settings.preferences(&dcm.handle, dcm.broker.limits(), request)
+}
+
+/// `calibration([joint position actuator, "Manual", "InPosition", reference])`.
+pub(crate) fn calibration(dcm: &mut Dcm, (input,): (Value,)) -> Result<(), DcmError> {
+    dcm.settings.calibration(&dcm.handle, &input)
 }

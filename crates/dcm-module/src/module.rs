@@ -1,67 +1,15 @@
-//! The DCM module: NAOqi's DCM API over the real-time cycle, its state on the broker's
-//! thread and its method table. The handlers live in `methods.rs` and `settings.rs`.
+//! The DCM's face as a broker module: its name, its method table (the handlers live in
+//! `methods.rs`) and, once started, its preferences shown and the cycle followed.
 
-use std::cell::RefCell;
-use std::os::unix::net::UnixDatagram;
-use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use naobroker_dcm::core::Aliases;
-use naobroker_dcm::cycle::CycleReport;
-use naobroker_framework::{Broker, CallError, Methods, Module, ModuleContext};
-use naobroker_memory::Store;
+use naobroker_framework::{CallError, Methods, Module, ModuleContext};
 
-use crate::cycle_events::{follow_cycles, StepWaiter};
+use crate::cycle_events::follow_cycles;
+use crate::dcm::Dcm;
 use crate::error::DcmError;
-use crate::handle::DcmHandle;
 use crate::methods;
-use crate::parse::RequestParser;
-use crate::settings::{self, Settings};
-
-/// The DCM module: NAOqi's DCM API over the real-time cycle.
-pub struct Dcm {
-    pub(crate) handle: DcmHandle,
-    pub(crate) aliases: Aliases,
-    pub(crate) waiters: Rc<RefCell<Vec<StepWaiter>>>,
-    /// The cycle's reports and wake-ups, until `started` follows them.
-    signal: Option<(rtrb::Consumer<CycleReport>, UnixDatagram)>,
-    pub(crate) broker: Broker,
-    event_decimation: u64,
-    pub(crate) settings: Settings,
-}
-
-impl Dcm {
-    pub fn new(
-        handle: DcmHandle,
-        reports: rtrb::Consumer<CycleReport>,
-        wake: UnixDatagram,
-        broker: Broker,
-        event_decimation: u32,
-    ) -> Dcm {
-        let settings = Settings::new(handle.model());
-        Dcm {
-            handle,
-            settings,
-            aliases: Aliases::default(),
-            waiters: Rc::default(),
-            signal: Some((reports, wake)),
-            broker,
-            event_decimation: u64::from(event_decimation.max(1)),
-        }
-    }
-
-    /// Show the preferences in ALMemory's `store`, and save them into `description` (the
-    /// robot description file the broker started with, if any).
-    pub fn with_preferences(mut self, store: Arc<Store>, description: Option<PathBuf>) -> Dcm {
-        self.settings.attach(store, description);
-        self
-    }
-
-    pub(crate) fn parser(&self) -> RequestParser<'_> {
-        RequestParser { model: self.handle.model(), aliases: &self.aliases }
-    }
-}
 
 /// A handler that answers at once, with the DCM's typed errors put into words.
 fn answered<A, R>(
@@ -124,13 +72,13 @@ impl Module for Dcm {
             "preferences(action, target, key, value): \"Add\" a key to the target \"Chest\", \"Head\" or \
              \"Local\"; \"Save\" or \"Load\" a target (or \"All\") to or from the robot description. Answers \
              the keys added, saved or loaded.",
-            answered(settings::preferences),
+            answered(methods::preferences),
         )
         .add(
             "calibration",
             "calibration([joint position actuator, \"Manual\", \"InPosition\", reference]): the joint, \
              held at reference, is calibrated there.",
-            answered(settings::calibration),
+            answered(methods::calibration),
         )
         .add(
             "getBufferSize",
@@ -141,8 +89,9 @@ impl Module for Dcm {
 
     fn started(&mut self, _context: &ModuleContext) {
         self.settings.publish_all(&self.handle);
-        if let Some((reports, wake)) = self.signal.take() {
-            follow_cycles(self, reports, wake, self.event_decimation);
+        if let Some(signal) = self.signal.take() {
+            let (waiters, shared) = (Rc::clone(&self.waiters), Arc::clone(self.handle.shared()));
+            follow_cycles(signal, waiters, shared, self.broker.clone(), self.event_decimation);
         }
     }
 }
