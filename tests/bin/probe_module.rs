@@ -1,4 +1,4 @@
-//! A test-only module process for the hostile-client suite (`tests/tests/hostile.rs`).
+//! A test-only module process for the hostile-client suite (`tests/tests/hostile_outages.rs`).
 //!
 //! `probe-module [URL [NAME [EVENT]]]` (defaults: `$NAOBROKER_URL`, `Probe`, `Test/Ping`)
 //! serves module NAME with a method that blocks its thread, and listens to EVENT both as a

@@ -5,6 +5,8 @@
 //! what makes cargo build it).
 #![deny(unsafe_code)]
 
+pub mod hostile;
+
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};

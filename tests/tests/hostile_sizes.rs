@@ -1,0 +1,164 @@
+//! Input past the size limits, against the real `naobroker` binary over real sockets: a frame
+//! header claiming a terabyte closes that connection alone, before anything is allocated, and
+//! names, values and nesting past the limits are refused with short errors naming the limit.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use naobroker_e2e::hostile::{callback_method, counter, rss_mib, wait_until, RawClient};
+use naobroker_e2e::TestBroker;
+use naobroker_protocol::{Envelope, Value};
+use serde_json::json;
+
+// ---------------------------------------------------------------------------------------
+// An oversized frame header.
+
+/// A ZMTP 3.0 greeting (RFC 23): signature, version 3.0, mechanism NULL padded to 20
+/// bytes, as-server 0, filler: 64 bytes.
+fn zmtp_greeting() -> Vec<u8> {
+    let mut greeting = vec![0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0x7f, 3, 0];
+    greeting.extend_from_slice(b"NULL");
+    greeting.resize(12 + 20, 0);
+    greeting.push(0);
+    greeting.resize(64, 0);
+    greeting
+}
+
+/// The READY command of a DEALER, as a short command frame.
+fn zmtp_ready_of_a_dealer() -> Vec<u8> {
+    let mut body = b"\x05READY\x0bSocket-Type".to_vec();
+    body.extend_from_slice(&6u32.to_be_bytes());
+    body.extend_from_slice(b"DEALER");
+    let mut frame = vec![0x04, body.len() as u8];
+    frame.extend(body);
+    frame
+}
+
+/// Open a raw TCP connection, handshake as a DEALER and send one long-frame header that
+/// claims `claimed` bytes, then nothing more. Answers once the broker closed the connection.
+fn send_frame_header(broker: &TestBroker, claimed: u64) {
+    let address = broker.url.strip_prefix("tcp://").unwrap();
+    let mut attacker = TcpStream::connect(address).unwrap();
+    let mut bytes = zmtp_greeting();
+    bytes.extend(zmtp_ready_of_a_dealer());
+    bytes.push(0x02);
+    bytes.extend(claimed.to_be_bytes());
+    attacker.write_all(&bytes).unwrap();
+    attacker.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    let mut buffer = [0u8; 256];
+    // The broker sends its own greeting and READY, then closes the connection.
+    wait_until("the broker to close the connection", Duration::from_secs(10), || {
+        match attacker.read(&mut buffer) {
+            Ok(0) => true,
+            Ok(_) => false,
+            Err(error) => {
+                !matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)
+            }
+        }
+    });
+}
+
+#[test]
+fn a_frame_header_claiming_a_terabyte_closes_that_connection_and_nothing_else() {
+    let mut broker = TestBroker::start("");
+    let time_before = broker.step(1);
+    send_frame_header(&broker, 1 << 40);
+    assert!(broker.is_running(), "the broker died: {}", broker.log());
+    let time_after = broker.step(10);
+    assert!(time_after > time_before, "the DCM cycles on");
+    assert_eq!(broker.call("ALMemory.getData", &["DCM/Time"]), json!(time_after), "others are served");
+    assert_eq!(counter(&broker, "oversized_frames"), 1);
+    // Just past max_frame_bytes (16 MiB by default) is refused as well, from the header.
+    send_frame_header(&broker, (16 << 20) + 1);
+    assert!(broker.is_running(), "the broker died: {}", broker.log());
+    assert_eq!(counter(&broker, "oversized_frames"), 2);
+    assert!(broker.step(1) > time_after);
+    assert!(rss_mib(broker.pid()) < 200, "{} MiB after the attack", rss_mib(broker.pid()));
+}
+
+// ---------------------------------------------------------------------------------------
+// Names and values past the limits.
+
+/// The error names `limit` and quotes only a short excerpt of the bad input.
+fn refused_by_limit(result: Result<Value, String>, limit: &str) {
+    let message = result.expect_err("refused");
+    assert!(message.len() < 300, "a {}-byte error: {}…", message.len(), &message[..300]);
+    assert!(message.contains(limit), "{message:?} does not name {limit}");
+}
+
+fn nested(depth: usize) -> Value {
+    (0..depth).fold(Value::from(0), |inner, _| Value::Array(vec![inner]))
+}
+
+/// `ALMemory.insertData("Test/Deep", [[[...0...]]])` with `depth` arrays, written byte by byte
+/// (building so deep a `Value` would overflow this test's own stack).
+fn deep_insert(id: u64, depth: usize) -> Vec<u8> {
+    let args = vec!["Test/Deep".into(), Value::Nil];
+    let mut frame =
+        Envelope::Call { id, module: "ALMemory".into(), method: "insertData".into(), args }.encode();
+    assert_eq!(frame.pop(), Some(0xc0), "nil, the placeholder, is the last byte");
+    frame.extend(std::iter::repeat_n(0x91, depth));
+    frame.push(0);
+    frame
+}
+
+#[test]
+fn names_and_values_past_the_limits_are_refused_with_short_errors() {
+    let broker = TestBroker::start("");
+    let client = RawClient::connect(&broker.url, "limits");
+    let huge_name = "M".repeat(10 << 20);
+    refused_by_limit(
+        client.request(|id| Envelope::Register { id, module: huge_name.clone(), methods: vec![] }),
+        "max_name_bytes",
+    );
+    let long_method = vec![callback_method(&"m".repeat(100_000))];
+    refused_by_limit(
+        client.request(|id| Envelope::Register { id, module: "Fine".into(), methods: long_method }),
+        "max_name_bytes",
+    );
+    let listed = broker.modules();
+    assert!(
+        listed.iter().all(|name| name.len() <= 256) && !listed.contains(&"Fine".to_owned()),
+        "{listed:?}"
+    );
+
+    let long_key = format!("Test/{}", "k".repeat(1 << 20));
+    refused_by_limit(
+        client.call("ALMemory", "insertData", vec![long_key.as_str().into(), 1.into()]),
+        "max_name_bytes",
+    );
+    refused_by_limit(
+        client.call("ALMemory", "raiseEvent", vec![long_key.as_str().into(), 1.into()]),
+        "max_name_bytes",
+    );
+    refused_by_limit(
+        client.request(|id| Envelope::Subscribe { id, event: long_key.clone() }),
+        "max_name_bytes",
+    );
+    refused_by_limit(client.call(&huge_name, "ping", vec![]), "max_name_bytes");
+    // Errors that are not about a limit quote little of the input either.
+    for (module, method) in
+        [("ALMemory", "getData"), ("ALMemory", "getType"), ("ServiceDirectory", "methods")]
+    {
+        refused_by_limit(client.call(module, method, vec![long_key.as_str().into()]), "kkkk");
+    }
+    refused_by_limit(client.call("ALMemory", &huge_name, vec![]), "max_name_bytes");
+
+    // Deep enough to overflow a recursive decoder's stack, too: the refusal still answers
+    // the request it refuses.
+    for depth in [40, 100_000] {
+        refused_by_limit(client.request_frame(|id| deep_insert(id, depth)), "max_value_depth");
+    }
+    let big = Value::from("x".repeat(2 << 20));
+    refused_by_limit(
+        client.call("ALMemory", "insertData", vec!["Test/Big".into(), big.clone()]),
+        "max_value_bytes",
+    );
+    refused_by_limit(client.call("ALMemory", "raiseEvent", vec!["Test/Big".into(), big]), "max_value_bytes");
+    assert!(client.call("ALMemory", "getData", vec!["Test/Big".into()]).is_err(), "nothing was stored");
+    // Within the limits all is well.
+    client.call("ALMemory", "insertData", vec!["Test/Deep".into(), nested(32)]).unwrap();
+    assert_eq!(client.call("ALMemory", "getData", vec!["Test/Deep".into()]), Ok(nested(32)));
+    assert_eq!(broker.modules(), listed);
+}
