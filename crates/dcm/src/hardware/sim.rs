@@ -1,23 +1,19 @@
-//! A simulated NAO: joints follow their commands with stiffness-scaled first-order
-//! dynamics and speed limits, sensors report with a little noise, LEDs and sonar echo.
+//! A simulated NAO: the DCM's devices in front of the shared simulated body
+//! (`naobroker-simbody`: joints following their commands with stiffness-scaled first-order
+//! dynamics and speed limits, sensors with a little noise, a sonar echo); LEDs echo.
 //!
 //! It is the hardware: it reads the integers the boards would receive and reports what
 //! the boards would read, both through the description's own gains and offsets (its
 //! `[[device]]` values). A calibration changes the DCM's conversions, not the robot's.
 
+use naobroker_simbody::{JointLimits, SimBody};
+
 use crate::device::{Conversion, DeviceModel};
 use crate::hardware::Hardware;
 use crate::time::DcmTime;
 
-/// Time constant of a joint at full stiffness, in seconds.
-const TIME_CONSTANT_S: f64 = 0.03;
-/// Below this stiffness a joint is limp: it no longer follows its command.
-const LIMP_STIFFNESS: f64 = 0.05;
-const POSITION_NOISE_RAD: f64 = 0.0005;
-/// The simulated room: an obstacle 0.8 m in front of the robot.
-const SONAR_ECHO_M: f64 = 0.8;
-
-struct SimJoint {
+/// A simulated joint's devices: indices in the device model and their conversions.
+struct JointDevices {
     position_actuator: usize,
     stiffness_actuator: usize,
     position_sensor: usize,
@@ -26,19 +22,14 @@ struct SimJoint {
     stiffness_conversion: Conversion,
     current_sensor: Option<usize>,
     temperature_sensor: Option<usize>,
-    max_velocity: f64,
-    min: f64,
-    max: f64,
-    position: f64,
-    current: f64,
 }
 
 pub struct SimRobot {
-    joints: Vec<SimJoint>,
+    /// The devices of each of the body's joints, in the body's order.
+    joints: Vec<JointDevices>,
+    body: SimBody,
     sonar_trigger: Option<usize>,
     sonar_sensors: Vec<usize>,
-    /// Distance the sonar reports once a measurement was triggered.
-    sonar_echo_m: Option<f64>,
     initial: Vec<f64>,
     /// Each sensor's conversion in the description: what the boards read for a value.
     readings: Vec<Conversion>,
@@ -48,12 +39,11 @@ pub struct SimRobot {
     released: Vec<bool>,
     any_released: bool,
     last_time: Option<DcmTime>,
-    noise_state: u64,
 }
 
 impl SimRobot {
     pub fn new(model: &DeviceModel) -> SimRobot {
-        let joints = model
+        let (joints, limits): (Vec<JointDevices>, Vec<JointLimits>) = model
             .joints
             .iter()
             .filter_map(|joint| {
@@ -61,7 +51,7 @@ impl SimRobot {
                 let position_actuator = model.actuator(&format!("{name}/Position/Actuator/Value"))?;
                 let stiffness_actuator = model.actuator(&format!("{name}/Hardness/Actuator/Value"))?;
                 let position_sensor = model.sensor(&format!("{name}/Position/Sensor/Value"))?;
-                Some(SimJoint {
+                let devices = JointDevices {
                     position_actuator,
                     stiffness_actuator,
                     position_sensor,
@@ -69,23 +59,20 @@ impl SimRobot {
                     stiffness_conversion: model.actuators[stiffness_actuator].conversion(),
                     current_sensor: model.sensor(&format!("{name}/ElectricCurrent/Sensor/Value")),
                     temperature_sensor: model.sensor(&format!("{name}/Temperature/Sensor/Value")),
-                    max_velocity: joint.max_velocity,
-                    min: joint.min,
-                    max: joint.max,
-                    position: 0.0f64.clamp(joint.min, joint.max),
-                    current: 0.0,
-                })
+                };
+                let limits = JointLimits { min: joint.min, max: joint.max, max_velocity: joint.max_velocity };
+                Some((devices, limits))
             })
-            .collect();
+            .unzip();
         let sonar_sensors = ["US/Left/Sensor/Value", "US/Right/Sensor/Value"]
             .iter()
             .filter_map(|name| model.sensor(name))
             .collect();
         SimRobot {
             joints,
+            body: SimBody::new(&limits),
             sonar_trigger: model.actuator("US/Actuator/Value"),
             sonar_sensors,
-            sonar_echo_m: None,
             initial: model.sensors.iter().map(|s| s.initial).collect(),
             readings: model.sensors.iter().map(|s| s.conversion()).collect(),
             forced: vec![None; model.sensors.len()],
@@ -93,7 +80,6 @@ impl SimRobot {
             released: vec![false; model.sensors.len()],
             any_released: false,
             last_time: None,
-            noise_state: 0x9E37_79B9_7F4A_7C15,
         }
     }
 }
@@ -110,18 +96,17 @@ impl Hardware for SimRobot {
                 read(sensors, sensor, value);
             }
         }
-        for index in 0..self.joints.len() {
-            let noise = noise(&mut self.noise_state) * POSITION_NOISE_RAD;
-            let joint = &self.joints[index];
-            read(sensors, joint.position_sensor, joint.position + noise);
-            if let Some(current) = joint.current_sensor {
-                read(sensors, current, joint.current);
+        for (index, devices) in self.joints.iter().enumerate() {
+            read(sensors, devices.position_sensor, self.body.measured_position(index));
+            let joint = self.body.joint(index);
+            if let Some(current) = devices.current_sensor {
+                read(sensors, current, joint.current());
             }
-            if let Some(temperature) = joint.temperature_sensor {
-                read(sensors, temperature, 30.0 + 10.0 * joint.current);
+            if let Some(temperature) = devices.temperature_sensor {
+                read(sensors, temperature, joint.temperature());
             }
         }
-        if let Some(echo) = self.sonar_echo_m {
+        if let Some(echo) = self.body.sonar_echo() {
             for &sensor in &self.sonar_sensors {
                 read(sensors, sensor, echo);
             }
@@ -145,29 +130,19 @@ impl Hardware for SimRobot {
     }
 
     fn write_actuators(&mut self, time: DcmTime, _values: &[f64], raw: &[i64], fired: &[bool]) {
-        let dt = match self.last_time {
+        let dt_s = match self.last_time {
             Some(last) => f64::from(time.wrapping_sub(last).max(0)) / 1000.0,
             None => 0.0,
         };
         self.last_time = Some(time);
-        for joint in &mut self.joints {
-            let stiffness =
-                joint.stiffness_conversion.from_hardware(raw[joint.stiffness_actuator]).clamp(0.0, 1.0);
-            let target = joint.position_conversion.from_hardware(raw[joint.position_actuator]);
-            let error = target - joint.position;
-            if stiffness < LIMP_STIFFNESS {
-                joint.current = 0.0;
-                continue;
-            }
-            let follow = (dt * stiffness / TIME_CONSTANT_S).min(1.0);
-            let limit = joint.max_velocity * dt;
-            joint.position =
-                (joint.position + (error * follow).clamp(-limit, limit)).clamp(joint.min, joint.max);
-            joint.current = stiffness * (error.abs() * 2.0).min(1.5);
+        for (index, devices) in self.joints.iter().enumerate() {
+            let stiffness = devices.stiffness_conversion.from_hardware(raw[devices.stiffness_actuator]);
+            let target = devices.position_conversion.from_hardware(raw[devices.position_actuator]);
+            self.body.drive(index, target, stiffness, dt_s);
         }
         if let Some(trigger) = self.sonar_trigger {
             if fired[trigger] {
-                self.sonar_echo_m = Some(SONAR_ECHO_M);
+                self.body.trigger_sonar();
             }
         }
     }
@@ -188,14 +163,4 @@ impl Hardware for SimRobot {
     fn is_simulation(&self) -> bool {
         true
     }
-}
-
-/// Deterministic noise in [-1, 1) (xorshift), so simulated runs repeat exactly.
-fn noise(state: &mut u64) -> f64 {
-    let mut x = *state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    *state = x;
-    (x >> 11) as f64 / (1u64 << 52) as f64 - 1.0
 }
