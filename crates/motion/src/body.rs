@@ -1,8 +1,34 @@
 //! Joint names, chains and groups as ALMotion users know them.
 
 use naobroker_dcm::device::{DeviceModel, JointSpec};
-use naobroker_framework::{excerpt, Value};
+use naobroker_framework::{excerpt, CallError, Value};
 use naobroker_protocol::value_excerpt;
+
+/// A robot description ALMotion cannot drive: a joint lacks one of its devices.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the robot description has no {device}")]
+pub struct MissingDevice {
+    /// The device's name: `HeadYaw/Position/Actuator/Value`.
+    pub device: String,
+}
+
+/// Joint names a call gave that ALMotion does not know. Names and values are cut to an
+/// excerpt.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JointNameError {
+    #[error("unknown joint or chain {0:?}")]
+    Unknown(String),
+    #[error("names: joint names must be strings, got {0}")]
+    NotAString(String),
+    #[error("names: expected a name or a list of names, got {0}")]
+    NotNames(String),
+}
+
+impl From<JointNameError> for CallError {
+    fn from(error: JointNameError) -> CallError {
+        CallError::new(error.to_string())
+    }
+}
 
 /// One body joint. RHipYawPitch shares LHipYawPitch's motor: it has its own name
 /// and drives the same actuators.
@@ -41,13 +67,13 @@ const CHAIN_ORDER: [&str; 5] = ["Head", "LArm", "LLeg", "RLeg", "RArm"];
 const HANDS: [&str; 2] = ["LHand", "RHand"];
 
 impl Body {
-    pub fn new(model: &DeviceModel) -> Result<Body, String> {
+    pub fn new(model: &DeviceModel) -> Result<Body, MissingDevice> {
         let mut motors = Vec::new();
         for joint in &model.joints {
             let find = |suffix: &str, actuator: bool| {
-                let name = format!("{}/{suffix}", joint.name);
-                let found = if actuator { model.actuator(&name) } else { model.sensor(&name) };
-                found.ok_or_else(|| format!("the robot description has no {name}"))
+                let device = format!("{}/{suffix}", joint.name);
+                let found = if actuator { model.actuator(&device) } else { model.sensor(&device) };
+                found.ok_or(MissingDevice { device })
             };
             let key = |suffix: &str| format!("Device/SubDeviceList/{}/{suffix}", joint.name);
             motors.push(Motor {
@@ -103,7 +129,7 @@ impl Body {
     /// Joint indices a name stands for: a joint, a chain or a group. As on NAOqi, "Joints"
     /// leaves out the hands, "Actuators" is the hands alone, "Body" and "JointActuators" are
     /// both.
-    pub fn expand(&self, name: &str) -> Result<Vec<usize>, String> {
+    pub fn expand(&self, name: &str) -> Result<Vec<usize>, JointNameError> {
         if let Some(index) = self.joints.iter().position(|j| j.name == name) {
             return Ok(vec![index]);
         }
@@ -121,26 +147,25 @@ impl Body {
             "Arms" => of_chains(&["LArm", "RArm"]),
             "Legs" => of_chains(&["LLeg", "RLeg"]),
             chain if self.chains.iter().any(|c| c == chain) => of_chains(&[chain]),
-            _ => return Err(format!("unknown joint or chain {:?}", excerpt(name))),
+            _ => return Err(JointNameError::Unknown(excerpt(name))),
         };
         Ok(expanded)
     }
 
     /// Names as ALMotion methods take them: one name, or a list of names.
-    pub fn resolve(&self, names: &Value) -> Result<Vec<usize>, String> {
+    pub fn resolve(&self, names: &Value) -> Result<Vec<usize>, JointNameError> {
         match names {
             Value::String(_) => self.expand(names.as_str().unwrap_or_default()),
             Value::Array(items) => {
                 let mut joints = Vec::new();
                 for item in items {
-                    let name = item.as_str().ok_or_else(|| {
-                        format!("names: joint names must be strings, got {}", value_excerpt(item))
-                    })?;
+                    let name =
+                        item.as_str().ok_or_else(|| JointNameError::NotAString(value_excerpt(item)))?;
                     joints.extend(self.expand(name)?);
                 }
                 Ok(joints)
             }
-            other => Err(format!("names: expected a name or a list of names, got {}", value_excerpt(other))),
+            other => Err(JointNameError::NotNames(value_excerpt(other))),
         }
     }
 
@@ -165,7 +190,7 @@ impl Body {
     }
 
     /// `getBodyNames`: a chain, a group or "Chains".
-    pub fn body_names(&self, name: &str) -> Result<Vec<String>, String> {
+    pub fn body_names(&self, name: &str) -> Result<Vec<String>, JointNameError> {
         if name == "Chains" {
             return Ok(self.chains.clone());
         }
@@ -195,7 +220,7 @@ mod tests {
         let r = body.expand("RHipYawPitch").unwrap()[0];
         let l = body.expand("LHipYawPitch").unwrap()[0];
         assert_eq!(body.joints[r].motor, body.joints[l].motor);
-        assert!(body.expand("Tail").unwrap_err().contains("unknown joint or chain \"Tail\""));
+        assert!(body.expand("Tail").unwrap_err().to_string().contains("unknown joint or chain \"Tail\""));
     }
 
     fn nao() -> Body {
@@ -232,9 +257,9 @@ mod tests {
             ["LHand", "RHand", "HeadYaw"]
         );
         let error = body.resolve(&Value::Array(vec!["Head".into(), 3.into()])).unwrap_err();
-        assert_eq!(error, "names: joint names must be strings, got 3");
+        assert_eq!(error.to_string(), "names: joint names must be strings, got 3");
         let error = body.resolve(&Value::from(1.5)).unwrap_err();
-        assert_eq!(error, "names: expected a name or a list of names, got 1.5");
+        assert_eq!(error.to_string(), "names: expected a name or a list of names, got 1.5");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::time::DcmTime;
-use naobroker_rtslots::{FastAccess, RtSlots};
+use naobroker_rtslots::{FastAccess, NotRealTimeKey, RtSlots};
 
 use crate::body::Body;
 use crate::collision::{Arm, ArmJoints};
@@ -160,19 +160,15 @@ impl Engine {
         slots: &Arc<RtSlots>,
         period_ms: i32,
         fall_config: &FallManagerConfig,
-    ) -> Result<Engine, String> {
+    ) -> Result<Engine, NotRealTimeKey> {
         let mut keys: Vec<&str> = body.motors.iter().map(|m| m.position_key.as_str()).collect();
         keys.extend(body.motors.iter().map(|m| m.stiffness_key.as_str()));
-        let actuators = slots.fast_access(&keys).map_err(|error| error.to_string())?;
+        let actuators = slots.fast_access(&keys)?;
         let current_keys: Vec<&str> = body.motors.iter().map(|m| m.current_key.as_str()).collect();
-        let currents = slots.fast_access(&current_keys).map_err(|error| error.to_string())?;
+        let currents = slots.fast_access(&current_keys)?;
         let count = body.motors.len();
         let has_angles = fall::ANGLE_KEYS.iter().all(|key| slots.layout().index_of(key).is_some());
-        let angles = if has_angles {
-            Some(slots.fast_access(&fall::ANGLE_KEYS).map_err(|error| error.to_string())?)
-        } else {
-            None
-        };
+        let angles = if has_angles { Some(slots.fast_access(&fall::ANGLE_KEYS)?) } else { None };
         let arms = Arm::BOTH.map(|arm| ArmJoints::find(&body, arm));
         let switches =
             Arc::new(Switches::new(has_angles, fall_config.enabled, arms.map(|arm| arm.is_some())));

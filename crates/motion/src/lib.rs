@@ -16,9 +16,10 @@ pub mod trajectory;
 
 use std::sync::Arc;
 
-use naobroker_dcm::cycle::{ClockMode, RequestChannel};
+use naobroker_dcm::cycle::{ChannelError, ClockMode, RequestChannel};
 use naobroker_dcm_module::DcmHandle;
 use naobroker_framework::Broker;
+use naobroker_rtslots::NotRealTimeKey;
 use serde::Deserialize;
 
 pub use fall::FallManagerConfig;
@@ -40,6 +41,26 @@ impl Default for MotionConfig {
     }
 }
 
+/// Why ALMotion did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("[motion] period_ms = {period_ms} is not a multiple of the DCM period ({dcm_period_us} µs)")]
+    Period { period_ms: u32, dcm_period_us: u32 },
+    #[error("[motion.fall_manager] tilt_rad = {0}: a positive angle in rad")]
+    Tilt(f64),
+    /// The robot lacks a device a joint needs.
+    #[error(transparent)]
+    Body(#[from] body::MissingDevice),
+    /// A joint's key is not among the DCM's real-time keys.
+    #[error(transparent)]
+    Slots(#[from] NotRealTimeKey),
+    #[error("cannot start the motion thread: {0}")]
+    Thread(#[from] std::io::Error),
+    /// The DCM did not take the hook that drives the motion thread.
+    #[error(transparent)]
+    Hook(#[from] ChannelError),
+}
+
 /// Start the motion thread and its DCM hook; the module to add to the broker.
 /// `dcm_priority` is the DCM's SCHED_FIFO priority: the motion thread runs just below.
 pub fn start(
@@ -48,19 +69,16 @@ pub fn start(
     channel: RequestChannel,
     broker: Broker,
     dcm_priority: u8,
-) -> Result<ALMotion, String> {
+) -> Result<ALMotion, StartError> {
     let shared = Arc::clone(dcm.shared());
     let dcm_period_us = shared.period_us;
     let motion_us = config.period_ms * 1000;
     if motion_us == 0 || !motion_us.is_multiple_of(dcm_period_us) {
-        return Err(format!(
-            "[motion] period_ms = {} is not a multiple of the DCM period ({} µs)",
-            config.period_ms, dcm_period_us
-        ));
+        return Err(StartError::Period { period_ms: config.period_ms, dcm_period_us });
     }
     let tilt = config.fall_manager.tilt_rad;
     if !(tilt.is_finite() && tilt > 0.0) {
-        return Err(format!("[motion.fall_manager] tilt_rad = {tilt}: a positive angle in rad"));
+        return Err(StartError::Tilt(tilt));
     }
     let ratio = u64::from(motion_us / dcm_period_us);
     let body = Arc::new(body::Body::new(dcm.model())?);
@@ -72,13 +90,10 @@ pub fn start(
     // Just below the DCM, and only with the real clock: the manual clock runs in lockstep.
     let priority = dcm_priority.saturating_sub(1);
     let priority = (shared.clock == ClockMode::Real && priority > 0).then_some(priority);
-    let cannot_start = |error: std::io::Error| format!("cannot start the motion thread: {error}");
-    let (cycle, ports) = runner::prepare(engine, channel).map_err(cannot_start)?;
-    let thread = runner::spawn(cycle, priority).map_err(cannot_start)?;
+    let (cycle, ports) = runner::prepare(engine, channel)?;
+    let thread = runner::spawn(cycle, priority)?;
     let lockstep = shared.clock == ClockMode::Manual;
-    let hook = dcm
-        .at_post_process("ALMotion", ports.dcm_hook(Arc::clone(thread.pace()), ratio, lockstep))
-        .map_err(|error| error.to_string())?;
+    let hook = dcm.at_post_process("ALMotion", ports.dcm_hook(Arc::clone(thread.pace()), ratio, lockstep))?;
     let started = runner::Started {
         thread,
         commands: ports.commands,

@@ -21,6 +21,7 @@ mod client;
 mod joint_methods;
 mod postures;
 mod queries;
+mod reflex_methods;
 mod tasks;
 mod unapplied;
 
@@ -172,7 +173,7 @@ impl Module for ALMotion {
              collision protection, reports the API fell too far behind to receive.",
             queries::stats,
         );
-        crate::reflexes::methods(m, |this| &this.client.shared);
+        reflex_methods::add_to(m);
     }
 
     fn started(&mut self, _context: &ModuleContext) {

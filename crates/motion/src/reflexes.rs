@@ -1,16 +1,32 @@
-//! ALMotion's reflex switches (smart stiffness, fall manager, collision protection) and
-//! their methods. A call sets the switch at once, so a query right after answers what the
-//! call set; the motion thread reads the switches at the start of every cycle.
+//! ALMotion's reflex switches (smart stiffness, fall manager, collision protection). A
+//! call sets the switch at once, so a query right after answers what the call set; the
+//! motion thread reads the switches at the start of every cycle. The methods that set them
+//! are in `module/reflex_methods.rs`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
-use naobroker_framework::{CallError, Methods};
+use naobroker_framework::CallError;
 
 use crate::collision::Arm;
 use crate::fall::ANGLE_KEYS;
-use crate::runner::MotionShared;
-use crate::ALMotion;
+
+/// A reflex that cannot be switched as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SwitchError {
+    #[error("the fall manager reads {} and {}, which this robot does not have", ANGLE_KEYS[0], ANGLE_KEYS[1])]
+    NoInertialUnit,
+    #[error("collision protection is per arm: \"LArm\", \"RArm\" or \"Arms\", got {0:?}")]
+    UnknownChain(String),
+    /// The arm's chain name.
+    #[error("this robot has no {0} (ShoulderPitch, ShoulderRoll, ElbowYaw, ElbowRoll) to protect")]
+    NoArm(&'static str),
+}
+
+impl From<SwitchError> for CallError {
+    fn from(error: SwitchError) -> CallError {
+        CallError::new(error.to_string())
+    }
+}
 
 /// Shared by the API (writes) and the motion thread (reads): atomics only.
 #[derive(Debug)]
@@ -51,90 +67,47 @@ impl Switches {
     pub fn collision_protection(&self, arm: Arm) -> bool {
         self.collision[arm.index()].load(Ordering::Acquire)
     }
-}
 
-/// Where the methods find the switches (the module's fields are private to module.rs).
-pub(crate) type SharedOf = fn(&ALMotion) -> &Arc<MotionShared>;
-
-pub(crate) fn methods(m: &mut Methods<ALMotion>, shared: SharedOf) {
-    m.add(
-        "setSmartStiffnessEnabled",
-        "Smart stiffness: lower the stiffness of idle, unloaded joints (on by default).",
-        move |this, _, (on,): (bool,)| {
-            set_smart_stiffness(&shared(this).switches, on);
-            Ok(())
-        },
-    )
-    .add("getSmartStiffnessEnabled", "Whether smart stiffness is on.", move |this, _, ()| {
-        Ok(shared(this).switches.smart_stiffness())
-    })
-    .add(
-        "setFallManagerEnabled",
-        "Fall manager (on by default): past the tilt threshold, kill the tasks, protective posture, \
-         stiffness off; events robotIsFalling, ALMotion/RobotIsFalling, robotHasFallen.",
-        move |this, _, (on,): (bool,)| set_fall_manager(&shared(this).switches, on),
-    )
-    .add("getFallManagerEnabled", "Whether the fall manager is on.", move |this, _, ()| {
-        Ok(shared(this).switches.fall_manager())
-    })
-    .add(
-        "setCollisionProtectionEnabled",
-        "setCollisionProtectionEnabled(chainName, enable): keep LArm, RArm or Arms out of the torso \
-         and legs (on by default). Returns true.",
-        move |this, _, (chain, on): (String, bool)| {
-            set_collision_protection(&shared(this).switches, &chain, on)
-        },
-    )
-    .add(
-        "getCollisionProtectionEnabled",
-        "getCollisionProtectionEnabled(chainName): whether LArm, RArm or both Arms are protected.",
-        move |this, _, (chain,): (String,)| collision_protection(&shared(this).switches, &chain),
-    );
-}
-
-fn set_smart_stiffness(switches: &Switches, on: bool) {
-    switches.smart_stiffness.store(on, Ordering::Release);
-}
-
-fn set_fall_manager(switches: &Switches, on: bool) -> Result<(), CallError> {
-    if on && !switches.fall_available {
-        return Err(CallError::new(format!(
-            "the fall manager reads {} and {}, which this robot does not have",
-            ANGLE_KEYS[0], ANGLE_KEYS[1]
-        )));
+    pub fn set_smart_stiffness(&self, on: bool) {
+        self.smart_stiffness.store(on, Ordering::Release);
     }
-    switches.fall_manager.store(on, Ordering::Release);
-    Ok(())
+
+    /// Refused on: the robot has no inertial unit.
+    pub fn set_fall_manager(&self, on: bool) -> Result<(), SwitchError> {
+        if on && !self.fall_available {
+            return Err(SwitchError::NoInertialUnit);
+        }
+        self.fall_manager.store(on, Ordering::Release);
+        Ok(())
+    }
+
+    /// Protect the arms of `chain` (`LArm`, `RArm` or `Arms`), or stop protecting them.
+    /// Refused on for an arm the robot does not have.
+    pub fn set_collision_protection(&self, chain: &str, on: bool) -> Result<(), SwitchError> {
+        let arms = arms_of(chain)?;
+        if let Some(missing) = arms.iter().find(|arm| on && !self.arms_available[arm.index()]) {
+            return Err(SwitchError::NoArm(missing.chain()));
+        }
+        for arm in arms {
+            self.collision[arm.index()].store(on, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Whether every arm of `chain` is protected.
+    pub fn chain_protected(&self, chain: &str) -> Result<bool, SwitchError> {
+        Ok(arms_of(chain)?.iter().all(|&arm| self.collision_protection(arm)))
+    }
 }
 
 /// The arms a chain name stands for.
-fn arms_of(chain: &str) -> Result<&'static [Arm], CallError> {
+fn arms_of(chain: &str) -> Result<&'static [Arm], SwitchError> {
     match chain {
         "LArm" => Ok(&Arm::BOTH[..1]),
         "RArm" => Ok(&Arm::BOTH[1..]),
         "Arms" => Ok(&Arm::BOTH),
-        other => Err(CallError::new(format!(
-            "collision protection is per arm: \"LArm\", \"RArm\" or \"Arms\", got {other:?}"
-        ))),
+        other => Err(SwitchError::UnknownChain(other.to_owned())),
     }
-}
-
-fn set_collision_protection(switches: &Switches, chain: &str, on: bool) -> Result<bool, CallError> {
-    let arms = arms_of(chain)?;
-    if let Some(missing) = arms.iter().find(|arm| on && !switches.arms_available[arm.index()]) {
-        return Err(CallError::new(format!(
-            "this robot has no {} (ShoulderPitch, ShoulderRoll, ElbowYaw, ElbowRoll) to protect",
-            missing.chain()
-        )));
-    }
-    for arm in arms {
-        switches.collision[arm.index()].store(on, Ordering::Release);
-    }
-    Ok(true)
-}
-
-fn collision_protection(switches: &Switches, chain: &str) -> Result<bool, CallError> {
-    Ok(arms_of(chain)?.iter().all(|&arm| switches.collision_protection(arm)))
 }
 
 #[cfg(test)]
@@ -145,31 +118,31 @@ mod tests {
     fn a_query_answers_what_the_last_call_set() {
         let switches = Switches::new(true, true, [true, true]);
         assert!(switches.smart_stiffness() && switches.fall_manager());
-        set_smart_stiffness(&switches, false);
+        switches.set_smart_stiffness(false);
         assert!(!switches.smart_stiffness());
-        set_fall_manager(&switches, false).unwrap();
+        switches.set_fall_manager(false).unwrap();
         assert!(!switches.fall_manager());
-        assert!(collision_protection(&switches, "Arms").unwrap());
-        assert!(set_collision_protection(&switches, "LArm", false).unwrap());
-        assert!(!collision_protection(&switches, "LArm").unwrap());
-        assert!(collision_protection(&switches, "RArm").unwrap());
-        assert!(!collision_protection(&switches, "Arms").unwrap(), "Arms: both protected");
-        set_collision_protection(&switches, "Arms", true).unwrap();
-        assert!(collision_protection(&switches, "LArm").unwrap());
+        assert!(switches.chain_protected("Arms").unwrap());
+        switches.set_collision_protection("LArm", false).unwrap();
+        assert!(!switches.chain_protected("LArm").unwrap());
+        assert!(switches.chain_protected("RArm").unwrap());
+        assert!(!switches.chain_protected("Arms").unwrap(), "Arms: both protected");
+        switches.set_collision_protection("Arms", true).unwrap();
+        assert!(switches.chain_protected("LArm").unwrap());
     }
 
     #[test]
     fn what_the_robot_lacks_cannot_be_switched_on() {
         let switches = Switches::new(false, true, [true, false]);
         assert!(!switches.fall_manager(), "no inertial unit: off whatever the configuration says");
-        let error = set_fall_manager(&switches, true).unwrap_err().message;
+        let error = switches.set_fall_manager(true).unwrap_err().to_string();
         assert!(error.contains("InertialSensor/AngleX"), "{error}");
-        set_fall_manager(&switches, false).unwrap();
-        assert!(!collision_protection(&switches, "RArm").unwrap());
-        let error = set_collision_protection(&switches, "Arms", true).unwrap_err().message;
+        switches.set_fall_manager(false).unwrap();
+        assert!(!switches.chain_protected("RArm").unwrap());
+        let error = switches.set_collision_protection("Arms", true).unwrap_err().to_string();
         assert!(error.contains("no RArm"), "{error}");
-        set_collision_protection(&switches, "RArm", false).unwrap();
-        let error = collision_protection(&switches, "Head").unwrap_err().message;
+        switches.set_collision_protection("RArm", false).unwrap();
+        let error = switches.chain_protected("Head").unwrap_err().to_string();
         assert!(error.contains("\"LArm\", \"RArm\" or \"Arms\", got \"Head\""), "{error}");
     }
 }
