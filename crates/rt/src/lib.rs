@@ -2,7 +2,8 @@
 //! motion cycle. A [`ThreadSpec`] says who the thread is and what it asks of the OS
 //! (`SCHED_FIFO` priority, CPU, locked memory; each refusal said once, the thread runs
 //! anyway); a [`Cadence`] says when its [`Cycle`] runs (absolute deadlines, cycles granted
-//! by a manual clock, or cycle numbers requested by another thread); its [`Pace`] counts
+//! by a manual clock, cycle numbers requested by another thread, or the hardware's own
+//! cycles); its [`Pace`] counts
 //! overruns and skipped cycles; reports leave through preallocated queues
 //! ([`report_queue`]) that wake the actor side ([`Wakeups`]) without blocking.
 //!
@@ -18,7 +19,7 @@ mod thread;
 mod wakeups;
 
 pub use clock::{monotonic_ns, sleep_until};
-pub use pace::{Cadence, Pace};
+pub use pace::{Cadence, Pace, HARDWARE_WAIT};
 pub use priority::{make_realtime, ThreadSpec};
 pub use reports::{report_queue, ReportReader, Reporter};
 pub use thread::{Cycle, RtThread, Tick};

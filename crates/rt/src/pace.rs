@@ -19,7 +19,16 @@ pub enum Cadence {
     /// The cycle numbers requested through [`Pace::request`]: the latest runs, those it
     /// jumped over are counted as skipped (the motion cycle following the DCM's).
     Following,
+    /// Whenever the hardware has a cycle ready ([`crate::Cycle::wait_hardware`]): the robot
+    /// clocks the thread (the DCM under LoLA). The thread waits in slices of at most
+    /// [`HARDWARE_WAIT`], so that it sees a stop soon even when the hardware is silent;
+    /// hardware cycles that passed unrun (the thread was late) count as skipped.
+    Hardware,
 }
+
+/// The longest the thread waits for the hardware at once ([`Cadence::Hardware`]): between
+/// two waits it looks whether it must stop and takes in what producers queued.
+pub const HARDWARE_WAIT: Duration = Duration::from_millis(100);
 
 /// Shared between a real-time thread and the threads that pace it. Nothing here locks or
 /// allocates.
@@ -78,7 +87,8 @@ impl Pace {
         self.overruns.load(Ordering::Relaxed)
     }
 
-    /// Cycles not run because the thread fell behind (deadlines missed, requests jumped).
+    /// Cycles not run because the thread fell behind (deadlines missed, requests jumped,
+    /// hardware cycles passed while it was late).
     pub fn skipped(&self) -> u64 {
         self.skipped.load(Ordering::Relaxed)
     }

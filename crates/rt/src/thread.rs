@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
+use std::time::Duration;
 
 use crate::clock::{monotonic_ns, sleep_until};
-use crate::pace::{Cadence, Pace};
+use crate::pace::{Cadence, Pace, HARDWARE_WAIT};
 use crate::priority::{make_realtime, ThreadSpec};
 
 /// Which cycle runs, and when it woke.
@@ -13,10 +14,11 @@ use crate::priority::{make_realtime, ThreadSpec};
 pub struct Tick {
     /// 1 for the first cycle; with [`Cadence::Periodic`], the deadline's number (missed
     /// deadlines are not run but still counted), with [`Cadence::Following`] the number
-    /// requested.
+    /// requested, with [`Cadence::Hardware`] the hardware's cycles so far (those it had
+    /// while the thread was late counted too).
     pub number: u64,
     /// Cycles not run just before this one: deadlines missed after an overrun, requests
-    /// jumped over.
+    /// jumped over, hardware cycles that passed while the thread was late.
     pub skipped: u64,
     /// How late the thread woke after its deadline (0 without deadlines).
     pub lateness_ns: i64,
@@ -33,9 +35,21 @@ pub trait Cycle: Send + 'static {
     /// One cycle.
     fn run(&mut self, tick: Tick);
 
-    /// Without deadlines ([`Cadence::Granted`], [`Cadence::Following`]): at every wake-up,
-    /// before looking for the next cycle (the DCM takes in what producers queued).
+    /// Without deadlines ([`Cadence::Granted`], [`Cadence::Following`],
+    /// [`Cadence::Hardware`]): at every wake-up, before looking for the next cycle (the DCM
+    /// takes in what producers queued).
     fn idle(&mut self) {}
+
+    /// [`Cadence::Hardware`]: wait at most `timeout` for the hardware's next cycle.
+    /// `Some(missed)` when one is ready to run, `missed` being the hardware's cycles that
+    /// passed unrun just before it (the thread was late); `None` when `timeout` passed first.
+    /// It returns within `timeout` (the thread looks for a stop in between) and, like
+    /// [`Cycle::run`], never allocates, locks or logs. By default there is no hardware: it
+    /// sleeps `timeout` and says no.
+    fn wait_hardware(&mut self, timeout: Duration) -> Option<u64> {
+        thread::park_timeout(timeout);
+        None
+    }
 }
 
 /// A running real-time thread; dropping it stops and joins it.
@@ -62,6 +76,7 @@ impl RtThread {
                 }
                 Cadence::Granted => granted(&thread_pace, &mut cycle),
                 Cadence::Following => following(&thread_pace, &mut cycle),
+                Cadence::Hardware => hardware(&thread_pace, &mut cycle),
             }
         })?;
         pace.set_thread(handle.thread().clone());
@@ -136,6 +151,18 @@ fn following(pace: &Pace, cycle: &mut impl Cycle) {
         cycle.run(Tick { number: requested, skipped, lateness_ns: 0, woke_ns: monotonic_ns() });
         done = requested;
         pace.finished(done);
+    }
+}
+
+fn hardware(pace: &Pace, cycle: &mut impl Cycle) {
+    let mut number = 0u64;
+    while !pace.stopping() {
+        cycle.idle();
+        let Some(missed) = cycle.wait_hardware(HARDWARE_WAIT) else { continue };
+        number += missed + 1;
+        pace.count_skipped(missed);
+        cycle.run(Tick { number, skipped: missed, lateness_ns: 0, woke_ns: monotonic_ns() });
+        pace.finished(number);
     }
 }
 

@@ -107,6 +107,58 @@ fn a_periodic_cycle_within_its_period_keeps_its_deadlines() {
     assert!(ticks.iter().all(|tick| tick.lateness_ns >= 0));
 }
 
+/// A hardware that has a cycle ready whenever the test sends how many it missed before it.
+struct ScriptedHardware {
+    ready: mpsc::Receiver<u64>,
+    ticks: mpsc::Sender<Tick>,
+}
+
+impl Cycle for ScriptedHardware {
+    fn run(&mut self, tick: Tick) {
+        let _ = self.ticks.send(tick);
+    }
+
+    fn wait_hardware(&mut self, timeout: Duration) -> Option<u64> {
+        self.ready.recv_timeout(timeout).ok()
+    }
+}
+
+fn start_hardware() -> (RtThread, mpsc::Sender<u64>, mpsc::Receiver<Tick>) {
+    let (ready, waiting) = mpsc::channel();
+    let (ticks, ticked) = mpsc::channel();
+    let cycle = ScriptedHardware { ready: waiting, ticks };
+    let thread = RtThread::spawn(SPEC, Cadence::Hardware, Arc::default(), cycle).unwrap();
+    (thread, ready, ticked)
+}
+
+#[test]
+fn the_hardware_clocks_each_cycle_and_what_it_had_while_the_thread_was_late_counts_as_skipped() {
+    let (thread, ready, ticked) = start_hardware();
+    let pace = Arc::clone(thread.pace());
+    ready.send(0).unwrap();
+    pace.wait_for(1);
+    ready.send(2).unwrap();
+    pace.wait_for(4);
+    ready.send(0).unwrap();
+    pace.wait_for(5);
+    let ticks: Vec<(u64, u64)> = ticked.try_iter().map(|tick| (tick.number, tick.skipped)).collect();
+    assert_eq!(ticks, [(1, 0), (4, 2), (5, 0)]);
+    assert_eq!((pace.done(), pace.skipped(), pace.overruns()), (5, 2, 0));
+}
+
+#[test]
+fn a_silent_hardware_runs_no_cycle_and_the_thread_still_stops() {
+    let (thread, _ready, ticked) = start_hardware();
+    let pace = Arc::clone(thread.pace());
+    let (dropped, joined) = mpsc::channel();
+    std::thread::spawn(move || {
+        drop(thread);
+        let _ = dropped.send(());
+    });
+    joined.recv_timeout(Duration::from_secs(20)).expect("the thread stops within its wait slices");
+    assert_eq!((pace.done(), ticked.try_iter().count()), (0, 0));
+}
+
 #[test]
 fn reports_fill_the_queue_then_come_back_and_wake_the_reader() {
     let (mut reporter, mut reader) = report_queue::<u32>(2).unwrap();
