@@ -11,6 +11,8 @@ pub use alias::{AliasError, AliasTooLong, Aliases, MAX_ALIASES, MAX_ALIAS_MEMBER
 pub use capacity::LengthChange;
 pub use request::{ActuatorCommands, Request, UnknownTarget, UnknownUpdateType, UpdateType};
 
+use std::sync::Arc;
+
 use crate::device::{Conversion, DeviceKind, DeviceModel};
 use crate::time::DcmTime;
 
@@ -18,7 +20,8 @@ use crate::time::DcmTime;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("request refused: {actuator} would hold {would_hold} timed commands, the limit is {capacity}")]
 pub struct Overflow {
-    pub actuator: String,
+    /// Shared, so that a producer on a real-time thread is refused without allocating.
+    pub actuator: Arc<str>,
     pub would_hold: usize,
     pub capacity: usize,
 }
@@ -88,7 +91,7 @@ impl DcmCore {
     /// Apply a whole request, or nothing when any buffer would overflow.
     pub fn apply(&mut self, request: &Request, model: &DeviceModel) -> Result<(), Overflow> {
         self.apply_checked(request).map_err(|refusal| Overflow {
-            actuator: model.actuators[refusal.actuator].full_name(),
+            actuator: model.actuators[refusal.actuator].full_name().into(),
             would_hold: refusal.would_hold,
             capacity: self.capacity,
         })

@@ -62,6 +62,8 @@ pub struct RequestChannel {
     spare_requests: Vec<Box<Request>>,
     shared: Arc<Shared>,
     model: Arc<DeviceModel>,
+    /// Each actuator's full name, made once: a refusal names its actuator without allocating.
+    actuator_names: Vec<Arc<str>>,
     /// Names of the hooks added through this channel, by id, for `DCM.stats`.
     hook_names: Vec<(u32, String)>,
 }
@@ -88,6 +90,7 @@ impl RequestChannel {
             spare_requests: Vec::new(),
             shared: Arc::clone(shared),
             model: Arc::clone(model),
+            actuator_names: model.actuators.iter().map(|actuator| actuator.full_name().into()).collect(),
             hook_names: Vec::new(),
         };
         (channel, (from_producer, to_producer))
@@ -126,14 +129,29 @@ impl RequestChannel {
     }
 
     fn push(&mut self, message: ToCycle) -> Result<(), ChannelError> {
+        self.push_or_give_back(message).map_err(|_| ChannelError::QueueFull)
+    }
+
+    /// Queue `message`, or give it back when the queue is full.
+    fn push_or_give_back(&mut self, message: ToCycle) -> Result<(), ToCycle> {
         // Taking back what the cycle returned first keeps queue + returns within capacity,
         // so the cycle thread can always hand its boxes back.
         self.take_returned();
-        self.to_cycle.push(message).map_err(|_| ChannelError::QueueFull)?;
+        self.to_cycle.push(message).map_err(|rtrb::PushError::Full(message)| message)?;
         if self.shared.clock == ClockMode::Manual {
             self.shared.wake();
         }
         Ok(())
+    }
+
+    /// Keep a refused request for [`RequestChannel::reusable_request`] while there is room:
+    /// a producer on a real-time thread then neither frees nor allocates when the DCM
+    /// refuses it.
+    fn keep_refused(&mut self, mut request: Box<Request>) {
+        if self.spare_requests.len() < self.spare_requests.capacity() {
+            request.clear();
+            self.spare_requests.push(request);
+        }
     }
 
     /// Queue a validated request; refused whole when a buffer could overflow at any step
@@ -142,7 +160,8 @@ impl RequestChannel {
     /// groups in order (its `ClearAll` counts only what it brings), and other producers'
     /// queued commands as if they came after: never fewer than the cycle will hold.
     /// Accepted, it allocates nothing (its length changes go into storage reserved at
-    /// start); refused, the request is freed and the error says why.
+    /// start); refused, the request is kept for reuse (or freed when no room is kept for it)
+    /// and the error says why.
     pub fn send(&mut self, request: impl Into<Box<Request>>) -> Result<(), ChannelError> {
         let request = request.into();
         let actuators = self.model.actuators.len();
@@ -160,7 +179,18 @@ impl RequestChannel {
         // Reserved before checking (sequentially consistent): of two producers checking at
         // once, at least one sees the other's commands.
         self.reserve(&changes, true);
-        let checked = self.check(&changes).and_then(|()| self.push(ToCycle::Apply(request)));
+        let checked = match self.check(&changes) {
+            Ok(()) => self.push_or_give_back(ToCycle::Apply(request)).map_err(|message| {
+                if let ToCycle::Apply(request) = message {
+                    self.keep_refused(request);
+                }
+                ChannelError::QueueFull
+            }),
+            Err(overflow) => {
+                self.keep_refused(request);
+                Err(overflow)
+            }
+        };
         match checked {
             Ok(()) => self.queued.push(&changes),
             Err(_) => self.reserve(&changes, false),
@@ -186,7 +216,7 @@ impl RequestChannel {
         self.queued.forget_applied(self.shared.applied[self.producer].load(Ordering::SeqCst));
         self.admission.check(&self.shared, self.producer, &self.queued, changes).map_err(|refusal| {
             ChannelError::Overflow(Overflow {
-                actuator: self.model.actuators[refusal.actuator].full_name(),
+                actuator: Arc::clone(&self.actuator_names[refusal.actuator]),
                 would_hold: refusal.would_hold,
                 capacity: self.shared.capacity,
             })
