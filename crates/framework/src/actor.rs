@@ -81,41 +81,39 @@ impl<M: Module> ModuleActor<M> {
     }
 
     fn base_method(&mut self, method: &str, args: &[Value]) -> Option<Outcome> {
-        let decode = |args: &[Value]| args.to_vec();
-        let now = |result: Result<Value, String>| Some(Outcome::Now(result.map_err(CallError::new)));
+        let now = |result: CallResult| Some(Outcome::Now(result));
         match method {
-            "ping" => now(<()>::decode(decode(args)).map(|_| Value::from(true))),
-            "version" => now(<()>::decode(decode(args)).map(|_| self.module.version().into())),
-            "getMethodList" => now(<()>::decode(decode(args))
+            "ping" => now(decoded::<()>(args).map(|_| Value::from(true))),
+            "version" => now(decoded::<()>(args).map(|_| self.module.version().into())),
+            "getMethodList" => now(decoded::<()>(args)
                 .map(|_| Value::Array(self.method_infos().into_iter().map(|m| m.name.into()).collect()))),
-            "getMethodHelp" | "getUsage" => now(<(String,)>::decode(decode(args)).and_then(|(name,)| {
-                let info = self
-                    .method_infos()
-                    .into_iter()
-                    .find(|info| info.name == name)
-                    .ok_or_else(|| format!("no method named {}", naobroker_protocol::excerpt(&name)))?;
+            "getMethodHelp" | "getUsage" => now(decoded::<(String,)>(args).and_then(|(name,)| {
+                let info =
+                    self.method_infos().into_iter().find(|info| info.name == name).ok_or_else(|| {
+                        CallError::new(format!("no method named {}", naobroker_protocol::excerpt(&name)))
+                    })?;
                 Ok(if method == "getUsage" {
                     format!("{}{} — {}", info.name, info.signature, info.help).into()
                 } else {
                     Value::Array(vec![info.name.into(), info.signature.into(), info.help.into()])
                 })
             })),
-            "getModuleHelp" => now(<()>::decode(decode(args)).map(|_| self.module.description().into())),
-            "exit" => now(<()>::decode(decode(args)).and_then(|_| match &self.on_exit {
+            "getModuleHelp" => now(decoded::<()>(args).map(|_| self.module.description().into())),
+            "exit" => now(decoded::<()>(args).and_then(|_| match &self.on_exit {
                 Some(exit) => {
                     exit();
                     Ok(true.into())
                 }
-                None => Err(format!("{} is built into the broker and cannot exit", self.name)),
+                None => {
+                    Err(CallError::new(format!("{} is built into the broker and cannot exit", self.name)))
+                }
             })),
             "isRunning" => {
-                now(<(u64,)>::decode(decode(args)).map(|(id,)| self.tasks.borrow().is_running(id).into()))
+                now(decoded::<(u64,)>(args).map(|(id,)| self.tasks.borrow().is_running(id).into()))
             }
-            "stop" => {
-                now(<(u64,)>::decode(decode(args)).map(|(id,)| self.tasks.borrow_mut().stop(id).into()))
-            }
-            "wait" => Some(match <(u64, i64)>::decode(decode(args)) {
-                Err(message) => Outcome::Now(Err(CallError::new(message))),
+            "stop" => now(decoded::<(u64,)>(args).map(|(id,)| self.tasks.borrow_mut().stop(id).into())),
+            "wait" => Some(match decoded::<(u64, i64)>(args) {
+                Err(error) => Outcome::Now(Err(error)),
                 Ok((id, timeout_ms)) => Outcome::Later(Tasks::wait(&self.tasks, id, timeout_ms)),
             }),
             _ => None,
@@ -172,4 +170,9 @@ impl<M: Module> Handler<Invoke> for ModuleActor<M> {
             Outcome::Later(future) => Box::pin(async move { future.await.map_err(name_error) }),
         }
     }
+}
+
+/// A base method's arguments, decoded as a module's own method's are.
+fn decoded<A: Args>(args: &[Value]) -> Result<A, CallError> {
+    Ok(A::decode(args.to_vec())?)
 }

@@ -3,6 +3,8 @@
 use naobroker_protocol::{from_value, to_value, type_name_of, Value};
 use serde::de::DeserializeOwned;
 
+use crate::error::ArgsError;
+
 /// Turn a tuple of serde values into a call's argument array.
 pub fn args_of<A: serde::Serialize>(args: A) -> Vec<Value> {
     match to_value(&args) {
@@ -19,7 +21,7 @@ pub trait Args: Sized {
     /// Short type names of the parameters, for signatures and error messages.
     fn type_names() -> Vec<String>;
     /// Decode, naming the first argument that does not fit.
-    fn decode(args: Vec<Value>) -> Result<Self, String>;
+    fn decode(args: Vec<Value>) -> Result<Self, ArgsError>;
 }
 
 /// `alloc::vec::Vec<rmpv::Value>` → `Vec<Value>`.
@@ -40,13 +42,14 @@ pub(crate) fn short_type_name<T: ?Sized>() -> String {
     out
 }
 
-fn decode_one<T: DeserializeOwned>(index: usize, provided: usize, value: Value) -> Result<T, String> {
+fn decode_one<T: DeserializeOwned>(index: usize, provided: usize, value: Value) -> Result<T, ArgsError> {
     let got = type_name_of(&value);
     from_value::<T>(value).map_err(|_| {
+        let (position, expected) = (index + 1, short_type_name::<T>());
         if index >= provided {
-            format!("missing argument {} ({})", index + 1, short_type_name::<T>())
+            ArgsError::Missing { position, expected }
         } else {
-            format!("argument {} must be {}, got {got}", index + 1, short_type_name::<T>())
+            ArgsError::WrongType { position, expected, got }
         }
     })
 }
@@ -55,11 +58,11 @@ impl Args for () {
     fn type_names() -> Vec<String> {
         Vec::new()
     }
-    fn decode(args: Vec<Value>) -> Result<Self, String> {
+    fn decode(args: Vec<Value>) -> Result<Self, ArgsError> {
         if args.is_empty() {
             Ok(())
         } else {
-            Err(format!("takes no arguments, got {}", args.len()))
+            Err(ArgsError::NoneTaken { provided: args.len() })
         }
     }
 }
@@ -70,10 +73,10 @@ macro_rules! impl_args {
             fn type_names() -> Vec<String> {
                 vec![$(short_type_name::<$name>()),+]
             }
-            fn decode(args: Vec<Value>) -> Result<Self, String> {
+            fn decode(args: Vec<Value>) -> Result<Self, ArgsError> {
                 let provided = args.len();
                 if provided > $count {
-                    return Err(format!("takes {} arguments, got {provided}", $count));
+                    return Err(ArgsError::TooMany { taken: $count, provided });
                 }
                 let mut values = args.into_iter();
                 Ok(($(decode_one::<$name>($index, provided, values.next().unwrap_or(Value::Nil))?,)+))
@@ -102,11 +105,13 @@ mod tests {
     #[test]
     fn errors_name_the_argument_and_type() {
         let err = <(String, f64)>::decode(vec!["k".into(), "x".into()]).unwrap_err();
-        assert_eq!(err, "argument 2 must be f64, got string");
+        assert_eq!(err.to_string(), "argument 2 must be f64, got string");
         let err = <(String, f64)>::decode(vec!["k".into()]).unwrap_err();
-        assert_eq!(err, "missing argument 2 (f64)");
+        assert_eq!(err.to_string(), "missing argument 2 (f64)");
         let err = <(String,)>::decode(vec!["k".into(), 1.into()]).unwrap_err();
-        assert_eq!(err, "takes 1 arguments, got 2");
+        assert_eq!(err.to_string(), "takes 1 arguments, got 2");
+        let err = <()>::decode(vec![1.into()]).unwrap_err();
+        assert_eq!(err.to_string(), "takes no arguments, got 1");
         let ok = <(String, Option<i32>)>::decode(vec!["k".into()]).unwrap();
         assert_eq!(ok, ("k".to_owned(), None));
         let float_from_int = <(f64,)>::decode(vec![3.into()]).unwrap();

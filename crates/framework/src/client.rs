@@ -19,7 +19,7 @@ use naobroker_protocol::{Envelope, MethodInfo, Value, HEARTBEAT_INTERVAL_MS};
 use tokio::sync::{mpsc, oneshot, watch};
 use zeromq::{DealerRecvHalf, Socket, SocketRecv, SocketSend, ZmqMessage};
 
-use crate::error::{CallError, CallResult};
+use crate::error::{CallError, CallResult, ConnectError};
 use crate::event::Event;
 use crate::invoke::Invoke;
 pub use keys::ClientKeys;
@@ -156,12 +156,11 @@ impl ClientSession {
     }
 
     /// Open a socket, say hello and wait for the broker's welcome.
-    async fn open(&self) -> Result<DealerRecvHalf, String> {
+    async fn open(&self) -> Result<DealerRecvHalf, ConnectError> {
         let mut socket = zeromq::DealerSocket::with_options(keys::socket_options(self.inner.keys.as_ref()));
         tokio::time::timeout(CONNECT_TIMEOUT, socket.connect(&self.inner.url))
             .await
-            .map_err(|_| "connection timed out".to_owned())?
-            .map_err(|error| error.to_string())?;
+            .map_err(|_| ConnectError::TimedOut)??;
         let (mut send_half, mut recv_half) = socket.split();
         let hello = Envelope::Hello {
             version: naobroker_protocol::PROTOCOL_VERSION,
@@ -169,15 +168,14 @@ impl ClientSession {
             session: self.inner.session_tag.clone(),
             role: naobroker_protocol::Role::Main,
         };
-        send_half.send(ZmqMessage::from(hello.encode())).await.map_err(|e| e.to_string())?;
+        send_half.send(ZmqMessage::from(hello.encode())).await?;
         let welcome = tokio::time::timeout(CONNECT_TIMEOUT, recv_half.recv())
             .await
-            .map_err(|_| "no welcome from the broker".to_owned())?
-            .map_err(|error| error.to_string())?;
+            .map_err(|_| ConnectError::NoWelcome)??;
         match decode(welcome)? {
             Envelope::Welcome { .. } => {}
-            Envelope::Error { message, .. } => return Err(message),
-            other => return Err(format!("expected Welcome, got {other:?}")),
+            Envelope::Error { message, .. } => return Err(ConnectError::Refused(message)),
+            other => return Err(ConnectError::Unexpected(Box::new(other))),
         }
         *self.inner.writer.borrow_mut() = Writer::Idle(send_half);
         self.inner.connection.set(self.inner.connection.get() + 1);

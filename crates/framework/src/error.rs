@@ -1,6 +1,10 @@
-//! The error a call ends with, and the result every call answers.
+//! The SDK's errors: the one a call ends with (and the result every call answers), arguments
+//! that do not fit a method, a broker that cannot listen or host a module, a connection to
+//! the broker that cannot be opened.
 
+use naobroker_protocol::{Envelope, ProtocolError};
 use thiserror::Error;
+use zeromq::ZmqError;
 
 /// The error a call ends with, as carried by the protocol's `Error` message.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -28,3 +32,81 @@ impl From<&str> for CallError {
 }
 
 pub type CallResult = Result<naobroker_protocol::Value, CallError>;
+
+/// A call's argument array that does not fit the method's parameters; positions count from 1.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ArgsError {
+    #[error("takes no arguments, got {provided}")]
+    NoneTaken { provided: usize },
+    #[error("takes {taken} arguments, got {provided}")]
+    TooMany { taken: usize, provided: usize },
+    #[error("missing argument {position} ({expected})")]
+    Missing { position: usize, expected: String },
+    #[error("argument {position} must be {expected}, got {got}")]
+    WrongType { position: usize, expected: String, got: &'static str },
+}
+
+impl From<ArgsError> for CallError {
+    fn from(error: ArgsError) -> Self {
+        CallError::new(error.to_string())
+    }
+}
+
+/// An endpoint the broker does not bind ([`crate::Broker::start`]).
+#[derive(Debug, Error)]
+pub enum ListenError {
+    #[error("cannot listen on {endpoint}: {source}")]
+    Bind { endpoint: String, source: ZmqError },
+    #[error(
+        "refusing to listen on {endpoint}: a listener beyond loopback needs authentication: \
+         put it in [broker.curve] listen (see docs/security.md)"
+    )]
+    NeedsAuthentication { endpoint: String },
+    #[error("cannot listen on {endpoint}: another process is listening on {path}")]
+    SocketInUse { endpoint: String, path: String },
+    #[error("cannot listen on {endpoint}: cannot remove the old socket: {source}")]
+    StaleSocket { endpoint: String, source: std::io::Error },
+    #[error(
+        "cannot listen on {endpoint}: {path} exists and is not a socket; remove it or choose \
+         another path"
+    )]
+    NotASocket { endpoint: String, path: String },
+    #[error("[broker.curve] lists no client keys: nobody could connect")]
+    NoCurveClients,
+}
+
+/// A module or blackboard the broker cannot host: the place is taken.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RegistrationError {
+    #[error("a module named {0} is already registered")]
+    ModuleNameTaken(String),
+    #[error("a blackboard is already registered")]
+    BlackboardTaken,
+}
+
+/// A broker that does not start ([`crate::Broker::start_with_directory`]).
+#[derive(Debug, Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Listen(#[from] ListenError),
+    #[error(transparent)]
+    Directory(#[from] RegistrationError),
+}
+
+/// Why a client's connection to the broker could not be opened.
+#[derive(Debug, Error)]
+pub(crate) enum ConnectError {
+    #[error("connection timed out")]
+    TimedOut,
+    #[error(transparent)]
+    Socket(#[from] ZmqError),
+    #[error("no welcome from the broker")]
+    NoWelcome,
+    #[error(transparent)]
+    Unreadable(#[from] ProtocolError),
+    /// The broker answered the hello with an error.
+    #[error("{0}")]
+    Refused(String),
+    #[error("expected Welcome, got {0:?}")]
+    Unexpected(Box<Envelope>),
+}

@@ -9,6 +9,7 @@ use naobroker_protocol::HEARTBEAT_TIMEOUT_MS;
 use crate::actor::ModuleActor;
 use crate::broker::{Broker, Limits};
 use crate::directory::ServiceDirectory;
+use crate::error::{ListenError, RegistrationError, StartError};
 use crate::module::{Module, ModuleContext};
 use crate::session::Session;
 use crate::wire::zmq::{self, CurveListeners};
@@ -38,14 +39,14 @@ impl Default for BrokerConfig {
 
 impl Broker {
     /// Bind the endpoints and start serving. Must run inside an actix system.
-    pub async fn start(config: BrokerConfig) -> Result<Broker, String> {
+    pub async fn start(config: BrokerConfig) -> Result<Broker, ListenError> {
         let broker = Broker::new(config.limits, config.client_timeout);
         zmq::listen(&broker, &config.listen, config.curve.as_ref()).await?;
         Ok(broker)
     }
 
     /// Start a broker with its `ServiceDirectory` module.
-    pub async fn start_with_directory(config: BrokerConfig) -> Result<Broker, String> {
+    pub async fn start_with_directory(config: BrokerConfig) -> Result<Broker, StartError> {
         let broker = Broker::start(config).await?;
         broker.add_module(ServiceDirectory { broker: broker.clone() })?;
         Ok(broker)
@@ -53,10 +54,10 @@ impl Broker {
 
     /// Host a module in the broker process, as an actor on this arbiter. A module that is
     /// a blackboard ([`Module::blackboard`]) becomes the one in-process writes go to.
-    pub fn add_module<M: Module>(&self, module: M) -> Result<(), String> {
+    pub fn add_module<M: Module>(&self, module: M) -> Result<(), RegistrationError> {
         let name = module.name();
         if self.module_exists(&name) {
-            return Err(format!("a module named {name} is already registered"));
+            return Err(RegistrationError::ModuleNameTaken(name));
         }
         let blackboard = module.blackboard();
         let context = ModuleContext::new(Session::Broker(self.clone()), &name);

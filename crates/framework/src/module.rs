@@ -101,7 +101,7 @@ impl<M: Module> Methods<M> {
             help,
             Box::new(move |module, context, args| match A::decode(args) {
                 Ok(args) => Outcome::Now(encode(handler(module, context, args))),
-                Err(message) => Outcome::Now(Err(CallError::new(message))),
+                Err(error) => Outcome::Now(Err(error.into())),
             }),
         )
     }
@@ -120,7 +120,7 @@ impl<M: Module> Methods<M> {
             help,
             Box::new(move |module, context, args| match A::decode(args) {
                 Ok(args) => Outcome::Later(handler(module, context, args).map(encode).boxed_local()),
-                Err(message) => Outcome::Now(Err(CallError::new(message))),
+                Err(error) => Outcome::Now(Err(error.into())),
             }),
         )
     }
@@ -137,7 +137,7 @@ impl<M: Module> Methods<M> {
         self.push::<A, R>(
             name,
             help,
-            Box::new(move |module, context, args| match A::decode(args).map_err(CallError::new) {
+            Box::new(move |module, context, args| match A::decode(args).map_err(CallError::from) {
                 Ok(args) => match handler(module, context, args) {
                     Ok(future) => Outcome::Later(future.map(encode).boxed_local()),
                     Err(error) => Outcome::Now(Err(error)),

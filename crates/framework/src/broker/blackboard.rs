@@ -7,7 +7,7 @@ use std::rc::Rc;
 use naobroker_protocol::Value;
 
 use super::Broker;
-use crate::error::CallError;
+use crate::error::{CallError, RegistrationError};
 
 /// The module clients reach the blackboard by (NAOqi's name).
 pub const MEMORY_MODULE: &str = "ALMemory";
@@ -25,10 +25,10 @@ pub trait Blackboard {
 
 impl Broker {
     /// Make `blackboard` the one in-process writes go to (ALMemory, when it is added).
-    pub fn set_blackboard(&self, blackboard: Rc<dyn Blackboard>) -> Result<(), String> {
+    pub fn set_blackboard(&self, blackboard: Rc<dyn Blackboard>) -> Result<(), RegistrationError> {
         let mut state = self.inner.state.borrow_mut();
         if state.blackboard.is_some() {
-            return Err("a blackboard is already registered".into());
+            return Err(RegistrationError::BlackboardTaken);
         }
         state.blackboard = Some(blackboard);
         Ok(())

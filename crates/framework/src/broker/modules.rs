@@ -6,7 +6,7 @@ use naobroker_protocol::{excerpt, MethodInfo};
 
 use super::calls::PendingCall;
 use super::{Broker, Location, ModuleEntry};
-use crate::error::CallError;
+use crate::error::{CallError, RegistrationError};
 use crate::identity::ClientId;
 use crate::invoke::Invoke;
 
@@ -31,10 +31,10 @@ impl Broker {
         name: String,
         recipient: Recipient<Invoke>,
         methods: Vec<MethodInfo>,
-    ) -> Result<(), String> {
+    ) -> Result<(), RegistrationError> {
         let mut state = self.inner.state.borrow_mut();
         if state.modules.contains_key(&name) {
-            return Err(format!("a module named {name} is already registered"));
+            return Err(RegistrationError::ModuleNameTaken(name));
         }
         state.modules.insert(name, ModuleEntry { location: Location::Local(recipient), methods });
         Ok(())

@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use naobroker_protocol::{Envelope, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS};
+use naobroker_protocol::{
+    Envelope, ProtocolError, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS,
+};
 use tokio::sync::mpsc;
 use zeromq::{DealerRecvHalf, SocketRecv, ZmqMessage};
 
@@ -87,7 +89,7 @@ impl ClientSession {
     }
 }
 
-pub(super) fn decode(message: ZmqMessage) -> Result<Envelope, String> {
+pub(super) fn decode(message: ZmqMessage) -> Result<Envelope, ProtocolError> {
     let frame = message.into_vec().into_iter().next().unwrap_or_default();
-    Envelope::decode(&frame, DEFAULT_MAX_FRAME_BYTES).map_err(|error| error.to_string())
+    Envelope::decode(&frame, DEFAULT_MAX_FRAME_BYTES)
 }

@@ -15,7 +15,7 @@ use naobroker_protocol::{Envelope, Role, PROTOCOL_VERSION};
 use zeromq::{RouterRecvHalf, RouterSendHalf, SocketRecv, ZmqMessage};
 
 use crate::broker::{Broker, ConnectionRole, Request, WeakBroker, Wire};
-use crate::error::CallError;
+use crate::error::{CallError, ListenError};
 use crate::identity::ClientId;
 use connection::RouterConnection;
 pub use endpoints::CurveListeners;
@@ -41,7 +41,7 @@ pub(crate) async fn listen(
     broker: &Broker,
     listen: &[String],
     curve: Option<&CurveListeners>,
-) -> Result<(), String> {
+) -> Result<(), ListenError> {
     let sockets = endpoints::bind(listen, curve, broker.limits().max_frame_bytes).await?;
     let (senders, receivers): (Vec<_>, Vec<_>) = sockets.into_iter().map(|socket| socket.split()).unzip();
     for (index, receiver) in receivers.into_iter().enumerate() {

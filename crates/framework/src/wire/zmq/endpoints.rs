@@ -4,6 +4,8 @@ use std::os::unix::fs::FileTypeExt;
 
 use zeromq::{CurvePublicKey, CurveSecretKey, RouterSocket, Socket, SocketOptions};
 
+use crate::error::ListenError;
+
 /// Listeners that admit only clients proving one of `clients`' keys (ZeroMQ's CURVE:
 /// encrypted, authenticated, `docs/security.md`).
 #[derive(Clone)]
@@ -32,7 +34,7 @@ pub(super) async fn bind(
     listen: &[String],
     curve: Option<&CurveListeners>,
     max_frame_bytes: usize,
-) -> Result<Vec<RouterSocket>, String> {
+) -> Result<Vec<RouterSocket>, ListenError> {
     let limited = || {
         let mut options = SocketOptions::default();
         options.max_message_size(max_frame_bytes as u64);
@@ -44,55 +46,55 @@ pub(super) async fn bind(
     let mut plain = RouterSocket::with_options(limited());
     for endpoint in listen {
         check_endpoint(endpoint, false)?;
-        plain.bind(endpoint).await.map_err(|error| format!("cannot listen on {endpoint}: {error}"))?;
+        plain.bind(endpoint).await.map_err(|source| bind_error(endpoint, source))?;
     }
     let mut sockets = vec![plain];
     if let Some(curve) = curve {
         if curve.clients.is_empty() {
-            return Err("[broker.curve] lists no client keys: nobody could connect".into());
+            return Err(ListenError::NoCurveClients);
         }
         let mut options = limited();
         options.curve_server(curve.secret_key.clone(), curve.clients.iter().copied());
         let mut secured = RouterSocket::with_options(options);
         for endpoint in &curve.listen {
             check_endpoint(endpoint, true)?;
-            secured.bind(endpoint).await.map_err(|error| format!("cannot listen on {endpoint}: {error}"))?;
+            secured.bind(endpoint).await.map_err(|source| bind_error(endpoint, source))?;
         }
         sockets.push(secured);
     }
     Ok(sockets)
 }
 
+fn bind_error(endpoint: &str, source: zeromq::ZmqError) -> ListenError {
+    ListenError::Bind { endpoint: endpoint.to_owned(), source }
+}
+
 /// Refuse what must not be bound: a non-loopback TCP address without authentication,
 /// and an `ipc://` path holding anything but a stale socket file. A stale one (a crashed
 /// broker leaves its socket behind, and bind would fail) is removed; one where another
 /// process still listens is not taken over.
-fn check_endpoint(endpoint: &str, authenticated: bool) -> Result<(), String> {
+fn check_endpoint(endpoint: &str, authenticated: bool) -> Result<(), ListenError> {
+    let owned_endpoint = || endpoint.to_owned();
     if let Some(path) = endpoint.strip_prefix("ipc://") {
         return match std::fs::symlink_metadata(path) {
             Err(_) => Ok(()),
             Ok(meta) if meta.file_type().is_socket() => {
                 if std::os::unix::net::UnixStream::connect(path).is_ok() {
-                    let taken = format!("another process is listening on {path}");
-                    return Err(format!("cannot listen on {endpoint}: {taken}"));
+                    return Err(ListenError::SocketInUse {
+                        endpoint: owned_endpoint(),
+                        path: path.to_owned(),
+                    });
                 }
-                std::fs::remove_file(path).map_err(|error| {
-                    format!("cannot listen on {endpoint}: cannot remove the old socket: {error}")
-                })
+                std::fs::remove_file(path)
+                    .map_err(|source| ListenError::StaleSocket { endpoint: owned_endpoint(), source })
             }
-            Ok(_) => Err(format!(
-                "cannot listen on {endpoint}: {path} exists and is not a socket; remove it or choose \
-                 another path"
-            )),
+            Ok(_) => Err(ListenError::NotASocket { endpoint: owned_endpoint(), path: path.to_owned() }),
         };
     }
     if let Some(address) = endpoint.strip_prefix("tcp://") {
         let host = address.rsplit_once(':').map_or(address, |(host, _)| host);
         if !authenticated && !is_loopback(host) {
-            return Err(format!(
-                "refusing to listen on {endpoint}: a listener beyond loopback needs authentication: \
-                 put it in [broker.curve] listen (see docs/security.md)"
-            ));
+            return Err(ListenError::NeedsAuthentication { endpoint: owned_endpoint() });
         }
     }
     Ok(())
@@ -107,7 +109,7 @@ fn is_loopback(host: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn check_endpoint_plain(endpoint: &str) -> Result<(), String> {
+    fn check_endpoint_plain(endpoint: &str) -> Result<(), ListenError> {
         check_endpoint(endpoint, false)
     }
 
@@ -117,7 +119,7 @@ mod tests {
         assert!(check_endpoint_plain("tcp://127.0.0.1:9559").is_ok());
         assert!(check_endpoint_plain("tcp://localhost:9559").is_ok());
         assert!(check_endpoint_plain("tcp://[::1]:9559").is_ok());
-        let refused = check_endpoint_plain("tcp://0.0.0.0:9559").unwrap_err();
+        let refused = check_endpoint_plain("tcp://0.0.0.0:9559").unwrap_err().to_string();
         assert!(refused.contains("needs authentication"), "{refused}");
         assert!(check_endpoint_plain("tcp://192.168.1.10:9559").is_err());
     }
@@ -128,12 +130,12 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("precious.txt");
         std::fs::write(&file, "keep me").unwrap();
-        let refused = check_endpoint_plain(&format!("ipc://{}", file.display())).unwrap_err();
+        let refused = check_endpoint_plain(&format!("ipc://{}", file.display())).unwrap_err().to_string();
         assert!(refused.contains("is not a socket"), "{refused}");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
         let socket_path = dir.join("stale.sock");
         let listener = std::os::unix::net::UnixListener::bind(&socket_path).unwrap();
-        let live = check_endpoint_plain(&format!("ipc://{}", socket_path.display())).unwrap_err();
+        let live = check_endpoint_plain(&format!("ipc://{}", socket_path.display())).unwrap_err().to_string();
         assert!(live.contains("another process is listening"), "{live}");
         drop(listener);
         check_endpoint_plain(&format!("ipc://{}", socket_path.display())).unwrap();
