@@ -7,6 +7,7 @@
 
 pub mod catalog;
 mod detect;
+mod error;
 mod module;
 mod signals;
 pub mod watch;
@@ -14,9 +15,10 @@ pub mod watch;
 use naobroker_dcm_module::DcmHandle;
 use naobroker_framework::Broker;
 
+pub use error::WatchError;
 pub use module::ALSensors;
 
 /// Install the hook on the DCM; the module to add to the broker.
-pub fn start(dcm: &DcmHandle, broker: Broker) -> Result<ALSensors, String> {
+pub fn start(dcm: &DcmHandle, broker: Broker) -> Result<ALSensors, WatchError> {
     Ok(ALSensors::new(watch::install(dcm)?, broker))
 }

@@ -12,6 +12,7 @@ use naobroker_rtslots::FastAccess;
 
 use crate::catalog::{Key, Reading, Record};
 use crate::detect::{Band, Clicks, Debounce, Percentage};
+use crate::error::WatchError;
 use crate::signals::{self, Combine, Effect, SignalSpec, SIGNALS};
 
 /// Records waiting for the actor; a burst larger than this (the actor stalled) is
@@ -98,7 +99,7 @@ fn sensor_key(sensor: &str) -> String {
 
 impl SensorWatch {
     /// Resolve the sensors the robot description has; the rest of the table is left out.
-    fn new(dcm: &DcmHandle) -> Result<(SensorWatch, ActorEnds), String> {
+    fn new(dcm: &DcmHandle) -> Result<(SensorWatch, ActorEnds), WatchError> {
         let model = dcm.model();
         let available = |spec: &SignalSpec| {
             spec.sensors.iter().all(|s| model.sensor(&format!("{s}/Sensor/Value")).is_some())
@@ -129,11 +130,11 @@ impl SensorWatch {
             (keys.len() - 1, Percentage::new(0.0, signals::CHARGE_MARGIN))
         });
         let names: Vec<&str> = keys.iter().map(String::as_str).collect();
-        let fast = dcm.fast_access(&names).map_err(|error| error.to_string())?;
+        let fast = dcm.fast_access(&names)?;
         let (producer, records) = rtrb::RingBuffer::new(QUEUE_CAPACITY);
-        let (wake_sender, wake) = UnixDatagram::pair().map_err(|error| format!("wake-up socket: {error}"))?;
+        let (wake_sender, wake) = UnixDatagram::pair().map_err(WatchError::WakeSocket)?;
         for socket in [&wake_sender, &wake] {
-            socket.set_nonblocking(true).map_err(|error| format!("wake-up socket: {error}"))?;
+            socket.set_nonblocking(true).map_err(WatchError::WakeSocket)?;
         }
         let stats = Arc::new(WatchStats::default());
         let watch = SensorWatch {
@@ -316,10 +317,8 @@ fn changed(effect: Effect, state: bool, value: f64, time: DcmTime, body: &mut Bo
 }
 
 /// Install the hook on the DCM's postProcess.
-pub fn install(dcm: &DcmHandle) -> Result<Installed, String> {
+pub fn install(dcm: &DcmHandle) -> Result<Installed, WatchError> {
     let (mut watch, actor) = SensorWatch::new(dcm)?;
-    let hook = dcm
-        .at_post_process("ALSensors", move |context| watch.cycle(context.time))
-        .map_err(|error| error.to_string())?;
+    let hook = dcm.at_post_process("ALSensors", move |context| watch.cycle(context.time))?;
     Ok(Installed { hook, actor })
 }
