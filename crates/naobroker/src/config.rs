@@ -9,6 +9,8 @@ use naobroker_memory::MemoryConfig;
 use naobroker_motion::MotionConfig;
 use serde::Deserialize;
 
+use crate::error::ConfigError;
+
 /// `broker.toml`: one file, every section optional, defaults that run unprivileged.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -46,18 +48,18 @@ pub struct CurveSection {
 }
 
 impl CurveSection {
-    fn to_listeners(&self) -> Result<CurveListeners, String> {
-        let path = self.secret_key_file.display();
+    fn to_listeners(&self) -> Result<CurveListeners, ConfigError> {
+        let path = || self.secret_key_file.clone();
         let text = std::fs::read_to_string(&self.secret_key_file)
-            .map_err(|error| format!("[broker.curve] secret_key_file {path}: {error}"))?;
+            .map_err(|source| ConfigError::SecretKeyFile { path: path(), source })?;
         let secret_key = CurveSecretKey::from_z85(text.trim())
-            .map_err(|error| format!("[broker.curve] secret_key_file {path}: {error}"))?;
+            .map_err(|source| ConfigError::SecretKey { path: path(), source })?;
         let clients = self
             .clients
             .iter()
             .map(|key| {
                 CurvePublicKey::from_z85(key.trim())
-                    .map_err(|error| format!("[broker.curve] clients: {key:?}: {error}"))
+                    .map_err(|source| ConfigError::ClientKey { key: key.clone(), source })
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(CurveListeners { listen: self.listen.clone(), secret_key, clients })
@@ -77,7 +79,7 @@ impl Default for BrokerSection {
 }
 
 impl BrokerSection {
-    pub fn to_broker_config(&self) -> Result<BrokerConfig, String> {
+    pub fn to_broker_config(&self) -> Result<BrokerConfig, ConfigError> {
         Ok(BrokerConfig {
             listen: self.listen.clone(),
             client_timeout: Duration::from_millis(self.client_timeout_ms),
@@ -89,11 +91,13 @@ impl BrokerSection {
 
 impl Config {
     /// Read `path`; when it does not exist and `required` is false, the defaults.
-    pub fn load(path: &Path, required: bool) -> Result<Config, String> {
+    pub fn load(path: &Path, required: bool) -> Result<Config, ConfigError> {
         match std::fs::read_to_string(path) {
-            Ok(text) => toml::from_str(&text).map_err(|error| format!("{}: {error}", path.display())),
+            Ok(text) => {
+                toml::from_str(&text).map_err(|source| ConfigError::Parse { path: path.to_owned(), source })
+            }
             Err(error) if error.kind() == std::io::ErrorKind::NotFound && !required => Ok(Config::default()),
-            Err(error) => Err(format!("cannot read {}: {error}", path.display())),
+            Err(source) => Err(ConfigError::Read { path: path.to_owned(), source }),
         }
     }
 }

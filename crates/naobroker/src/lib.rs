@@ -2,8 +2,10 @@
 #![deny(unsafe_code, unreachable_pub)]
 
 mod config;
+mod error;
 
 pub use config::{BrokerSection, Config};
+pub use error::{ConfigError, StartError};
 
 use std::sync::Arc;
 
@@ -32,12 +34,12 @@ pub struct Running {
 }
 
 /// Start the broker and its built-in modules on the current actix system.
-pub async fn start(config: &Config) -> Result<Running, String> {
+pub async fn start(config: &Config) -> Result<Running, StartError> {
     let description = match &config.dcm.robot {
-        Some(path) => RobotDescription::load(path).map_err(|error| error.to_string())?,
+        Some(path) => RobotDescription::load(path)?,
         None => RobotDescription::nao_v6(),
     };
-    let model = Arc::new(DeviceModel::new(description).map_err(|error| error.to_string())?);
+    let model = Arc::new(DeviceModel::new(description)?);
     let (layout, dcm_slots) = DcmSlots::layout(&model);
     let slots = RtSlots::new(layout);
     let store = Store::new(Arc::clone(&slots));
@@ -45,15 +47,15 @@ pub async fn start(config: &Config) -> Result<Running, String> {
         Backend::Sim => Box::new(SimRobot::new(&model)),
         Backend::Serial => Box::new(
             SerialBoard::start(config.dcm.serial.clone(), model.actuators.len(), model.sensors.len())
-                .map_err(|error| format!("cannot start the serial backend: {error}"))?,
+                .map_err(StartError::SerialBackend)?,
         ),
     };
     let cycle_config = config.dcm.cycle_config(PRODUCERS);
     let StartedCycle { thread: cycle, mut channels, reports, wake } =
         CycleThread::start(Arc::clone(&model), hardware, slots, dcm_slots, &cycle_config)
-            .map_err(|error| format!("cannot start the DCM cycle thread: {error}"))?;
-    let dcm = DcmHandle::new(channels.take(DCM_MODULE).map_err(|error| error.to_string())?);
-    let motion_channel = channels.take(MOTION).map_err(|error| error.to_string())?;
+            .map_err(StartError::CycleThread)?;
+    let dcm = DcmHandle::new(channels.take(DCM_MODULE)?);
+    let motion_channel = channels.take(MOTION)?;
     let broker = Broker::start_with_directory(config.broker.to_broker_config()?).await?;
     broker.add_module(ALMemory::new(Arc::clone(&store), broker.clone(), config.memory.clone()))?;
     let dcm_module = Dcm::new(dcm.clone(), reports, wake, broker.clone(), config.dcm.event_decimation)

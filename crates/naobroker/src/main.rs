@@ -21,11 +21,16 @@ struct Args {
     clock: Option<ClockMode>,
 }
 
-fn parse_clock(text: &str) -> Result<ClockMode, String> {
+/// A `--clock` that is neither `real` nor `manual`.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown clock {0:?}: real or manual")]
+struct UnknownClock(String);
+
+fn parse_clock(text: &str) -> Result<ClockMode, UnknownClock> {
     match text {
         "real" => Ok(ClockMode::Real),
         "manual" => Ok(ClockMode::Manual),
-        other => Err(format!("unknown clock {other:?}: real or manual")),
+        other => Err(UnknownClock(other.to_owned())),
     }
 }
 
