@@ -13,8 +13,10 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
 
-use naobroker_dcm_module::{DcmHandle, HookConnection};
+use naobroker_dcm::cycle::ChannelError;
+use naobroker_dcm_module::{DcmHandle, HookConnection, UnknownActuator};
 use naobroker_framework::{Broker, CallError, Methods, Module, ModuleContext, Value};
+use naobroker_rtslots::NotRealTimeKey;
 use serde::Deserialize;
 
 /// The module's settings (a broker of your own reads them where it likes). There is no
@@ -41,6 +43,20 @@ struct Latch {
     reported: AtomicBool,
 }
 
+/// Why FallGuard cannot watch this robot: what its hook needs is missing, or the DCM
+/// refused the hook.
+#[derive(Debug, thiserror::Error)]
+pub enum FallGuardError {
+    /// The robot has no inertial unit's angles to read.
+    #[error(transparent)]
+    NoAngles(#[from] NotRealTimeKey),
+    /// A joint without a stiffness actuator.
+    #[error(transparent)]
+    NoStiffness(#[from] UnknownActuator),
+    #[error(transparent)]
+    Hook(#[from] ChannelError),
+}
+
 pub struct FallGuard {
     latch: Arc<Latch>,
     tilt_rad: f64,
@@ -50,38 +66,37 @@ pub struct FallGuard {
 
 impl FallGuard {
     /// Resolve everything the hook needs, then register it on the DCM cycle.
-    pub fn new(dcm: &DcmHandle, broker: Broker, config: &FallGuardConfig) -> Result<FallGuard, String> {
-        let angles = dcm
-            .fast_access(&[
-                "Device/SubDeviceList/InertialSensor/AngleX/Sensor/Value",
-                "Device/SubDeviceList/InertialSensor/AngleY/Sensor/Value",
-            ])
-            .map_err(|error| error.to_string())?;
+    pub fn new(
+        dcm: &DcmHandle,
+        broker: Broker,
+        config: &FallGuardConfig,
+    ) -> Result<FallGuard, FallGuardError> {
+        let angles = dcm.fast_access(&[
+            "Device/SubDeviceList/InertialSensor/AngleX/Sensor/Value",
+            "Device/SubDeviceList/InertialSensor/AngleY/Sensor/Value",
+        ])?;
         let stiffness: Vec<usize> = dcm
             .model()
             .joints
             .iter()
             .map(|joint| dcm.actuator(&format!("{}/Hardness/Actuator/Value", joint.name)))
-            .collect::<Result<_, _>>()
-            .map_err(|error| error.to_string())?;
+            .collect::<Result<_, _>>()?;
         let latch = Arc::new(Latch::default());
         let hook_latch = Arc::clone(&latch);
         let tilt = config.tilt_rad;
         // Runs on the DCM thread: reads atomics, writes to preallocated queues, nothing else.
-        let hook = dcm
-            .at_post_process("FallGuard", move |cycle| {
-                let falling = angles.get(0).abs() > tilt || angles.get(1).abs() > tilt;
-                if falling && !hook_latch.triggered.load(Ordering::Acquire) {
-                    hook_latch.at_time.store(cycle.time, Ordering::Release);
-                    hook_latch.triggered.store(true, Ordering::Release);
+        let hook = dcm.at_post_process("FallGuard", move |cycle| {
+            let falling = angles.get(0).abs() > tilt || angles.get(1).abs() > tilt;
+            if falling && !hook_latch.triggered.load(Ordering::Acquire) {
+                hook_latch.at_time.store(cycle.time, Ordering::Release);
+                hook_latch.triggered.store(true, Ordering::Release);
+            }
+            if hook_latch.triggered.load(Ordering::Acquire) {
+                for &actuator in &stiffness {
+                    cycle.set(actuator, 0.0);
                 }
-                if hook_latch.triggered.load(Ordering::Acquire) {
-                    for &actuator in &stiffness {
-                        cycle.set(actuator, 0.0);
-                    }
-                }
-            })
-            .map_err(|error| error.to_string())?;
+            }
+        })?;
         Ok(FallGuard { latch, tilt_rad: config.tilt_rad, broker, _hook: hook })
     }
 }
