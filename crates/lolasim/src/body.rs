@@ -1,0 +1,78 @@
+//! The simulated NAO behind the socket: the shared simulated body (`naobroker-simbody`) on
+//! LoLA's 25 joints, driven by the kept actuator map, and the sensor map it reports.
+
+use naobroker_dcm::device::DeviceModel;
+use naobroker_lola::names::{self, BatteryOrder};
+use naobroker_lola::{ActuatorMap, SensorKey, SensorMap};
+use naobroker_simbody::{JointLimits, SimBody};
+
+use crate::error::SimError;
+use crate::options::CYCLE;
+use crate::script::ScriptedSensors;
+
+pub(crate) struct RobotBody {
+    body: SimBody,
+    /// What each sonar reports before the client enables it.
+    sonar_at_rest: [f32; 2],
+}
+
+impl RobotBody {
+    /// LoLA's joints with the description's limits and speeds (every one must be there).
+    pub(crate) fn new(model: &DeviceModel, battery: BatteryOrder) -> Result<RobotBody, SimError> {
+        let limits = names::JOINTS
+            .iter()
+            .map(|&name| {
+                let joint = model.joints.iter().find(|joint| joint.name == name);
+                let joint = joint.ok_or(SimError::MissingJoint(name))?;
+                Ok(JointLimits { min: joint.min, max: joint.max, max_velocity: joint.max_velocity })
+            })
+            .collect::<Result<Vec<_>, SimError>>()?;
+        let mut sonar_at_rest = [0.0; 2];
+        for (value, name) in sonar_at_rest.iter_mut().zip(names::sensor_names(SensorKey::Sonar, battery)) {
+            *value = model.sensor(name).map_or(0.0, |sensor| model.sensors[sensor].initial as f32);
+        }
+        Ok(RobotBody { body: SimBody::new(&limits), sonar_at_rest })
+    }
+
+    /// One LoLA cycle (12 ms) of following `commands`.
+    pub(crate) fn tick(&mut self, commands: &ActuatorMap) {
+        let dt_s = CYCLE.as_secs_f64();
+        for joint in 0..self.body.joint_count() {
+            let target = f64::from(commands.position[joint]);
+            self.body.drive(joint, target, f64::from(commands.stiffness[joint]), dt_s);
+        }
+        if commands.sonar.iter().any(|&enabled| enabled) {
+            self.body.trigger_sonar();
+        }
+    }
+
+    /// The sensor map of this moment: the joints measured, the rest as scripted.
+    pub(crate) fn sense(&mut self, script: &ScriptedSensors, commands: &ActuatorMap, out: &mut SensorMap) {
+        for joint in 0..self.body.joint_count() {
+            out.position[joint] = self.body.measured_position(joint) as f32;
+            let state = self.body.joint(joint);
+            out.stiffness[joint] = state.stiffness() as f32;
+            out.current[joint] = state.current() as f32;
+            out.temperature[joint] = state.temperature() as f32;
+        }
+        out.status = script.status;
+        out.accelerometer = script.accelerometer;
+        out.gyroscope = script.gyroscope;
+        out.angles = script.angles;
+        out.battery = script.battery;
+        out.fsr = script.fsr;
+        out.touch = script.touch;
+        out.sonar = match script.sonar {
+            Some(sonar) => sonar,
+            None => {
+                let echo = self.body.sonar_echo();
+                let side = |side: usize| match echo {
+                    Some(echo) if commands.sonar[side] => echo as f32,
+                    _ => self.sonar_at_rest[side],
+                };
+                [side(0), side(1)]
+            }
+        };
+        out.robot_config = script.robot_config;
+    }
+}

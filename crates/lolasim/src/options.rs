@@ -1,0 +1,69 @@
+//! How a simulator runs: where it listens, its cadence, the robot it simulates.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use naobroker_dcm::device::RobotDescription;
+use naobroker_lola::names::BatteryOrder;
+use naobroker_lola::{CYCLE_US, DEFAULT_SOCKET};
+
+/// One LoLA cycle, 12 ms.
+pub const CYCLE: Duration = Duration::from_micros(CYCLE_US);
+
+/// When sensor maps go out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cadence {
+    /// Every 12 ms on absolute deadlines, whether or not the last map was answered (as a
+    /// real LoLA is believed to do: lola.md B.1 lists it as unconfirmed).
+    RealTime,
+    /// Every 12 ms, but a map waits for the answer to the one before, at most `timeout` after
+    /// that one was sent: the other possible behaviour of a real LoLA.
+    RealTimeWaitingForAnswers { timeout: Duration },
+    /// One map per [`crate::LolaSim::step`], none otherwise: tests decide every cycle.
+    Stepped,
+}
+
+/// What a simulator is started with.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The Unix stream socket to listen on (default `/tmp/robocup`).
+    pub socket: PathBuf,
+    pub cadence: Cadence,
+    /// The robot simulated: its 25 LoLA joints' limits and speeds, and its sensors' resting
+    /// values (`initial`), looked up by the NAOqi names of `naobroker_lola::names`.
+    pub robot: RobotDescription,
+    /// The order of the four `Battery` values the simulated robot sends.
+    pub battery_order: BatteryOrder,
+    /// An answer this long after the sensor map it answers is counted late.
+    pub late_after: Duration,
+    /// How many answers [`crate::LolaSim::take_answers`] keeps (the oldest are dropped).
+    pub recorded_answers: usize,
+    /// A client that does not take a sensor map within this time is disconnected.
+    pub write_timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            socket: PathBuf::from(DEFAULT_SOCKET),
+            cadence: Cadence::RealTime,
+            robot: RobotDescription::nao_v6(),
+            battery_order: BatteryOrder::default(),
+            late_after: CYCLE,
+            recorded_answers: 1024,
+            write_timeout: Duration::from_secs(1),
+        }
+    }
+}
+
+impl Options {
+    /// The defaults on another socket path.
+    pub fn at(socket: impl Into<PathBuf>) -> Options {
+        Options { socket: socket.into(), ..Options::default() }
+    }
+
+    pub fn stepped(mut self) -> Options {
+        self.cadence = Cadence::Stepped;
+        self
+    }
+}
