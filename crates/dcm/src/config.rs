@@ -1,11 +1,12 @@
 //! `[dcm]` in `broker.toml`: the cycle's period, priority and clock, the robot description,
-//! the hardware backend; every default runs unprivileged.
+//! the hardware backend and its own section; every default runs unprivileged.
 
 use std::path::PathBuf;
 
 use serde::Deserialize;
 
 use crate::cycle::{ClockMode, CycleConfig};
+use crate::hardware::lola::LolaConfig;
 use crate::hardware::serial::SerialConfig;
 use crate::time::DcmTime;
 
@@ -14,13 +15,28 @@ use crate::time::DcmTime;
 pub enum Backend {
     Sim,
     Serial,
+    /// A NAO V6 through LoLA (`[dcm.lola]`): the robot clocks the DCM.
+    Lola,
+}
+
+/// A `[dcm]` section that cannot run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DcmConfigError {
+    #[error(
+        "[dcm] clock = \"manual\" cannot drive backend = \"lola\": LoLA clocks the DCM (one cycle per \
+         sensor map, every 12 ms) and DCM.step cannot make the robot send one; use clock = \"real\""
+    )]
+    ManualClockWithLola,
+    #[error("[dcm.lola] {key} = {value}: {expected}")]
+    Lola { key: &'static str, value: u32, expected: &'static str },
 }
 
 /// `[dcm]` in `broker.toml`. Every field has a default that runs unprivileged.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DcmConfig {
-    /// Cycle period; 10 000 µs as on NAO, 1 000 works too.
+    /// Cycle period; 10 000 µs as on NAO, 1 000 works too. The `sim` and `serial` backends
+    /// only: under `lola` the cycle is LoLA's, 12 000 µs.
     pub period_us: u32,
     /// SCHED_FIFO priority of the cycle thread; 0 disables the request.
     pub priority: u8,
@@ -42,6 +58,8 @@ pub struct DcmConfig {
     pub hook_budget_us: u32,
     /// The `serial` backend's port.
     pub serial: SerialConfig,
+    /// The `lola` backend's socket and link policy.
+    pub lola: LolaConfig,
 }
 
 impl Default for DcmConfig {
@@ -60,11 +78,33 @@ impl Default for DcmConfig {
             event_decimation: 1,
             hook_budget_us: cycle.hook_budget_us,
             serial: SerialConfig::default(),
+            lola: LolaConfig::default(),
         }
     }
 }
 
 impl DcmConfig {
+    /// Refuse what cannot run, with what to change.
+    pub fn check(&self) -> Result<(), DcmConfigError> {
+        if self.backend != Backend::Lola {
+            return Ok(());
+        }
+        if self.clock == ClockMode::Manual {
+            return Err(DcmConfigError::ManualClockWithLola);
+        }
+        let lola = &self.lola;
+        let within = |key, value: u32, range: std::ops::RangeInclusive<u32>, expected| {
+            if range.contains(&value) {
+                Ok(())
+            } else {
+                Err(DcmConfigError::Lola { key, value, expected })
+            }
+        };
+        within("relax_ms", lola.relax_ms, 0..=60_000, "0 to 60 000 ms")?;
+        within("stall_ms", lola.stall_ms, 24..=3_600_000, "24 ms (two LoLA cycles) to an hour")?;
+        within("reconnect_ms", lola.reconnect_ms, 10..=60_000, "10 to 60 000 ms")
+    }
+
     /// The cycle's settings, with a request channel for each of `producers`.
     pub fn cycle_config(&self, producers: &'static [&'static str]) -> CycleConfig {
         let start_time_ms =

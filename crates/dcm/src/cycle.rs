@@ -125,8 +125,10 @@ impl CycleThread {
         dcm_slots: DcmSlots,
         config: &CycleConfig,
     ) -> std::io::Result<StartedCycle> {
-        let shared =
-            Arc::new(Shared::new(slots, dcm_slots, model.actuators.len(), model.sensors.len(), config));
+        let config = &clocked_by(hardware.as_ref(), config)?;
+        let (actuators, sensors) = (model.actuators.len(), model.sensors.len());
+        let link = hardware.link_health();
+        let shared = Arc::new(Shared::new(slots, dcm_slots, actuators, sensors, config, link));
         let mut channels = Vec::with_capacity(config.producers.len());
         let mut inbound = Vec::with_capacity(config.producers.len());
         for (producer, &name) in config.producers.iter().enumerate() {
@@ -158,6 +160,7 @@ impl CycleThread {
                 Cadence::Periodic { start_ns: shared.start_ns, period_ns: i64::from(shared.period_us) * 1000 }
             }
             ClockMode::Manual => Cadence::Granted,
+            ClockMode::Hardware => Cadence::Hardware,
         };
         let thread = RtThread::spawn(spec, cadence, Arc::clone(&shared.pace), cycle)?;
         Ok(StartedCycle {
@@ -171,4 +174,18 @@ impl CycleThread {
     pub fn shared(&self) -> &Arc<Shared> {
         &self.shared
     }
+}
+
+/// `config` as the hardware has it: a hardware that clocks the DCM sets the clock and the
+/// period (a manual clock cannot make it cycle: refused).
+fn clocked_by(hardware: &dyn Hardware, config: &CycleConfig) -> std::io::Result<CycleConfig> {
+    let Some(period_us) = hardware.clock_period_us() else { return Ok(config.clone()) };
+    if config.clock == ClockMode::Manual {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the manual clock cannot drive a hardware that clocks the DCM itself (DCM.step cannot make \
+             the robot cycle)",
+        ));
+    }
+    Ok(CycleConfig { clock: ClockMode::Hardware, period_us, ..config.clone() })
 }

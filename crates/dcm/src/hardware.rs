@@ -1,10 +1,38 @@
-//! The robot's hardware behind a tiny trait: read sensors, write actuators.
-//! The cycle's time comes from the clock, not from the hardware.
+//! The robot's hardware behind a tiny trait: read sensors, write actuators. The cycle's
+//! time comes from the clock, or, for a robot that clocks the DCM itself (`lola`: one
+//! cycle per sensor map), from the hardware's own cycles.
 
+pub mod link;
+pub mod lola;
 pub mod serial;
 pub mod sim;
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use crate::time::DcmTime;
+use link::LinkHealth;
+
+/// The hardware's next cycle, ready to run ([`Hardware::wait_cycle`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HardwareCycle {
+    /// The hardware's cycles that passed unrun just before this one (the thread was late;
+    /// the hardware had its answer meanwhile).
+    pub missed: u64,
+    /// The hardware asks the DCM to put [`Hardware::takeover`]'s commands in place of its
+    /// buffers this cycle (the link came back: `[dcm.lola] on_link_loss = "relax"`).
+    pub take_over: bool,
+}
+
+/// A command the hardware puts in place of an actuator's buffered commands (`ClearAll`)
+/// when the link to the robot comes back ([`HardwareCycle::take_over`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Takeover {
+    /// Hold `actuator` at what `sensor` reads this cycle (a joint where it is).
+    Hold { actuator: usize, sensor: usize },
+    /// Take `actuator` from `from` now to `to` in `ramp_ms` (a stiffness to 0).
+    Ramp { actuator: usize, from: f64, to: f64, ramp_ms: u32 },
+}
 
 /// Health of the link to the boards, published as `HAL/Ack`, `HAL/Nack`, `HAL/Error`
 /// (each actuator's own answers are counted apart: [`Hardware::count_answers`]).
@@ -46,5 +74,32 @@ pub trait Hardware: Send {
 
     fn is_simulation(&self) -> bool {
         false
+    }
+
+    /// The hardware's own cycle, in µs, when it clocks the DCM (LoLA: 12 000): the cycle
+    /// thread then runs one cycle per [`Hardware::wait_cycle`] that says one is ready, and
+    /// DCM time advances by this period per hardware cycle. `None` (the default): the
+    /// DCM's clock runs the cycle.
+    fn clock_period_us(&self) -> Option<u32> {
+        None
+    }
+
+    /// A hardware that clocks the DCM: wait at most `timeout` for its next cycle, `None`
+    /// when none came. Returns within `timeout` without allocating, locking or logging.
+    fn wait_cycle(&mut self, timeout: Duration) -> Option<HardwareCycle> {
+        std::thread::park_timeout(timeout);
+        None
+    }
+
+    /// The commands to put in place of the DCM's buffers when a cycle says
+    /// [`HardwareCycle::take_over`].
+    fn takeover(&self) -> &[Takeover] {
+        &[]
+    }
+
+    /// The health of a link to the robot that can drop and come back, shared with the
+    /// actor side (`DCM.stats`, ALMemory's `HAL/Link/*`, the log). Asked once, at start.
+    fn link_health(&self) -> Option<Arc<LinkHealth>> {
+        None
     }
 }

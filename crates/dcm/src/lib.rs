@@ -15,4 +15,4 @@ pub mod preferences;
 mod subdevice;
 pub mod time;
 
-pub use config::{Backend, DcmConfig};
+pub use config::{Backend, DcmConfig, DcmConfigError};

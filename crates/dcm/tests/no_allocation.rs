@@ -1,5 +1,9 @@
 //! Proof that the cycle thread does not allocate (nor free) in steady state while
-//! requests, hooks and sensor forcing flow through it, with both clocks.
+//! requests, hooks and sensor forcing flow through it, with both clocks, and with the
+//! `lola` backend clocking it (sensor maps read, late and malformed maps answered,
+//! actuator maps written).
+
+mod lola_peer;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -7,8 +11,11 @@ use std::time::{Duration, Instant};
 
 use naobroker_alloc_counter::{allocations_seen_on_a_new_thread, counted, start_counting, Counting};
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
-use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Phase, StartedCycle};
+use naobroker_dcm::cycle::{
+    ClockMode, CycleConfig, CycleThread, DcmSlots, Phase, RequestChannel, StartedCycle,
+};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
+use naobroker_dcm::hardware::lola::LinkLossPolicy;
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_rtslots::RtSlots;
 
@@ -18,21 +25,11 @@ static CYCLE_THREAD_COUNT: AtomicU64 = AtomicU64::new(0);
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-fn run(clock: ClockMode) -> u64 {
-    CYCLE_THREAD_COUNT.store(0, Ordering::SeqCst);
-    let model = Arc::new(DeviceModel::new(RobotDescription::nao_v6()).unwrap());
-    let (layout, dcm_slots) = DcmSlots::layout(&model);
-    let slots = RtSlots::new(layout);
-    let config =
-        CycleConfig { period_us: 1000, priority: 0, clock, start_time_ms: 1000, ..CycleConfig::default() };
-    let hardware = Box::new(SimRobot::new(&model));
-    let StartedCycle { thread: cycle, mut channels, mut reports, wake: _wake } =
-        CycleThread::start(Arc::clone(&model), hardware, Arc::clone(&slots), dcm_slots, &config).unwrap();
-    let mut channel = channels.take("DCM").unwrap();
-    let head = model.actuator("HeadYaw/Position/Actuator/Value").unwrap();
+/// Count on the cycle thread from inside: its hooks run on it; the preProcess one also
+/// sets a stiffness from a sensor read through fast access, every cycle.
+fn add_counting_hooks(channel: &mut RequestChannel, model: &DeviceModel, slots: &Arc<RtSlots>) {
     let stiffness = model.actuator("HeadYaw/Hardness/Actuator/Value").unwrap();
     let fast = slots.fast_access(&["Device/SubDeviceList/HeadYaw/Position/Sensor/Value"]).unwrap();
-    // Count on the cycle thread from inside: the hooks run on it.
     channel
         .add_hook(
             Phase::Pre,
@@ -48,17 +45,35 @@ fn run(clock: ClockMode) -> u64 {
     channel
         .add_hook(Phase::Post, "count", Box::new(|_| CYCLE_THREAD_COUNT.store(counted(), Ordering::SeqCst)))
         .unwrap();
+}
+
+/// A request of 20 timed commands for `actuator` from `now` on.
+fn request(actuator: usize, now: i32, merge: bool) -> Request {
+    let mut request = Request::default();
+    let commands = (1..=20).map(|i| TimedCommand { time: now + 5 * i, value: 0.01 * f64::from(i) }).collect();
+    request.push(actuator, if merge { UpdateType::Merge } else { UpdateType::ClearAfter }, commands);
+    request
+}
+
+fn run(clock: ClockMode) -> u64 {
+    CYCLE_THREAD_COUNT.store(0, Ordering::SeqCst);
+    let model = Arc::new(DeviceModel::new(RobotDescription::nao_v6()).unwrap());
+    let (layout, dcm_slots) = DcmSlots::layout(&model);
+    let slots = RtSlots::new(layout);
+    let config =
+        CycleConfig { period_us: 1000, priority: 0, clock, start_time_ms: 1000, ..CycleConfig::default() };
+    let hardware = Box::new(SimRobot::new(&model));
+    let StartedCycle { thread: cycle, mut channels, mut reports, wake: _wake } =
+        CycleThread::start(Arc::clone(&model), hardware, Arc::clone(&slots), dcm_slots, &config).unwrap();
+    let mut channel = channels.take("DCM").unwrap();
+    let head = model.actuator("HeadYaw/Position/Actuator/Value").unwrap();
+    add_counting_hooks(&mut channel, &model, &slots);
     let sensor = model.sensor("InertialSensor/AngleX/Sensor/Value").unwrap();
     let shared = Arc::clone(cycle.shared());
     let started = Instant::now();
     let mut sent = 0;
     while shared.cycles() < 400 && started.elapsed() < Duration::from_secs(20) {
-        let now = shared.now();
-        let mut request = Request::default();
-        let commands =
-            (1..=20).map(|i| TimedCommand { time: now + 5 * i, value: 0.01 * f64::from(i) }).collect();
-        request.push(head, if sent % 2 == 0 { UpdateType::Merge } else { UpdateType::ClearAfter }, commands);
-        if channel.send(request).is_ok() {
+        if channel.send(request(head, shared.now(), sent % 2 == 0)).is_ok() {
             sent += 1;
         }
         if sent % 10 == 0 {
@@ -79,10 +94,52 @@ fn run(clock: ClockMode) -> u64 {
     allocations
 }
 
+/// The `lola` backend against the tests' LoLA, in lockstep: a map, its answer. Every 10th
+/// time two maps wait together (the older answered with the last commands), every 25th a
+/// malformed map comes first (answered the same way).
+fn run_lola() -> u64 {
+    CYCLE_THREAD_COUNT.store(0, Ordering::SeqCst);
+    let mut peer = lola_peer::Peer::new("no-allocation", true);
+    let mut bench = lola_peer::Bench::start(lola_peer::config(&peer, LinkLossPolicy::Relax));
+    add_counting_hooks(&mut bench.channel, &bench.model, &bench.slots);
+    peer.accept();
+    let head = bench.model.actuator("HeadYaw/Position/Actuator/Value").unwrap();
+    let map = lola_peer::map_bytes(&lola_peer::sensor_map(0.0));
+    let malformed = [0x81, 0xa6, b'A', b'n', b'g', b'l', b'e', b's', 0xc0];
+    let mut sent = 0;
+    for round in 1..=400 {
+        if bench.channel.send(request(head, bench.shared.now(), round % 2 == 0)).is_ok() {
+            sent += 1;
+        }
+        let mut answers = 1;
+        if round % 25 == 0 {
+            peer.send(&malformed);
+            answers += 1;
+        }
+        if round % 10 == 0 {
+            peer.send(&[map, map].concat());
+            answers += 1;
+        } else {
+            peer.send(&map);
+        }
+        for _ in 0..answers {
+            peer.answer();
+        }
+    }
+    bench.wait_for_cycle(400);
+    let link = bench.snapshot();
+    assert!(link.late_cycles >= 40 && link.malformed == 16, "{link:?}");
+    assert!(sent > 100, "requests flowed while the cycle ran ({sent})");
+    let allocations = CYCLE_THREAD_COUNT.load(Ordering::SeqCst);
+    drop(bench);
+    allocations
+}
+
 #[test]
 fn the_cycle_thread_does_not_allocate_in_steady_state() {
     assert_eq!(run(ClockMode::Manual), 0, "allocations on the cycle thread (manual clock)");
     assert_eq!(run(ClockMode::Real), 0, "allocations on the cycle thread (real clock, 1 ms)");
+    assert_eq!(run_lola(), 0, "allocations on the cycle thread (lola backend)");
 }
 
 /// The probe itself must see an allocation when one happens on the watched thread,

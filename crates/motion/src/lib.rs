@@ -29,7 +29,8 @@ pub use module::ALMotion;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MotionConfig {
-    /// Motion cycle period; a multiple of the DCM period.
+    /// Motion cycle period; a multiple of the DCM period (under a robot that clocks the
+    /// DCM, LoLA, the nearest whole number of its 12 ms cycles).
     pub period_ms: u32,
     /// `[motion.fall_manager]`.
     pub fall_manager: FallManagerConfig,
@@ -73,23 +74,35 @@ pub fn start(
     let shared = Arc::clone(dcm.shared());
     let dcm_period_us = shared.period_us;
     let motion_us = config.period_ms * 1000;
-    if motion_us == 0 || !motion_us.is_multiple_of(dcm_period_us) {
+    let hardware_clock = shared.clock == ClockMode::Hardware;
+    if motion_us == 0 || !(hardware_clock || motion_us.is_multiple_of(dcm_period_us)) {
         return Err(StartError::Period { period_ms: config.period_ms, dcm_period_us });
+    }
+    // The robot's own period cannot be chosen (LoLA: 12 ms): the nearest whole number of
+    // its cycles (20 ms: every 2nd, 24 ms).
+    let ratio = ((motion_us + dcm_period_us / 2) / dcm_period_us).max(1);
+    let period_ms = ratio * dcm_period_us / 1000;
+    if hardware_clock {
+        tracing::info!(
+            asked_ms = config.period_ms,
+            period_ms,
+            "the robot clocks the DCM every {dcm_period_us} µs: ALMotion runs every {ratio} DCM cycles"
+        );
     }
     let tilt = config.fall_manager.tilt_rad;
     if !(tilt.is_finite() && tilt > 0.0) {
         return Err(StartError::Tilt(tilt));
     }
-    let ratio = u64::from(motion_us / dcm_period_us);
+    let ratio = u64::from(ratio);
     let body = Arc::new(body::Body::new(dcm.model())?);
     let engine =
-        engine::Engine::new(Arc::clone(&body), &shared.slots, config.period_ms as i32, &config.fall_manager)?;
+        engine::Engine::new(Arc::clone(&body), &shared.slots, period_ms as i32, &config.fall_manager)?;
     if config.fall_manager.enabled && !engine.switches().fall_available() {
         tracing::warn!("the robot has no InertialSensor/AngleX and AngleY: ALMotion's fall manager is off");
     }
-    // Just below the DCM, and only with the real clock: the manual clock runs in lockstep.
+    // Just below the DCM, but not with the manual clock: it runs in lockstep.
     let priority = dcm_priority.saturating_sub(1);
-    let priority = (shared.clock == ClockMode::Real && priority > 0).then_some(priority);
+    let priority = (shared.clock != ClockMode::Manual && priority > 0).then_some(priority);
     let (cycle, ports) = runner::prepare(engine, channel)?;
     let thread = runner::spawn(cycle, priority)?;
     let lockstep = shared.clock == ClockMode::Manual;
@@ -102,5 +115,5 @@ pub fn start(
         shared: ports.shared,
     };
     broker.reserve_keys("ALMotion", events::UNPREFIXED_NAMES);
-    Ok(ALMotion::new(body, started, hook, Arc::clone(&shared.slots), broker, config.period_ms as i32))
+    Ok(ALMotion::new(body, started, hook, Arc::clone(&shared.slots), broker, period_ms as i32))
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use naobroker_dcm::cycle::UnknownProducer;
 use naobroker_dcm::device::DescriptionError;
+use naobroker_dcm::DcmConfigError;
 use naobroker_framework::{CurveKeyError, RegistrationError};
 use thiserror::Error;
 
@@ -28,6 +29,8 @@ pub enum ConfigError {
 pub enum StartError {
     #[error(transparent)]
     Config(#[from] ConfigError),
+    #[error(transparent)]
+    DcmConfig(#[from] DcmConfigError),
     #[error(transparent)]
     RobotDescription(#[from] DescriptionError),
     #[error("cannot start the serial backend: {0}")]

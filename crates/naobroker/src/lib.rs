@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use naobroker_dcm::cycle::{CycleThread, DcmSlots, StartedCycle};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
+use naobroker_dcm::hardware::lola::LolaRobot;
 use naobroker_dcm::hardware::serial::SerialBoard;
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_dcm::hardware::Hardware;
@@ -35,6 +36,7 @@ pub struct Running {
 
 /// Start the broker and its built-in modules on the current actix system.
 pub async fn start(config: &Config) -> Result<Running, StartError> {
+    config.dcm.check()?;
     let description = match &config.dcm.robot {
         Some(path) => RobotDescription::load(path)?,
         None => RobotDescription::nao_v6(),
@@ -49,6 +51,7 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
             SerialBoard::start(config.dcm.serial.clone(), model.actuators.len(), model.sensors.len())
                 .map_err(StartError::SerialBackend)?,
         ),
+        Backend::Lola => Box::new(LolaRobot::new(config.dcm.lola.clone(), &model)),
     };
     let cycle_config = config.dcm.cycle_config(PRODUCERS);
     let StartedCycle { thread: cycle, mut channels, reports, wake } =
@@ -67,7 +70,7 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
     broker.add_module(naobroker_sensors::start(&dcm, broker.clone())?)?;
     tracing::info!(
         robot = %model.robot,
-        period_us = config.dcm.period_us,
+        period_us = dcm.shared().period_us,
         clock = ?config.dcm.clock,
         "naobroker ready"
     );

@@ -101,7 +101,7 @@ mod tests {
             producers: &["this one", "another"],
             ..CycleConfig::default()
         };
-        let shared = Shared::new(RtSlots::new(layout), dcm_slots, ACTUATORS, 0, &config);
+        let shared = Shared::new(RtSlots::new(layout), dcm_slots, ACTUATORS, 0, &config, None);
         for actuator in 0..ACTUATORS {
             shared.buffer_len[actuator].store(lengths[actuator], Ordering::SeqCst);
             shared.queued_slot(1, actuator).store(others[actuator], Ordering::SeqCst);

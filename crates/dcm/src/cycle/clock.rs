@@ -1,5 +1,6 @@
-//! The cycle's clocks: real (the monotonic clock and absolute deadlines) or manual
-//! (`DCM.step`). The scaffold (`naobroker-rt`) keeps either.
+//! The cycle's clocks: real (the monotonic clock and absolute deadlines), manual
+//! (`DCM.step`) or the hardware's (a robot that clocks the DCM: LoLA). The scaffold
+//! (`naobroker-rt`) keeps each.
 
 use serde::Deserialize;
 
@@ -11,4 +12,9 @@ pub enum ClockMode {
     Real,
     /// Cycles run only when `DCM.step(n)` asks: deterministic simulation and tests.
     Manual,
+    /// One cycle per cycle of the hardware (`backend = "lola"`: per sensor map), DCM time
+    /// advancing by the hardware's period per cycle. Chosen by the backend, never written
+    /// in a configuration.
+    #[serde(skip)]
+    Hardware,
 }

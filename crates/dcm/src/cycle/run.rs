@@ -1,10 +1,11 @@
 //! The cycle itself, on its thread (run by the real-time scaffold, `naobroker-rt`): read
-//! sensors, run the preProcess hooks, apply what the producers queued, interpolate every
-//! actuator, write the hardware, publish to ALMemory's slots, run the postProcess hooks,
-//! report.
+//! sensors, run the preProcess hooks, apply what the producers queued (and, when the link
+//! to the robot came back, the hardware's takeover), interpolate every actuator, write the
+//! hardware, publish to ALMemory's slots, run the postProcess hooks, report.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use naobroker_rt::{Reporter, Tick};
 use naobroker_rtslots::timestamp_now;
@@ -16,7 +17,7 @@ use super::{
 };
 use crate::core::{DcmCore, TimedCommand, UpdateType};
 use crate::device::{Conversion, DeviceIndex, DeviceModel};
-use crate::hardware::Hardware;
+use crate::hardware::{Hardware, Takeover};
 use crate::time::DcmTime;
 
 /// The cycle thread's state and work.
@@ -38,6 +39,8 @@ pub(super) struct Cycle {
     nacks: Vec<u64>,
     reports: Reporter<CycleReport>,
     hook_budget_ns: i64,
+    /// The hardware asked for its takeover at the next cycle.
+    take_over: bool,
 }
 
 impl Cycle {
@@ -69,6 +72,7 @@ impl Cycle {
             inbound,
             reports,
             hook_budget_ns: i64::from(config.hook_budget_us) * 1000,
+            take_over: false,
         };
         cycle.publish_static();
         cycle
@@ -79,6 +83,9 @@ impl Cycle {
         self.run_hooks(Phase::Pre, cycle, time);
         self.drain_inbound();
         self.apply_hook_commands(time);
+        if std::mem::take(&mut self.take_over) {
+            self.apply_takeover(time);
+        }
         self.core.cycle(time);
         self.hardware.write_actuators(time, self.core.sent(), self.core.raw(), self.core.fired());
         self.hardware.count_answers(&mut self.acks, &mut self.nacks);
@@ -193,6 +200,38 @@ impl Cycle {
         self.hook_commands.clear();
     }
 
+    /// The link to the robot came back: the hardware's commands replace the buffers of
+    /// the actuators they name (a joint held where its sensor reads it this cycle, a
+    /// stiffness ramped to 0).
+    fn apply_takeover(&mut self, time: DcmTime) {
+        for &command in self.hardware.takeover() {
+            let (actuator, now, then) = match command {
+                Takeover::Hold { actuator, sensor } => {
+                    let Some(&reading) = self.sensors.get(sensor) else { continue };
+                    (actuator, self.sensor_conversions[sensor].sensor_value(reading), None)
+                }
+                Takeover::Ramp { actuator, from, to, ramp_ms } => {
+                    (actuator, from, Some((time.wrapping_add(ramp_ms as DcmTime), to)))
+                }
+            };
+            // A takeover naming no actuator is ignored: nothing on this thread may panic.
+            let Some(spec) = self.model.actuators.get(actuator) else { continue };
+            self.core.apply_one(
+                actuator,
+                UpdateType::ClearAll,
+                TimedCommand { time, value: spec.clamp(now) },
+            );
+            if let Some((time, value)) = then {
+                self.core.apply_one(
+                    actuator,
+                    UpdateType::Merge,
+                    TimedCommand { time, value: spec.clamp(value) },
+                );
+            }
+            self.shared.buffer_len[actuator].store(self.core.buffer_len(actuator) as u32, Ordering::Release);
+        }
+    }
+
     /// Use a device's new conversion and show its gain and offset in ALMemory.
     fn set_conversion(&mut self, device: DeviceIndex, conversion: Conversion) {
         let slots = &self.shared.slots;
@@ -276,8 +315,14 @@ impl naobroker_rt::Cycle for Cycle {
         self.cycle(tick.number, time, tick.lateness_ns, tick.woke_ns);
     }
 
-    /// Manual clock: while waiting for `DCM.step`, take in what producers queued.
+    /// Manual clock, or waiting for the hardware: take in what producers queued.
     fn idle(&mut self) {
         self.drain_inbound();
+    }
+
+    fn wait_hardware(&mut self, timeout: Duration) -> Option<u64> {
+        let cycle = self.hardware.wait_cycle(timeout)?;
+        self.take_over |= cycle.take_over;
+        Some(cycle.missed)
     }
 }

@@ -9,6 +9,7 @@ use naobroker_rt::Pace;
 use naobroker_rtslots::RtSlots;
 
 use super::{monotonic_ns, ClockMode, CycleConfig, CycleStats, DcmSlots};
+use crate::hardware::link::LinkHealth;
 use crate::time::DcmTime;
 
 /// State shared between the cycle thread and everyone else, all atomics.
@@ -35,6 +36,8 @@ pub struct Shared {
     pub(super) now_ms: AtomicI32,
     /// The thread's cycles granted (manual clock), its wake-ups.
     pub(super) pace: Arc<Pace>,
+    /// The link to the robot, for a backend whose link can drop (`lola`).
+    pub link: Option<Arc<LinkHealth>>,
 }
 
 impl Shared {
@@ -46,6 +49,7 @@ impl Shared {
         actuators: usize,
         sensors: usize,
         config: &CycleConfig,
+        link: Option<Arc<LinkHealth>>,
     ) -> Shared {
         let producers = config.producers.len();
         Shared {
@@ -64,14 +68,16 @@ impl Shared {
             start_ns: monotonic_ns(),
             now_ms: AtomicI32::new(config.start_time_ms),
             pace: Arc::default(),
+            link,
         }
     }
 
     /// DCM time now: with the real clock, derived from the monotonic clock; with the
-    /// manual clock, the time of the last cycle.
+    /// manual clock and the hardware's, the time of the last cycle (it stands still while
+    /// no cycle runs).
     pub fn now(&self) -> DcmTime {
         match self.clock {
-            ClockMode::Manual => self.now_ms.load(Ordering::Acquire),
+            ClockMode::Manual | ClockMode::Hardware => self.now_ms.load(Ordering::Acquire),
             ClockMode::Real => {
                 let elapsed_ms = (monotonic_ns() - self.start_ns) / 1_000_000;
                 self.start_time_ms.wrapping_add(elapsed_ms as i32)
