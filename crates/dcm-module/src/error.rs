@@ -28,6 +28,11 @@ pub enum DcmError {
     UnknownSpecial(String),
     #[error("step needs the manual clock (naobroker --clock manual)")]
     NotManualClock,
+    #[error(
+        "step cannot run a cycle here: the robot clocks this DCM (backend = \"lola\": one cycle per LoLA \
+         sensor map, every 12 ms); the manual clock is for the sim and serial backends"
+    )]
+    HardwareClock,
     #[error("the DCM cycle stopped")]
     CycleStopped,
     #[error("unknown preferences action {0:?} (Save, Load or Add)")]

@@ -8,6 +8,7 @@ mod cycle_events;
 mod dcm;
 mod error;
 mod handle;
+mod link;
 mod methods;
 mod module;
 pub mod parse;

@@ -13,6 +13,7 @@ use tokio::sync::oneshot;
 use crate::cycle_events::StepWaiter;
 use crate::dcm::Dcm;
 use crate::error::DcmError;
+use crate::link;
 use crate::parse;
 
 /// `set([name, update, [[value, time(, importance)], ...]])`.
@@ -101,7 +102,8 @@ pub(crate) fn step(
     });
     async move {
         if !manual {
-            return Err(DcmError::NotManualClock.into());
+            let hardware = shared.clock == ClockMode::Hardware;
+            return Err(if hardware { DcmError::HardwareClock } else { DcmError::NotManualClock }.into());
         }
         if let Some(finished) = waiter {
             finished.await.map_err(|_| DcmError::CycleStopped)?;
@@ -120,6 +122,9 @@ pub(crate) fn stats(dcm: &mut Dcm, (): ()) -> Result<Value, DcmError> {
     let realtime = shared.slots.get(shared.dcm_slots.realtime) != 0.0;
     stats.push(("realtime".into(), realtime.into()));
     stats.push(("period_us".into(), shared.period_us.into()));
+    if let Some(link) = &shared.link {
+        stats.push(("link".into(), link::stats_value(link)));
+    }
     Ok(Value::Map(stats))
 }
 

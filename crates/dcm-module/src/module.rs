@@ -9,6 +9,7 @@ use naobroker_framework::{CallError, Methods, Module, ModuleContext};
 use crate::cycle_events::follow_cycles;
 use crate::dcm::Dcm;
 use crate::error::DcmError;
+use crate::link::follow_link;
 use crate::methods;
 
 /// A handler that answers at once, with the DCM's typed errors put into words.
@@ -92,6 +93,9 @@ impl Module for Dcm {
         if let Some(signal) = self.signal.take() {
             let (waiters, shared) = (Rc::clone(&self.waiters), Arc::clone(self.handle.shared()));
             follow_cycles(signal, waiters, shared, self.broker.clone(), self.event_decimation);
+        }
+        if let Some(link) = &self.handle.shared().link {
+            follow_link(Arc::clone(link), self.settings.store().cloned());
         }
     }
 }

@@ -28,6 +28,11 @@ impl Settings {
         Settings { preferences: model.preferences.clone(), description: None, store: None }
     }
 
+    /// ALMemory's store, once attached.
+    pub(crate) fn store(&self) -> Option<&Arc<Store>> {
+        self.store.as_ref()
+    }
+
     pub(crate) fn attach(&mut self, store: Arc<Store>, description: Option<PathBuf>) {
         self.store = Some(store);
         self.description = description;

@@ -133,4 +133,30 @@ mod tests {
     fn unknown_keys_are_refused() {
         assert!(toml::from_str::<Config>("[dcm]\nperiod = 10").is_err());
     }
+
+    /// The shipped file's commented `[dcm.lola]` section, uncommented, holds the defaults.
+    #[test]
+    fn the_commented_lola_section_is_the_defaults() {
+        let shipped = include_str!("../../../broker.toml");
+        let section: String = shipped
+            .lines()
+            .skip_while(|line| *line != "# [dcm.lola]")
+            .take_while(|line| line.starts_with('#'))
+            .filter_map(|line| line.strip_prefix("# "))
+            .filter(|line| !line.starts_with(' '))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        assert!(section.contains("socket ="), "{section}");
+        let config: Config = toml::from_str(&section).unwrap();
+        let defaults = naobroker_dcm::hardware::lola::LolaConfig::default();
+        let lola = &config.dcm.lola;
+        assert_eq!(
+            (&lola.socket, lola.battery_order, lola.on_link_loss),
+            (&defaults.socket, defaults.battery_order, defaults.on_link_loss)
+        );
+        assert_eq!(
+            (lola.relax_ms, lola.stall_ms, lola.reconnect_ms),
+            (defaults.relax_ms, defaults.stall_ms, defaults.reconnect_ms)
+        );
+    }
 }

@@ -71,7 +71,7 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
     tracing::info!(
         robot = %model.robot,
         period_us = dcm.shared().period_us,
-        clock = ?config.dcm.clock,
+        clock = ?dcm.shared().clock,
         "naobroker ready"
     );
     Ok(Running { broker, dcm, store, _cycle: cycle })
