@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use naobroker::{Config, Running};
 use naobroker_lola::{decode_actuator_map, encode_sensor_map, ActuatorMap, ConfigText, SensorMap};
 use naobroker_lola::{RobotConfig, SENSOR_MAP_BYTES};
+use naobroker_lolasim::{LolaSim, Options};
 use naobroker_protocol::Value;
 
 const DEADLINE: Duration = Duration::from_secs(20);
@@ -28,7 +29,7 @@ fn scratch(label: &str) -> PathBuf {
 /// The shipped broker.toml with `backend = "lola"`; the test's socket, listener and
 /// priority keep it off a real robot's LoLA and scheduler, and a loaded machine's pauses
 /// are no stall.
-fn shipped_on_lola(socket: PathBuf) -> Config {
+fn shipped_on_lola(label: &str, socket: PathBuf) -> Config {
     let shipped = include_str!("../../../broker.toml");
     assert!(shipped.contains("backend = \"sim\""));
     let mut config: Config =
@@ -36,7 +37,7 @@ fn shipped_on_lola(socket: PathBuf) -> Config {
     config.dcm.lola.socket = socket;
     config.dcm.priority = 0;
     config.dcm.lola.stall_ms = 3_600_000;
-    config.broker.listen = vec![format!("ipc://{}", scratch("listen").join("broker").display())];
+    config.broker.listen = vec![format!("ipc://{}", scratch(label).join("broker").display())];
     config
 }
 
@@ -102,7 +103,7 @@ fn entry<'a>(map: &'a Value, key: &str) -> &'a Value {
 #[test]
 fn the_shipped_configuration_runs_on_lola_and_shows_the_link() {
     let socket = scratch("shipped").join("robocup");
-    let config = shipped_on_lola(socket.clone());
+    let config = shipped_on_lola("shipped-listen", socket.clone());
     actix_rt::System::new().block_on(async move {
         let running = naobroker::start(&config).await.expect("the shipped broker.toml starts on lola");
         // LoLA absent: everything else is served.
@@ -144,6 +145,41 @@ fn the_shipped_configuration_runs_on_lola_and_shows_the_link() {
         peer.join().unwrap();
         wait_for("the link shows lost", || memory(&running, "HAL/Link/Stale") == Some(true.into())).await;
         assert_eq!(memory(&running, yaw), Some(0.375.into()));
+    });
+}
+
+/// The broker on the LoLA simulator, stepped: each step is one DCM cycle and one answer;
+/// a timed command reaches LoLA's `Position`, a scripted touch reaches ALMemory.
+#[test]
+fn the_broker_drives_the_lola_simulator_one_step_at_a_time() {
+    let socket = scratch("lolasim").join("robocup");
+    let sim = LolaSim::start(Options::at(&socket).stepped()).unwrap();
+    let mut config = shipped_on_lola("lolasim-listen", socket);
+    config.dcm.lola.on_link_loss = naobroker_dcm::hardware::lola::LinkLossPolicy::Hold;
+    actix_rt::System::new().block_on(async move {
+        let running = naobroker::start(&config).await.unwrap();
+        sim.wait_for_client(DEADLINE).unwrap();
+        sim.step_and_answer(DEADLINE).unwrap();
+        let now = call(&running, "DCM", "getTime", vec![0.into()]).await.unwrap().as_i64().unwrap();
+        let command = Value::Array(vec![0.5.into(), (now + 120).into()]);
+        let set = vec![Value::Array(vec![
+            "HeadYaw/Position/Actuator/Value".into(),
+            "ClearAll".into(),
+            Value::Array(vec![command]),
+        ])];
+        call(&running, "DCM", "set", set).await.unwrap();
+        let mut targets = Vec::new();
+        for _ in 0..12 {
+            targets.push(sim.step_and_answer(DEADLINE).unwrap().map.position[0]);
+        }
+        assert!(targets.windows(2).all(|pair| pair[1] >= pair[0]), "{targets:?}");
+        assert!((targets[11] - 0.5).abs() < 1e-3, "{targets:?}");
+        sim.assign("Touch[1]=1").unwrap();
+        sim.step_and_answer(DEADLINE).unwrap();
+        let front = "Device/SubDeviceList/Head/Touch/Front/Sensor/Value";
+        wait_for("the touch reaches ALMemory", || memory(&running, front) == Some(1.0.into())).await;
+        let stats = sim.stats();
+        assert_eq!((stats.sent, stats.answers, stats.missing, stats.double), (14, 14, 0, 0));
     });
 }
 
