@@ -105,6 +105,8 @@ pub struct LolaRobot {
     answered: bool,
     /// The next sensor map starts a link gained or regained (the policy applies).
     regained: bool,
+    /// The connection brought a sensor map: lost, it is tried again at once.
+    delivered: bool,
     takeover: Vec<Takeover>,
     /// Answers sent again for maps that got no cycle; failures of the link.
     repeated: u64,
@@ -147,6 +149,7 @@ impl LolaRobot {
             answer_due: false,
             answered: false,
             regained: true,
+            delivered: false,
             repeated: 0,
             failures: 0,
             config,
@@ -166,6 +169,7 @@ impl LolaRobot {
                 self.ever_connected = true;
                 self.last_map_ns = now;
                 self.regained = true;
+                self.delivered = false;
             }
             Err(error) => {
                 self.health.connect_failed(error.raw_os_error().unwrap_or(0));
@@ -174,7 +178,9 @@ impl LolaRobot {
         }
     }
 
-    /// Close the connection; the first attempt to connect again is at once.
+    /// Close the connection. One that brought sensor maps is tried again at once (LoLA
+    /// restarting); one that brought none after `reconnect_ms`, so that a server which
+    /// accepts and closes at once never keeps the cycle thread busy.
     fn lose(&mut self, loss: LinkLoss, errno: i32) {
         if loss != LinkLoss::Closed {
             self.failures += 1;
@@ -182,7 +188,8 @@ impl LolaRobot {
         self.socket = None;
         self.answer_due = false;
         self.regained = true;
-        self.next_connect_ns = monotonic_ns();
+        let pause = if self.delivered { 0 } else { i64::from(self.config.reconnect_ms) * 1_000_000 };
+        self.next_connect_ns = monotonic_ns() + pause;
         self.health.lost(loss, errno);
     }
 
@@ -270,6 +277,11 @@ impl LolaRobot {
                     self.lose(LinkLoss::Failed, errno);
                     return None;
                 }
+                Read::Full => {
+                    self.health.count_oversized();
+                    self.lose(LinkLoss::Oversized, 0);
+                    return None;
+                }
             }
         }
         fresh.then(|| self.fresh_cycle(missed))
@@ -279,6 +291,7 @@ impl LolaRobot {
     /// the policy applied when the link was (re)gained.
     fn fresh_cycle(&mut self, missed: u64) -> HardwareCycle {
         self.last_map_ns = monotonic_ns();
+        self.delivered = true;
         self.answer_due = true;
         self.health.set_state(LinkState::Up);
         if self.identity != Some(self.latest.robot_config) {

@@ -36,6 +36,8 @@ pub(super) enum Read {
     Closed,
     /// The OS error (errno) reading failed with.
     Failed(i32),
+    /// No room left: more than a map may take is waiting unread.
+    Full,
 }
 
 /// Received bytes not read as maps yet: `buffer[start..end]`.
@@ -64,6 +66,9 @@ impl Incoming {
             self.buffer.copy_within(self.start..self.end, 0);
             self.end -= self.start;
             self.start = 0;
+        }
+        if self.end == self.buffer.len() {
+            return Read::Full;
         }
         loop {
             return match recv(socket.as_raw_fd(), &mut self.buffer[self.end..], MsgFlags::MSG_DONTWAIT) {
