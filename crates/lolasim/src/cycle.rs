@@ -7,6 +7,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use naobroker_lola::{encode_sensor_map, SENSOR_MAP_BYTES};
+use naobroker_rt::{make_realtime, ThreadSpec};
 
 use crate::error::SimError;
 use crate::options::{Cadence, CYCLE};
@@ -77,6 +78,7 @@ pub(crate) fn spawn_real_time(shared: Arc<Shared>) -> Result<JoinHandle<()>, Sim
 }
 
 fn run_real_time(shared: &Shared) {
+    ask_priority(shared, "lolasim-cycle", "lolasim cycle");
     let answer_timeout = match shared.options.cadence {
         Cadence::RealTimeWaitingForAnswers { timeout } => Some(timeout),
         Cadence::RealTime | Cadence::Stepped => None,
@@ -113,6 +115,13 @@ fn run_real_time(shared: &Shared) {
         if deadline < now {
             deadline = now;
         }
+    }
+}
+
+/// On the calling thread: `SCHED_FIFO` at `Options::priority`, when one is asked for.
+pub(crate) fn ask_priority(shared: &Shared, name: &'static str, role: &'static str) {
+    if let Some(priority) = shared.options.priority {
+        make_realtime(&ThreadSpec { name, role, priority: Some(priority), cpu: None, mlock: false });
     }
 }
 

@@ -28,6 +28,10 @@ struct Args {
     /// Touch[1]=1, Accelerometer=0,0,-9.81, Battery[0]=0.5, Sonar=0.4,0.5.
     #[arg(long = "set", value_name = "ASSIGNMENT")]
     assignments: Vec<String>,
+    /// SCHED_FIFO priority (1-99) of the cycle and reader threads [default: the normal
+    /// scheduler]; needs root or CAP_SYS_NICE, the simulator runs on without.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=99))]
+    priority: Option<u8>,
     /// Log the counts every SECS seconds (0: never).
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     stats_every: u64,
@@ -48,7 +52,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let mut options = Options::at(args.socket);
+    let mut options = Options { priority: args.priority, ..Options::at(args.socket) };
     if let Some(path) = &args.robot {
         options.robot = RobotDescription::load(path)?;
     }

@@ -40,6 +40,13 @@ pub struct Options {
     pub recorded_answers: usize,
     /// A client that does not take a sensor map within this time is disconnected.
     pub write_timeout: Duration,
+    /// How many answer latencies [`crate::LolaSim::take_latencies`] keeps (the oldest are
+    /// dropped); 0 (the default) records none. Room for them is reserved at start.
+    pub recorded_latencies: usize,
+    /// `SCHED_FIFO` priority of the cycle and reader threads (`None`, the default: the
+    /// normal scheduler), so that a benchmark measures the client rather than the robot's
+    /// side; refused without root or CAP_SYS_NICE, said in the log, and the simulator runs on.
+    pub priority: Option<u8>,
 }
 
 impl Default for Options {
@@ -52,6 +59,8 @@ impl Default for Options {
             late_after: CYCLE,
             recorded_answers: 1024,
             write_timeout: Duration::from_secs(1),
+            recorded_latencies: 0,
+            priority: None,
         }
     }
 }

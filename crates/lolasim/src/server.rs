@@ -6,10 +6,11 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use naobroker_lola::{decode_actuator_map, DecodeError, MAX_MESSAGE_BYTES};
 
+use crate::cycle::ask_priority;
 use crate::error::SimError;
 use crate::state::{Connection, Shared};
 
@@ -107,6 +108,7 @@ fn take_client(shared: &Arc<Shared>, stream: UnixStream) {
 
 /// Decode the client's actuator maps until its connection ends, then forget it.
 fn read_answers(shared: &Shared, mut stream: UnixStream, id: u64) {
+    ask_priority(shared, "lolasim-read", "lolasim reader");
     let mut buffer = vec![0u8; 2 * MAX_MESSAGE_BYTES];
     let mut filled = 0;
     loop {
@@ -116,6 +118,7 @@ fn read_answers(shared: &Shared, mut stream: UnixStream, id: u64) {
             Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         }
+        let received_at = Instant::now();
         let mut state = shared.lock();
         if state.connection.as_ref().map(|connection| connection.id) != Some(id) {
             return;
@@ -124,7 +127,7 @@ fn read_answers(shared: &Shared, mut stream: UnixStream, id: u64) {
             let mut map = state.kept;
             match decode_actuator_map(&buffer[..filled], &mut map) {
                 Ok(decoded) => {
-                    state.record_answer(map, decoded, &shared.options);
+                    state.record_answer(map, decoded, received_at, &shared.options);
                     buffer.copy_within(decoded.consumed..filled, 0);
                     filled -= decoded.consumed;
                 }

@@ -1,6 +1,5 @@
 //! [`LolaSim`]: a running simulator and everything a test or a tool does with it.
 
-use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -33,21 +32,7 @@ impl LolaSim {
         let body = RobotBody::new(&model, options.battery_order)?;
         let script = ScriptedSensors::at_rest(&model, options.battery_order);
         let listener = bind(&options.socket)?;
-        let state = State {
-            stats: Stats::default(),
-            connection: None,
-            latest: None,
-            kept: ActuatorMap::default(),
-            script,
-            body,
-            sensors: SensorMap::default(),
-            answers: VecDeque::with_capacity(options.recorded_answers),
-            last_answer: None,
-            stall_until: None,
-            late_maps: (Duration::ZERO, 0),
-            generation: 0,
-            stopping: false,
-        };
+        let state = State::new(&options, body, script);
         let cadence = options.cadence;
         let shared = Arc::new(Shared { options, state: Mutex::new(state), changed: Condvar::new() });
         let mut sim = LolaSim { shared: Arc::clone(&shared), acceptor: Mutex::new(None), cycler: None };
@@ -188,6 +173,14 @@ impl LolaSim {
     /// `Options::recorded_answers`).
     pub fn take_answers(&self) -> Vec<Answer> {
         self.shared.lock().answers.drain(..).collect()
+    }
+
+    /// How long after its sensor map each answer came, since the last call, oldest first
+    /// (at most `Options::recorded_latencies`; none when that is 0). Measured on
+    /// CLOCK_MONOTONIC from just before the map's write to the return of the read that
+    /// completed its answer; only first answers count (a double answer has none).
+    pub fn take_latencies(&self) -> Vec<Duration> {
+        self.shared.lock().latencies.drain(..).collect()
     }
 }
 

@@ -105,6 +105,8 @@ pub(crate) struct State {
     pub(crate) body: RobotBody,
     pub(crate) sensors: SensorMap,
     pub(crate) answers: VecDeque<Answer>,
+    /// How long after its sensor map each first answer came (room reserved at start).
+    pub(crate) latencies: VecDeque<Duration>,
     pub(crate) last_answer: Option<Answer>,
     pub(crate) stall_until: Option<Instant>,
     /// The next `count` sensor maps go out `delay` after their deadline.
@@ -152,28 +154,56 @@ impl Shared {
 }
 
 impl State {
+    /// Nothing sent or received yet; the queues' room reserved for the whole run.
+    pub(crate) fn new(options: &Options, body: RobotBody, script: ScriptedSensors) -> State {
+        State {
+            stats: Stats::default(),
+            connection: None,
+            latest: None,
+            kept: ActuatorMap::default(),
+            script,
+            body,
+            sensors: SensorMap::default(),
+            answers: VecDeque::with_capacity(options.recorded_answers),
+            latencies: VecDeque::with_capacity(options.recorded_latencies),
+            last_answer: None,
+            stall_until: None,
+            late_maps: (Duration::ZERO, 0),
+            generation: 0,
+            stopping: false,
+        }
+    }
+
     /// Count and keep an actuator map decoded from the client, as the answer to the latest
-    /// sensor map (a client cannot say which it answers).
+    /// sensor map (a client cannot say which it answers); `received_at` is when the read
+    /// that completed it returned. Allocates nothing: the queues have their room reserved.
     pub(crate) fn record_answer(
         &mut self,
         map: ActuatorMap,
         decoded: Decoded<ActuatorKeys>,
+        received_at: Instant,
         options: &Options,
     ) {
-        let now = Instant::now();
         self.kept = map;
         self.stats.answers += 1;
         self.stats.unknown_keys += u64::from(decoded.unknown_keys);
-        let (cycle, late, double) = match &mut self.latest {
+        let (cycle, latency, double) = match &mut self.latest {
             Some(latest) if !latest.answered => {
                 latest.answered = true;
-                (latest.cycle, now.duration_since(latest.sent_at) > options.late_after, false)
+                (latest.cycle, Some(received_at.saturating_duration_since(latest.sent_at)), false)
             }
-            Some(latest) => (latest.cycle, false, true),
-            None => (0, false, true),
+            Some(latest) => (latest.cycle, None, true),
+            None => (0, None, true),
         };
+        let late = latency.is_some_and(|latency| latency > options.late_after);
         self.stats.late += u64::from(late);
         self.stats.double += u64::from(double);
+        if let (Some(latency), true) = (latency, options.recorded_latencies > 0) {
+            if self.latencies.len() == options.recorded_latencies {
+                self.latencies.pop_front();
+            }
+            self.latencies.push_back(latency);
+        }
         let answer = Answer { cycle, map, keys: decoded.present, late, double };
         if options.recorded_answers > 0 {
             if self.answers.len() == options.recorded_answers {
@@ -191,5 +221,43 @@ impl State {
             self.latest = None;
             self.stats.connected = false;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use naobroker_alloc_counter::{allocations_seen_on_a_new_thread, counted, start_counting, Counting};
+    use naobroker_dcm::device::DeviceModel;
+    use naobroker_lola::{ActuatorKeys, ActuatorMap, Decoded};
+
+    use super::*;
+
+    #[global_allocator]
+    static ALLOCATOR: Counting = Counting;
+
+    #[test]
+    fn recording_answers_and_their_latencies_allocates_nothing() {
+        assert!(allocations_seen_on_a_new_thread() > 0, "the counting allocator is installed");
+        let options = Options { recorded_answers: 4, recorded_latencies: 4, ..Options::default() };
+        let model = DeviceModel::new(options.robot.clone()).unwrap();
+        let body = RobotBody::new(&model, options.battery_order).unwrap();
+        let mut state = State::new(&options, body, ScriptedSensors::at_rest(&model, options.battery_order));
+        let decoded = Decoded { consumed: 786, present: ActuatorKeys::ALL, unknown_keys: 0 };
+        start_counting();
+        for cycle in 1..=10 {
+            let sent_at = Instant::now();
+            state.latest = Some(SentMap { cycle, sent_at, answered: false });
+            state.record_answer(
+                ActuatorMap::default(),
+                decoded,
+                sent_at + Duration::from_micros(cycle),
+                &options,
+            );
+            state.record_answer(ActuatorMap::default(), decoded, Instant::now(), &options);
+        }
+        assert_eq!(counted(), 0, "past their room, the oldest answers and latencies make way");
+        assert_eq!((state.stats.answers, state.stats.double), (20, 10));
+        let kept: Vec<u64> = state.latencies.iter().map(|latency| latency.as_micros() as u64).collect();
+        assert_eq!(kept, [7, 8, 9, 10], "the first answer of each map, the newest kept");
     }
 }

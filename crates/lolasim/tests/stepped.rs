@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::time::Instant;
+
 use common::{hold, socket_path, Client, PATIENCE};
 use naobroker_lola::{ActuatorMap, ConfigText, SENSOR_MAP_BYTES};
 use naobroker_lolasim::{simulated_robot_config, LolaSim, Options, SimError};
@@ -139,4 +141,42 @@ fn step_needs_a_client_and_the_stepped_cadence() {
     assert_eq!(sim.stats().cycles, 0, "nothing moved");
     let real_time = LolaSim::start(Options::at(socket_path("not-stepped"))).unwrap();
     assert!(matches!(real_time.step(), Err(SimError::NotStepped)));
+}
+
+#[test]
+fn answer_latencies_are_kept_for_first_answers_only() {
+    let path = socket_path("latencies");
+    let sim = LolaSim::start(Options { recorded_latencies: 3, ..Options::at(&path).stepped() }).unwrap();
+    let mut client = Client::connect(&path);
+    sim.wait_for_client(PATIENCE).unwrap();
+    let mut exchanges = Vec::new();
+    for _ in 0..4 {
+        let before = Instant::now();
+        sim.step().unwrap();
+        client.read_map();
+        client.answer(&hold(0.1));
+        sim.wait_answer(PATIENCE).unwrap();
+        exchanges.push(before.elapsed());
+    }
+    client.answer(&hold(0.2));
+    sim.wait_until(PATIENCE, |stats| stats.double == 1).unwrap();
+    sim.step().unwrap();
+    client.read_map();
+    sim.step().unwrap();
+    client.read_map();
+    assert_eq!(sim.stats().missing, 1);
+
+    let latencies = sim.take_latencies();
+    assert_eq!(latencies.len(), 3, "room for 3: the oldest went; double and missing answers have none");
+    for (latency, exchange) in latencies.iter().zip(&exchanges[1..]) {
+        assert!(latency <= exchange, "{latency:?} is within its map's whole exchange {exchange:?}");
+    }
+    assert!(sim.take_latencies().is_empty(), "taken once");
+
+    let (unrecorded, mut client) = stepped("latencies-off");
+    unrecorded.step().unwrap();
+    client.read_map();
+    client.answer(&hold(0.1));
+    unrecorded.wait_answer(PATIENCE).unwrap();
+    assert!(unrecorded.take_latencies().is_empty(), "none kept by default");
 }
