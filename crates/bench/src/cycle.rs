@@ -31,13 +31,13 @@ impl Measured {
 }
 
 /// Keeps one CPU busy while alive.
-struct BusyLoad {
+pub(crate) struct BusyLoad {
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl BusyLoad {
-    fn on(cpu: usize) -> BusyLoad {
+    pub(crate) fn on(cpu: usize) -> BusyLoad {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let thread = std::thread::spawn(move || {

@@ -8,6 +8,7 @@
 mod cycle;
 mod helpers;
 mod ingest;
+mod lola;
 mod memory;
 mod rpc;
 mod stats;
@@ -55,6 +56,13 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         cpu: usize,
     },
+    /// LoLA sensor map → actuator map latency and missed answers of naobroker driving
+    /// naobroker-lolasim, beside a bare client, the cores idle then busy.
+    Lola {
+        /// Seconds of naobroker per load (the floor runs as long, in two halves around it).
+        #[arg(long, default_value_t = 20.0)]
+        seconds: f64,
+    },
     #[command(hide = true)]
     TcpEcho { request_bytes: usize, reply_bytes: usize },
     #[command(hide = true)]
@@ -75,6 +83,7 @@ fn main() {
         Command::Memory { calls } => memory::run(calls, cli.json),
         Command::Ingest { seconds } => ingest::run(seconds, cli.json),
         Command::Cycle { seconds, priority, cpu } => cycle::run(seconds, priority, cpu, cli.json),
+        Command::Lola { seconds } => lola::run(seconds, cli.json),
         Command::TcpEcho { request_bytes, reply_bytes } => helpers::tcp_echo(request_bytes, reply_bytes),
         Command::ZmqEcho { url } => helpers::zmq_echo(&url),
         Command::Subscriber { url, event, count } => helpers::subscriber(&url, &event, count),
