@@ -159,4 +159,25 @@ mod tests {
             (defaults.relax_ms, defaults.stall_ms, defaults.reconnect_ms)
         );
     }
+
+    /// `deploy/nao/broker.toml` (docs/deploy-nao.md): the shipped settings with the DCM on
+    /// LoLA at its defaults, loopback plus one CURVE listener for the network.
+    #[test]
+    fn the_robot_broker_toml_is_the_shipped_one_on_lola() {
+        let robot: Config = toml::from_str(include_str!("../../../deploy/nao/broker.toml")).unwrap();
+        let shipped: Config = toml::from_str(include_str!("../../../broker.toml")).unwrap();
+        assert_eq!(robot.dcm.backend, naobroker_dcm::Backend::Lola);
+        let (lola, defaults) = (&robot.dcm.lola, naobroker_dcm::hardware::lola::LolaConfig::default());
+        assert_eq!(
+            (&lola.socket, lola.battery_order, lola.on_link_loss),
+            (&defaults.socket, defaults.battery_order, defaults.on_link_loss)
+        );
+        assert_eq!(robot.broker.listen, shipped.broker.listen);
+        assert_eq!(robot.broker.curve.map(|curve| curve.listen), Some(vec!["tcp://0.0.0.0:9560".to_owned()]));
+        assert_eq!(robot.broker.limits, shipped.broker.limits);
+        assert_eq!(
+            (robot.dcm.priority, robot.dcm.clock, robot.motion.period_ms),
+            (shipped.dcm.priority, shipped.dcm.clock, shipped.motion.period_ms)
+        );
+    }
 }
