@@ -4,7 +4,7 @@
 
 use naobroker_protocol::Value;
 
-use crate::{ConvertError, Limits, QiValue, Type, Typed};
+use crate::{ConvertError, Limits, Options, QiValue, Type, Typed};
 
 /// The naobroker value a qi value stands for. Every width of integer becomes an integer,
 /// `f` a 32-bit and `d` a 64-bit float, a string that is not UTF-8 binary, lists and tuples
@@ -32,16 +32,33 @@ pub fn to_value(value: &QiValue) -> Result<Value, ConvertError> {
         QiValue::Dynamic(Some(typed)) => to_value(&typed.value)?,
         QiValue::Optional(Some(inner)) => to_value(inner)?,
         QiValue::List(items) | QiValue::Tuple(items) => {
-            Value::Array(items.iter().map(to_value).collect::<Result<_, _>>()?)
+            Value::Array(items.iter().map(to_value).collect::<Result<_, ConvertError>>()?)
         }
         QiValue::Map(pairs) => Value::Map(
             pairs
                 .iter()
                 .map(|(key, value)| Ok((to_value(key)?, to_value(value)?)))
-                .collect::<Result<_, _>>()?,
+                .collect::<Result<_, ConvertError>>()?,
         ),
         QiValue::Object(_) => return Err(ConvertError::NoValue("object reference")),
     })
+}
+
+/// Decode a whole payload of type `ty` into the naobroker value it stands for (a call's
+/// parameters tuple gives an array of the arguments).
+pub fn decode_value(ty: &Type, bytes: &[u8], options: &Options) -> Result<Value, ConvertError> {
+    to_value(&QiValue::decode(ty, bytes, options)?)
+}
+
+/// Encode a naobroker value as type `ty` (a reply for a method's return signature, an event
+/// for a signal's), appending to `out`.
+pub fn encode_value(
+    value: &Value,
+    ty: &Type,
+    out: &mut Vec<u8>,
+    options: &Options,
+) -> Result<(), ConvertError> {
+    Ok(from_value(value, ty, &options.limits)?.encode(ty, out, options)?)
 }
 
 /// The dynamic value (`m`) a naobroker value becomes: nil `v`, bool `b`, an integer `i`
@@ -71,7 +88,7 @@ fn dynamic_at(value: &Value, limits: &Limits, depth: usize) -> Result<QiValue, C
         Value::Array(items) => {
             let element = nested(limits, inner)?;
             let items = items.iter().map(|item| dynamic_at(item, limits, element));
-            (Type::List(Box::new(Type::Dynamic)), QiValue::List(items.collect::<Result<_, _>>()?))
+            (Type::List(Box::new(Type::Dynamic)), QiValue::List(items.collect::<Result<_, ConvertError>>()?))
         }
         Value::Map(pairs) => {
             let element = nested(limits, inner)?;
@@ -79,7 +96,7 @@ fn dynamic_at(value: &Value, limits: &Limits, depth: usize) -> Result<QiValue, C
                 Ok((dynamic_at(key, limits, element)?, dynamic_at(value, limits, element)?))
             });
             let ty = Type::Map(Box::new(Type::Dynamic), Box::new(Type::Dynamic));
-            (ty, QiValue::Map(pairs.collect::<Result<_, _>>()?))
+            (ty, QiValue::Map(pairs.collect::<Result<_, ConvertError>>()?))
         }
         Value::Ext(..) => return Err(ConvertError::NoQiValue("MessagePack extension")),
     };
@@ -149,7 +166,7 @@ fn from_value_at(value: &Value, ty: &Type, limits: &Limits, depth: usize) -> Res
                 items
                     .iter()
                     .map(|item| from_value_at(item, element, limits, inner))
-                    .collect::<Result<_, _>>()?,
+                    .collect::<Result<_, ConvertError>>()?,
             )
         }
         Type::Map(key_ty, value_ty) => {
@@ -164,7 +181,7 @@ fn from_value_at(value: &Value, ty: &Type, limits: &Limits, depth: usize) -> Res
                             from_value_at(value, value_ty, limits, inner)?,
                         ))
                     })
-                    .collect::<Result<_, _>>()?,
+                    .collect::<Result<_, ConvertError>>()?,
             )
         }
         Type::Tuple(tuple) => {
@@ -178,7 +195,7 @@ fn from_value_at(value: &Value, ty: &Type, limits: &Limits, depth: usize) -> Res
                     .iter()
                     .zip(&tuple.members)
                     .map(|(item, member)| from_value_at(item, member, limits, inner))
-                    .collect::<Result<_, _>>()?,
+                    .collect::<Result<_, ConvertError>>()?,
             )
         }
         Type::Optional(inner_ty) => {

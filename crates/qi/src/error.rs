@@ -77,7 +77,8 @@ pub enum EncodeError {
     MissingObjectUid,
 }
 
-/// A value with no counterpart on the other side of the qi ↔ naobroker mapping.
+/// A value with no counterpart on the other side of the qi ↔ naobroker mapping, or (from
+/// [`crate::encode_value`] and [`crate::decode_value`]) bytes that do not encode or decode.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ConvertError {
     #[error("a qi {0} has no naobroker value")]
@@ -92,4 +93,8 @@ pub enum ConvertError {
     Arity { expected: usize, found: usize },
     #[error("value nested deeper than {limit} levels")]
     TooDeep { limit: usize },
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
 }

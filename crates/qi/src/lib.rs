@@ -31,7 +31,7 @@ mod signature;
 mod value;
 
 pub use capabilities::{AuthState, CapabilityMap};
-pub use convert::{dynamic_of, from_value, to_value};
+pub use convert::{decode_value, dynamic_of, encode_value, from_value, to_value};
 pub use error::{ConvertError, DecodeError, EncodeError, FrameError, SignatureError};
 pub use header::{Address, Flags, Header, MessageType, HEADER_SIZE, MAGIC};
 pub use message::{decode_message, error_message, error_payload, Decoded, Message};

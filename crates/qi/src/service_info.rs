@@ -91,6 +91,12 @@ impl ServiceInfo {
         infos.iter().try_for_each(|info| info.encode(out))
     }
 
+    /// Append a list of legacy 6-field ServiceInfos.
+    pub fn encode_legacy_list(infos: &[ServiceInfo], out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        put_len(out, "service list", infos.len())?;
+        infos.iter().try_for_each(|info| info.encode_legacy(out))
+    }
+
     /// Decode a whole payload holding a list of 7-field ServiceInfos.
     pub fn decode_list(bytes: &[u8]) -> Result<Vec<ServiceInfo>, DecodeError> {
         let mut reader = Reader::new(bytes);
