@@ -3,6 +3,7 @@
 //! each message decodes, and what it decodes to encodes back to the same bytes.
 
 mod messages;
+mod mutations;
 
 use naobroker_qi::{decode_message, Address, Decoded, Flags, Message, MessageType, HEADER_SIZE};
 
