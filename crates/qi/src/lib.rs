@@ -18,6 +18,7 @@
 //! values per decode are bounded by [`Limits`].
 #![deny(unsafe_code, unreachable_pub)]
 
+mod call;
 mod capabilities;
 mod convert;
 mod error;
@@ -30,6 +31,7 @@ mod service_info;
 mod signature;
 mod value;
 
+pub use call::{decode_arguments, Arguments};
 pub use capabilities::{AuthState, CapabilityMap};
 pub use convert::{decode_value, dynamic_of, encode_value, from_value, to_value};
 pub use error::{ConvertError, DecodeError, EncodeError, FrameError, SignatureError};
