@@ -7,6 +7,7 @@ use naobroker_dcm::DcmConfig;
 use naobroker_framework::{BrokerConfig, CurveListeners, CurvePublicKey, CurveSecretKey, Limits};
 use naobroker_memory::MemoryConfig;
 use naobroker_motion::MotionConfig;
+use naobroker_qi_wire::QiConfig;
 use serde::Deserialize;
 
 use crate::error::ConfigError;
@@ -19,6 +20,8 @@ pub struct Config {
     pub memory: MemoryConfig,
     pub dcm: DcmConfig,
     pub motion: MotionConfig,
+    /// `[qi]`: listeners for libqi clients (docs/qi.md), none unless configured.
+    pub qi: QiConfig,
 }
 
 /// `[broker]`.
@@ -132,6 +135,22 @@ mod tests {
     #[test]
     fn unknown_keys_are_refused() {
         assert!(toml::from_str::<Config>("[dcm]\nperiod = 10").is_err());
+    }
+
+    /// The shipped file's `[qi]` section is commented out (no qi listener unless configured);
+    /// uncommented, it parses.
+    #[test]
+    fn the_commented_qi_section_parses() {
+        let shipped: Config = toml::from_str(include_str!("../../../broker.toml")).unwrap();
+        assert!(shipped.qi.listen.is_empty());
+        let section: String = include_str!("../../../broker.toml")
+            .lines()
+            .skip_while(|line| *line != "# [qi]")
+            .take_while(|line| line.starts_with("# "))
+            .map(|line| format!("{}\n", &line[2..]))
+            .collect();
+        let config: Config = toml::from_str(&section).unwrap();
+        assert_eq!(config.qi.listen, ["tcp://127.0.0.1:9560"]);
     }
 
     /// The shipped file's commented `[dcm.lola]` section, uncommented, holds the defaults.

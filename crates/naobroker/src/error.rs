@@ -47,4 +47,6 @@ pub enum StartError {
     Motion(#[from] naobroker_motion::StartError),
     #[error(transparent)]
     Sensors(#[from] naobroker_sensors::WatchError),
+    #[error(transparent)]
+    QiListen(#[from] naobroker_qi_wire::QiListenError),
 }

@@ -68,6 +68,7 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
         naobroker_motion::start(&config.motion, &dcm, motion_channel, broker.clone(), config.dcm.priority)?;
     broker.add_module(motion)?;
     broker.add_module(naobroker_sensors::start(&dcm, broker.clone())?)?;
+    naobroker_qi_wire::listen(&broker, &config.qi).await?;
     tracing::info!(
         robot = %model.robot,
         period_us = dcm.shared().period_us,

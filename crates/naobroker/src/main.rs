@@ -16,6 +16,10 @@ struct Args {
     /// Endpoint to listen on instead of the configured ones (repeatable).
     #[arg(long)]
     listen: Vec<String>,
+    /// Endpoint to listen on for libqi clients instead of the configured ones (repeatable;
+    /// `tcp://127.0.0.1:9560`, loopback only: docs/qi.md).
+    #[arg(long)]
+    qi_listen: Vec<String>,
     /// `manual`: the DCM cycles only on DCM.step(n).
     #[arg(long, value_parser = parse_clock)]
     clock: Option<ClockMode>,
@@ -53,6 +57,9 @@ fn main() -> std::process::ExitCode {
     };
     if !args.listen.is_empty() {
         config.broker.listen = args.listen;
+    }
+    if !args.qi_listen.is_empty() {
+        config.qi.listen = args.qi_listen;
     }
     if let Some(clock) = args.clock {
         config.dcm.clock = clock;

@@ -141,12 +141,23 @@ pub trait Connection {
 
     /// Close the connection: the broker dropped the client for breaking a bound.
     fn close(&self);
+
+    /// Whether the broker drops this client after `client_timeout` of silence: true for a
+    /// wire whose clients heartbeat; false for one whose transport tells when its peer is
+    /// gone (a TCP connection that closes) and whose clients send nothing while idle.
+    fn dropped_when_silent(&self) -> bool {
+        true
+    }
 }
 
 /// A wire listening for clients, as the broker's `stats` shows it.
 pub trait Wire {
     /// Its own counters, by name (frames it refused before the broker saw them).
     fn counters(&self) -> Vec<(&'static str, u64)>;
+
+    /// Module `module` came (`present`) or went: for a wire whose protocol announces
+    /// services to its clients.
+    fn module_changed(&self, _module: &str, _present: bool) {}
 }
 
 impl Broker {
@@ -195,6 +206,13 @@ impl Broker {
     /// `client`'s connection closed: forget the client with its modules and subscriptions.
     pub fn closed(&self, client: &ClientId) {
         self.remove_client(client);
+    }
+
+    /// Write `payload`, already in `client`'s encoding, behind what is queued for it: a wire's
+    /// own answers that the broker does not make (a handshake, a directory its protocol
+    /// has), held to the same bounded queue.
+    pub fn write_to(&self, client: &ClientId, payload: Bytes) {
+        self.send_bytes(client, payload);
     }
 
     /// Refuse a message of `client` that its wire could not read (`id` when it could read

@@ -36,8 +36,18 @@ impl Broker {
         if state.modules.contains_key(&name) {
             return Err(RegistrationError::ModuleNameTaken(name));
         }
-        state.modules.insert(name, ModuleEntry { location: Location::Local(recipient), methods });
+        state.modules.insert(name.clone(), ModuleEntry { location: Location::Local(recipient), methods });
+        drop(state);
+        self.announce(&name, true);
         Ok(())
+    }
+
+    /// Tell every wire that `module` came (`present`) or went.
+    fn announce(&self, module: &str, present: bool) {
+        let wires = self.inner.state.borrow().wires.clone();
+        for wire in wires {
+            wire.module_changed(module, present);
+        }
     }
 
     pub(super) fn register_remote(
@@ -69,10 +79,14 @@ impl Broker {
                 limits.max_modules
             )));
         }
-        owner.modules.insert(module.to_owned());
+        let new = owner.modules.insert(module.to_owned());
         let location = Location::Remote(client.clone());
         state.modules.insert(module.to_owned(), ModuleEntry { location, methods });
+        drop(state);
         tracing::info!(module, %client, "remote module registered");
+        if new {
+            self.announce(module, true);
+        }
         Ok(())
     }
 
@@ -99,16 +113,21 @@ impl Broker {
             let mut state = self.inner.state.borrow_mut();
             let Some(entry) = state.modules.remove(module) else { return };
             state.events.remove_module(module);
-            let Location::Remote(client) = entry.location else { return };
-            let ids: Vec<u64> = state
-                .pending
-                .iter()
-                .filter(|(_, call)| call.target == client && call.module == module)
-                .map(|(id, _)| *id)
-                .collect();
-            ids.into_iter().filter_map(|id| state.pending.remove(&id)).collect()
+            match entry.location {
+                Location::Remote(client) => {
+                    let ids: Vec<u64> = state
+                        .pending
+                        .iter()
+                        .filter(|(_, call)| call.target == client && call.module == module)
+                        .map(|(id, _)| *id)
+                        .collect();
+                    ids.into_iter().filter_map(|id| state.pending.remove(&id)).collect()
+                }
+                Location::Local(_) => Vec::new(),
+            }
         };
         tracing::info!(module, "module unregistered");
+        self.announce(module, false);
         for call in failed {
             let message = format!("{module}.{}: module {module} disconnected", call.method);
             self.deliver(call.origin, Err(CallError::new(message)));

@@ -102,6 +102,7 @@ impl Broker {
             let silent: Vec<ClientId> = state
                 .clients
                 .iter()
+                .filter(|(_, known)| known.connection.dropped_when_silent())
                 .filter(|(_, known)| now.duration_since(known.last_seen) > timeout)
                 .map(|(client, _)| client.clone())
                 .collect();

@@ -1,0 +1,359 @@
+//! One qi client as the broker writes to it: what it negotiated, the requests it has under
+//! way in the broker (and the qi call each answers), its subscriber objects, the broker's
+//! messages in qi's encoding, and writing to its socket without waiting.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::io::ErrorKind;
+use std::net::{Shutdown, SocketAddr};
+use std::rc::Rc;
+
+use bytes::Bytes;
+use futures::FutureExt;
+use naobroker_framework::wire::{Connection, Outbound, Request, WeakBroker, Write};
+use naobroker_framework::{Broker, CallError, ClientId, Value};
+use naobroker_qi::{
+    dynamic_of, from_value, Address, Message, MessageType, Options, Type, HEADER_SIZE, OBJECT_UID_BYTES,
+    SERVICE_DIRECTORY,
+};
+use tokio::net::TcpStream;
+
+use crate::listener::Listener;
+use crate::methods::SUBSCRIBER_SIGNAL;
+use crate::objects::Objects;
+
+/// The capabilities both sides have (`authenticate`, A.2 of libqi's protocol).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Shared {
+    /// Endpoints may be `qi:Name`.
+    pub(crate) relative_uris: bool,
+    /// Object references carry a 20-byte uid; without it the client is older than libqi 2.9.
+    pub(crate) object_uid: bool,
+}
+
+/// A qi call: what its answer is sent with.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Call {
+    pub(crate) id: u32,
+    pub(crate) address: Address,
+}
+
+/// What the broker's answer to one of this client's requests becomes.
+pub(crate) enum Pending {
+    /// The answer to a qi call: a `Reply` of this type, or an `Error`.
+    Answer { call: Call, returns: Type },
+    /// Nothing: a post, or the wire's own request.
+    Silent,
+    /// A subscriber's `registerEvent`: the link once the broker has subscribed.
+    Link { call: Call, object: u32, link: u64 },
+}
+
+pub(crate) struct State {
+    pub(crate) authenticated: bool,
+    pub(crate) shared: Shared,
+    next_message_id: u32,
+    next_request: u64,
+    pending: HashMap<u64, Pending>,
+    /// qi call id → the broker request answering it, for `Cancel`.
+    calls: HashMap<u32, u64>,
+    pub(crate) objects: Objects,
+    /// Links to the ServiceDirectory's signals: link → signal uid.
+    pub(crate) directory_links: HashMap<u64, u32>,
+    pub(crate) next_link: u64,
+}
+
+pub(crate) struct QiConnection {
+    pub(crate) client: ClientId,
+    /// This connection's number among the listener's, in its object uids.
+    pub(crate) number: u64,
+    stream: Rc<TcpStream>,
+    /// The address the client connected to, in the endpoints of every ServiceInfo.
+    pub(crate) local: Option<SocketAddr>,
+    pub(crate) listener: Rc<Listener>,
+    pub(crate) state: RefCell<State>,
+}
+
+impl QiConnection {
+    pub(crate) fn new(client: ClientId, number: u64, stream: TcpStream, listener: Rc<Listener>) -> Self {
+        let state = State {
+            authenticated: false,
+            shared: Shared::default(),
+            next_message_id: 1,
+            next_request: 1,
+            pending: HashMap::new(),
+            calls: HashMap::new(),
+            objects: Objects::default(),
+            directory_links: HashMap::new(),
+            next_link: 1,
+        };
+        let local = stream.local_addr().ok();
+        QiConnection { client, number, stream: Rc::new(stream), local, listener, state: RefCell::new(state) }
+    }
+
+    pub(crate) fn stream(&self) -> &TcpStream {
+        &self.stream
+    }
+
+    /// The codec's options for this client.
+    pub(crate) fn options(&self) -> Options {
+        Options { limits: self.listener.limits, object_uid: self.state.borrow().shared.object_uid }
+    }
+
+    /// A broker request id whose answer becomes `pending`; a call's is kept for `Cancel`.
+    pub(crate) fn request(&self, pending: Pending) -> u64 {
+        let mut state = self.state.borrow_mut();
+        let id = state.next_request;
+        state.next_request += 1;
+        if let Pending::Answer { call, .. } = &pending {
+            state.calls.insert(call.id, id);
+        }
+        state.pending.insert(id, pending);
+        id
+    }
+
+    /// `Cancel` of qi call `id`: answered `Canceled` at once when it is still under way; the
+    /// broker's answer, when it comes, is dropped.
+    pub(crate) fn cancel(&self, broker: &Broker, id: u32) {
+        let call = {
+            let mut state = self.state.borrow_mut();
+            let Some(request) = state.calls.remove(&id) else { return };
+            match state.pending.remove(&request) {
+                Some(Pending::Answer { call, .. }) => call,
+                _ => return,
+            }
+        };
+        self.send_as(broker, call.id, MessageType::Canceled, call.address, Vec::new());
+    }
+
+    /// Send a message of the wire's own with a fresh id (an event, a capability map).
+    pub(crate) fn send(&self, broker: &Broker, kind: MessageType, address: Address, payload: Vec<u8>) {
+        let id = self.next_message_id();
+        self.send_as(broker, id, kind, address, payload);
+    }
+
+    /// Send the reply to call `message` (nothing for a post).
+    pub(crate) fn reply(&self, broker: &Broker, message: &Message, payload: Vec<u8>) {
+        if message.kind == MessageType::Call {
+            self.send_as(broker, message.id, MessageType::Reply, message.address, payload);
+        }
+    }
+
+    fn send_as(&self, broker: &Broker, id: u32, kind: MessageType, address: Address, payload: Vec<u8>) {
+        match Message::new(id, kind, address, payload).encode() {
+            Ok(bytes) => broker.write_to(&self.client, Bytes::from(bytes)),
+            Err(error) => tracing::warn!(%error, %address, "qi: message not sent"),
+        }
+    }
+
+    fn next_message_id(&self) -> u32 {
+        let mut state = self.state.borrow_mut();
+        let id = state.next_message_id;
+        state.next_message_id = id.wrapping_add(1).max(1);
+        id
+    }
+
+    /// The broker refuses call `message` with `error`, counted among its refusals.
+    pub(crate) fn refuse(&self, broker: &Broker, message: &Message, error: impl Into<CallError>) {
+        let id = self.request(self.pending_for(message, Type::Void));
+        broker.refuse(&self.client, id, error.into());
+    }
+
+    /// The broker refuses `message`, which could not be read, counted among its bad frames.
+    pub(crate) fn bad(&self, broker: &Broker, message: &Message, text: String) {
+        let id = self.request(self.pending_for(message, Type::Void));
+        broker.bad_message(&self.client, id, text);
+    }
+
+    /// What the answer to `message` becomes: a call's reply of type `returns`, or nothing.
+    pub(crate) fn pending_for(&self, message: &Message, returns: Type) -> Pending {
+        match message.kind {
+            MessageType::Call => {
+                Pending::Answer { call: Call { id: message.id, address: message.address }, returns }
+            }
+            _ => Pending::Silent,
+        }
+    }
+
+    /// Whether this client has a link to the ServiceDirectory's signal `signal`.
+    pub(crate) fn listens_to_directory(&self, signal: u32) -> bool {
+        self.state.borrow().directory_links.values().any(|linked| *linked == signal)
+    }
+
+    /// The answer to request `id`, in qi's encoding.
+    fn answer(&self, id: u64, result: Result<Value, String>) -> Option<Bytes> {
+        let pending = {
+            let mut state = self.state.borrow_mut();
+            let pending = state.pending.remove(&id)?;
+            if let Pending::Answer { call, .. } | Pending::Link { call, .. } = &pending {
+                state.calls.remove(&call.id);
+            }
+            pending
+        };
+        let (call, kind, payload) = match (pending, result) {
+            (Pending::Silent, _) => return None,
+            (Pending::Answer { call, returns }, Ok(value)) => match self.encode_value(&value, &returns) {
+                Ok(payload) => (call, MessageType::Reply, payload),
+                Err(error) => {
+                    let text = format!("the answer does not fit the method's return type {returns}: {error}");
+                    (call, MessageType::Error, naobroker_qi::error_payload(&text))
+                }
+            },
+            (Pending::Link { call, link, .. }, Ok(_)) => {
+                (call, MessageType::Reply, link.to_le_bytes().to_vec())
+            }
+            (Pending::Link { call, object, link }, Err(text)) => {
+                self.state.borrow_mut().objects.unlink(object, link);
+                (call, MessageType::Error, naobroker_qi::error_payload(&text))
+            }
+            (Pending::Answer { call, .. }, Err(text)) => {
+                (call, MessageType::Error, naobroker_qi::error_payload(&text))
+            }
+        };
+        Message::new(call.id, kind, call.address, payload).encode().ok().map(Bytes::from)
+    }
+
+    /// `value` in the bytes of type `returns` (nothing for `v`, whatever the value).
+    pub(crate) fn encode_value(&self, value: &Value, returns: &Type) -> Result<Vec<u8>, String> {
+        if *returns == Type::Void {
+            return Ok(Vec::new());
+        }
+        let options = self.options();
+        let qi = from_value(value, returns, &options.limits).map_err(|error| error.to_string())?;
+        qi.to_bytes(returns, &options).map_err(|error| error.to_string())
+    }
+
+    /// An event of the broker: one `Event` message per subscriber object of this client with
+    /// a link to its `signal`, the value as a dynamic `m`.
+    fn event(&self, name: &str, value: &Value) -> Option<Bytes> {
+        let targets = self.state.borrow().objects.linked_to(name);
+        if targets.is_empty() {
+            return None;
+        }
+        let options = self.options();
+        let encoded = dynamic_of(value, &options.limits)
+            .map_err(|error| error.to_string())
+            .and_then(|qi| qi.to_bytes(&Type::Dynamic, &options).map_err(|error| error.to_string()));
+        let payload = match encoded {
+            Ok(payload) => payload,
+            Err(error) => {
+                tracing::debug!(event = name, %error, "qi: event value not sent");
+                return None;
+            }
+        };
+        let mut out = Vec::with_capacity(targets.len() * (HEADER_SIZE + payload.len()));
+        for (service, object) in targets {
+            let address = Address::new(service, object, SUBSCRIBER_SIGNAL);
+            let message = Message::new(self.next_message_id(), MessageType::Event, address, payload.clone());
+            message.encode_into(&mut out).ok()?;
+        }
+        Some(Bytes::from(out))
+    }
+
+    /// The 20-byte uid of object `object` of service `service` as this client sees it.
+    pub(crate) fn object_uid(&self, service: u32, object: u32) -> [u8; OBJECT_UID_BYTES] {
+        let mut uid = [0u8; OBJECT_UID_BYTES];
+        uid[..8].copy_from_slice(&self.listener.identity.uid_seed);
+        uid[8..12].copy_from_slice(&service.to_le_bytes());
+        let owner = if object == naobroker_qi::OBJECT_MAIN { 0 } else { self.number };
+        uid[12..16].copy_from_slice(&(owner as u32).to_le_bytes());
+        uid[16..].copy_from_slice(&object.to_le_bytes());
+        uid
+    }
+
+    /// Stop delivering `events` the broker streams to this client (objects gone).
+    pub(crate) fn unsubscribe(&self, broker: &Broker, events: HashSet<String>) {
+        for event in events {
+            let id = self.request(Pending::Silent);
+            broker.request(self.client.clone(), Request::Unsubscribe { id, event });
+        }
+    }
+}
+
+/// Whether `payload` starts with an `Event` of the broker's (not the ServiceDirectory's own
+/// `serviceAdded`/`serviceRemoved`): such a write acknowledges one event of the window.
+fn is_broker_event(payload: &[u8]) -> bool {
+    payload.len() >= HEADER_SIZE
+        && payload[14] == MessageType::Event as u8
+        && u32::from_le_bytes([payload[16], payload[17], payload[18], payload[19]]) != SERVICE_DIRECTORY
+}
+
+/// Tell the broker one event was written: room in the client's event window again.
+fn acknowledge(broker: &WeakBroker, client: &ClientId) {
+    if let Some(broker) = broker.upgrade() {
+        broker.request(client.clone(), Request::Ack { count: 1 });
+    }
+}
+
+impl Connection for QiConnection {
+    fn encode(&self, message: Outbound<'_>) -> Option<Bytes> {
+        match message {
+            Outbound::Reply { id, value } => self.answer(id, Ok(value)),
+            Outbound::Error { id, message } => self.answer(id, Err(message)),
+            Outbound::Event { name, value, .. } => self.event(name, value),
+            // qi has no welcome nor heartbeat, and its clients serve no naobroker module.
+            Outbound::Welcome | Outbound::Heartbeat | Outbound::Call { .. } | Outbound::Callback { .. } => {
+                None
+            }
+        }
+    }
+
+    fn shared_encoding(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn write(&self, payload: Bytes) -> Write {
+        let event = is_broker_event(&payload);
+        let mut written = 0;
+        while written < payload.len() {
+            match self.stream.try_write(&payload[written..]) {
+                Ok(0) => return Write::Done,
+                Ok(count) => written += count,
+                Err(error) if error.kind() == ErrorKind::WouldBlock => break,
+                // The reader sees the connection end and closes it.
+                Err(_) => return Write::Done,
+            }
+        }
+        let broker = self.listener.broker.clone();
+        if written == payload.len() {
+            if event {
+                acknowledge(&broker, &self.client);
+            }
+            return Write::Done;
+        }
+        let (stream, client) = (Rc::clone(&self.stream), self.client.clone());
+        let rest = payload.slice(written..);
+        Write::Waiting(
+            async move {
+                if write_all(&stream, &rest).await && event {
+                    acknowledge(&broker, &client);
+                }
+            }
+            .boxed_local(),
+        )
+    }
+
+    fn close(&self) {
+        let _ = socket2::SockRef::from(&*self.stream).shutdown(Shutdown::Both);
+    }
+
+    /// libqi has no heartbeat: the TCP connection (with keepalive) tells when a client is gone.
+    fn dropped_when_silent(&self) -> bool {
+        false
+    }
+}
+
+/// Write all of `bytes` as the socket takes them; false when the connection failed.
+async fn write_all(stream: &TcpStream, mut bytes: &[u8]) -> bool {
+    while !bytes.is_empty() {
+        if stream.writable().await.is_err() {
+            return false;
+        }
+        match stream.try_write(bytes) {
+            Ok(0) => return false,
+            Ok(count) => bytes = &bytes[count..],
+            Err(error) if error.kind() == ErrorKind::WouldBlock => {}
+            Err(_) => return false,
+        }
+    }
+    true
+}
