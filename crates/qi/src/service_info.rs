@@ -100,9 +100,9 @@ impl ServiceInfo {
     /// Decode a whole payload holding a list of 7-field ServiceInfos.
     pub fn decode_list(bytes: &[u8]) -> Result<Vec<ServiceInfo>, DecodeError> {
         let mut reader = Reader::new(bytes);
-        // Five empty strings, two ids and an empty endpoint list.
-        let count = reader.read_count(32)?;
-        let mut infos = Vec::with_capacity((count as usize).min(reader.remaining() / 32));
+        // Four empty strings, two ids and an empty endpoint list.
+        let count = reader.read_count(28)?;
+        let mut infos = Vec::with_capacity((count as usize).min(reader.remaining() / 28));
         for _ in 0..count {
             infos.push(Self::decode_from(&mut reader)?);
         }

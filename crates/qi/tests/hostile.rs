@@ -188,3 +188,39 @@ fn what_libqi_never_sends_is_refused() {
     assert_eq!(Reader::new(&name).read_string("name"), Err(DecodeError::NotUtf8("name")));
     assert!(decode("s", &name).is_ok(), "a qi string need not be UTF-8");
 }
+
+#[test]
+fn the_smallest_structures_still_decode_in_numbers() {
+    // The element counts are checked against the fewest bytes an element can take: these
+    // lists of the smallest elements sit exactly at that bound.
+    let options = Options::default();
+    let infos = vec![ServiceInfo::default(); 3];
+    let mut bytes = Vec::new();
+    ServiceInfo::encode_list(&infos, &mut bytes).unwrap();
+    assert_eq!(bytes.len(), 4 + 3 * 28);
+    assert_eq!(ServiceInfo::decode_list(&bytes).unwrap(), infos);
+    let mut meta = MetaObject::default();
+    for uid in 0..3 {
+        meta.methods.insert(uid, naobroker_qi::MetaMethod { uid, ..Default::default() });
+        meta.signals.insert(uid, naobroker_qi::MetaSignal { uid, ..Default::default() });
+        meta.properties.insert(uid, naobroker_qi::MetaProperty { uid, ..Default::default() });
+    }
+    assert_eq!(MetaObject::decode(&meta.to_bytes().unwrap()).unwrap(), meta);
+    let objects = QiValue::List(vec![QiValue::Object(Box::default()); 3]);
+    let smallest = [
+        ("[o]", objects),
+        ("[m]", QiValue::List(vec![QiValue::Dynamic(None); 3])),
+        ("[+i]", QiValue::List(vec![QiValue::Optional(None); 3])),
+        ("[(bv)]", QiValue::List(vec![QiValue::Tuple(vec![QiValue::Bool(true), QiValue::Void]); 3])),
+        ("{s[i]}", QiValue::Map(vec![(QiValue::string(""), QiValue::List(vec![])); 3])),
+    ];
+    for (signature, value) in smallest {
+        let ty = Type::parse(signature).unwrap();
+        let bytes = value.to_bytes(&ty, &options).unwrap();
+        assert_eq!(QiValue::decode(&ty, &bytes, &options), Ok(value), "{signature}");
+    }
+    let mut caps = CapabilityMap::default();
+    caps.entries.insert("a".into(), QiValue::Dynamic(None));
+    caps.entries.insert("b".into(), QiValue::Dynamic(None));
+    assert_eq!(CapabilityMap::decode(&caps.to_bytes(&options).unwrap(), &options), Ok(caps));
+}
