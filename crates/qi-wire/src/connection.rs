@@ -44,8 +44,9 @@ pub(crate) enum Pending {
     Answer { call: Call, returns: Type },
     /// Nothing: a post, or the wire's own request.
     Silent,
-    /// A subscriber's `registerEvent`: the link once the broker has subscribed.
-    Link { call: Call, object: u32, link: u64 },
+    /// A subscriber's `registerEvent` of the client's `link`: answered with the broker's own
+    /// link id `answer` once the broker has subscribed.
+    Link { call: Call, object: u32, link: u64, answer: u64 },
 }
 
 pub(crate) struct State {
@@ -57,8 +58,9 @@ pub(crate) struct State {
     /// qi call id → the broker request answering it, for `Cancel`.
     calls: HashMap<u32, u64>,
     pub(crate) objects: Objects,
-    /// Links to the ServiceDirectory's signals: link → signal uid.
+    /// Links to the ServiceDirectory's signals: the client's link id → signal uid.
     pub(crate) directory_links: HashMap<u64, u32>,
+    /// The last link id this broker answered a `registerEvent` with.
     pub(crate) next_link: u64,
 }
 
@@ -198,10 +200,10 @@ impl QiConnection {
                     (call, MessageType::Error, naobroker_qi::error_payload(&text))
                 }
             },
-            (Pending::Link { call, link, .. }, Ok(_)) => {
-                (call, MessageType::Reply, link.to_le_bytes().to_vec())
+            (Pending::Link { call, answer, .. }, Ok(_)) => {
+                (call, MessageType::Reply, answer.to_le_bytes().to_vec())
             }
-            (Pending::Link { call, object, link }, Err(text)) => {
+            (Pending::Link { call, object, link, .. }, Err(text)) => {
                 self.state.borrow_mut().objects.unlink(object, link);
                 (call, MessageType::Error, naobroker_qi::error_payload(&text))
             }

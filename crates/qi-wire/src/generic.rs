@@ -49,10 +49,10 @@ pub(crate) fn call(
     let reply = |payload: Vec<u8>| connection.reply(broker, message, payload);
     match generic {
         Generic::RegisterEvent | Generic::RegisterEventWithSignature => {
-            let (Some(signal), Some(_)) = (u32_at(args, 1), u64_at(args, 2)) else {
+            let (Some(signal), Some(link)) = (u32_at(args, 1), u64_at(args, 2)) else {
                 return connection.bad(broker, message, "registerEvent: (service, signal, link)".to_owned());
             };
-            register_event(broker, connection, message, target, signal);
+            register_event(broker, connection, message, target, signal, link);
         }
         Generic::UnregisterEvent => {
             let (Some(signal), Some(link)) = (u32_at(args, 1), u64_at(args, 2)) else {
@@ -104,26 +104,28 @@ pub(crate) fn call(
     }
 }
 
-/// `registerEvent(service, signal, link)`: answered with this broker's own link id.
+/// `registerEvent(service, signal, link)`: the link is known by the client's id `link` (its
+/// `unregisterEvent` names it), and answered with this broker's own id, as libqi does.
 fn register_event(
     broker: &Broker,
     connection: &QiConnection,
     message: &Message,
     target: &Target,
     signal: u32,
+    link: u64,
 ) {
-    let link = {
+    let answer = {
         let mut state = connection.state.borrow_mut();
         state.next_link += 1;
         state.next_link
     };
-    let reply_link = || connection.reply(broker, message, link.to_le_bytes().to_vec());
+    let reply_link = || connection.reply(broker, message, answer.to_le_bytes().to_vec());
     match target {
         Target::Subscriber { object } if signal == SUBSCRIBER_SIGNAL => {
             let first = connection.state.borrow_mut().objects.link(*object, link);
             let Some(event) = first else { return reply_link() };
             let pending = match connection.pending_for(message, naobroker_qi::Type::Void) {
-                Pending::Answer { call, .. } => Pending::Link { call, object: *object, link },
+                Pending::Answer { call, .. } => Pending::Link { call, object: *object, link, answer },
                 silent => silent,
             };
             let id = connection.request(pending);

@@ -31,6 +31,8 @@ pub(crate) async fn read(connection: Rc<QiConnection>) {
             Ok(Decoded::Message { message, consumed }) => {
                 buffer.advance(consumed);
                 let Some(broker) = listener.broker.upgrade() else { break };
+                let (kind, address, id) = (message.kind, message.address, message.id);
+                tracing::trace!(client = %connection.client, ?kind, %address, id, "qi message");
                 broker.arrived(&connection.client, || connection.clone());
                 dispatch::on_message(&broker, &connection, message);
                 drop(broker);
