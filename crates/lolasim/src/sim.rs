@@ -129,16 +129,15 @@ impl LolaSim {
         self.shared.lock().late_maps = (delay, count);
     }
 
-    /// Restart as LoLA does: close the client's connection and the socket, stay away for
-    /// `down`, then listen again on the same path.
+    /// Restart as LoLA does: close the socket and the client's connection, stay away for
+    /// `down`, then listen again on the same path. The socket closes first, as when LoLA's
+    /// process ends: a client reconnecting at once finds nobody listening, rather than a
+    /// connection the old listener closes unserved.
     pub fn restart(&self, down: Duration) -> Result<(), SimError> {
         let generation = {
             let mut state = self.shared.lock();
             state.generation += 1;
             state.stats.restarts += 1;
-            if let Some(id) = state.connection.as_ref().map(|connection| connection.id) {
-                state.drop_connection(id);
-            }
             self.shared.changed.notify_all();
             state.generation
         };
@@ -147,6 +146,13 @@ impl LolaSim {
             let _ = old.join();
         }
         let _ = std::fs::remove_file(self.socket());
+        {
+            let mut state = self.shared.lock();
+            if let Some(id) = state.connection.as_ref().map(|connection| connection.id) {
+                state.drop_connection(id);
+            }
+            self.shared.changed.notify_all();
+        }
         tracing::info!(?down, "lolasim: restarting");
         std::thread::sleep(down);
         let listener = bind(self.socket())?;
