@@ -6,6 +6,7 @@
 #![deny(unsafe_code)]
 
 pub mod hostile;
+pub mod lola;
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
