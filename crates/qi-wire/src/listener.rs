@@ -112,7 +112,9 @@ impl Listener {
             subscriber: Rc::new(ObjectTable::subscriber()),
             identity: Identity::new(),
             counters: Counters::default(),
-            limits: Limits { max_depth: limits.max_value_depth, ..Limits::default() },
+            // A naobroker array is a `[m]` of dynamic values: two levels of qi per level of
+            // nesting, and room for the arguments' tuple around it (the codec's own default).
+            limits: Limits { max_depth: 2 * limits.max_value_depth + 4, ..Limits::default() },
             max_frame_bytes: u32::try_from(limits.max_frame_bytes).unwrap_or(u32::MAX),
             connections: RefCell::default(),
             next_connection: Cell::new(1),

@@ -1,5 +1,8 @@
-//! Tools of the qi wire's hostile-client tests: a broker with the qi listener on a thread
-//! of its own (and an `Echo` module), and a client that writes qi messages byte by byte.
+//! Tools of the qi wire's tests on raw sockets: a broker with the qi listener on a thread of
+//! its own (with an `Echo` and an `ALMemory` module), and a client that writes qi messages
+//! byte by byte.
+// Each test file uses a part of these tools.
+#![allow(dead_code)]
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -8,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use naobroker_framework::{Broker, CallError, Limits, Methods, Module, ModuleContext, Value};
 use naobroker_qi::{
-    Address, CapabilityMap, Flags, Header, Message, MessageType, MetaObject, Options, HEADER_SIZE,
-    OBJECT_MAIN,
+    Address, CapabilityMap, Flags, Header, Message, MessageType, MetaObject, ObjectRef, Options, Reader,
+    HEADER_SIZE, OBJECT_MAIN,
 };
 use naobroker_qi_wire::{listen, QiConfig};
 use tokio::sync::mpsc;
@@ -33,13 +36,32 @@ fn echo(_: &mut Echo, _: &ModuleContext, (value,): (Value,)) -> Result<Value, Ca
     Ok(value)
 }
 
-/// The service id of `Echo`, the broker's only module.
-pub const ECHO_SERVICE: u32 = 2;
+/// A module named ALMemory, for its `subscriber` (events come from the test itself).
+struct Memory;
+
+impl Module for Memory {
+    fn name(&self) -> String {
+        naobroker_framework::MEMORY_MODULE.into()
+    }
+
+    fn methods(_: &mut Methods<Self>) {}
+}
+
+/// The service ids of the broker's modules: the listener numbers those it finds at start
+/// from 2, by name.
+pub const MEMORY_SERVICE: u32 = 2;
+pub const ECHO_SERVICE: u32 = 3;
+
+/// What a test asks of the broker's thread.
+enum Command {
+    Stats(std::sync::mpsc::Sender<Value>),
+    Publish(String, Value),
+}
 
 /// A broker serving `Echo` to qi clients, on its own thread.
 pub struct QiBroker {
     pub address: SocketAddr,
-    stats: Option<mpsc::UnboundedSender<std::sync::mpsc::Sender<Value>>>,
+    commands: Option<mpsc::UnboundedSender<Command>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -50,39 +72,49 @@ impl QiBroker {
             actix_rt::System::new().block_on(async move {
                 let broker = Broker::new(limits, Duration::from_secs(2));
                 broker.add_module(Echo).unwrap();
+                broker.add_module(Memory).unwrap();
                 let config = QiConfig { listen: vec!["tcp://127.0.0.1:0".into()] };
                 let addresses = listen(&broker, &config).await.unwrap();
-                let (stats, mut asked) = mpsc::unbounded_channel::<std::sync::mpsc::Sender<Value>>();
-                ready.send((addresses[0], stats)).unwrap();
-                while let Some(answer) = asked.recv().await {
-                    let _ = answer.send(broker.stats());
+                let (commands, mut asked) = mpsc::unbounded_channel::<Command>();
+                ready.send((addresses[0], commands)).unwrap();
+                while let Some(command) = asked.recv().await {
+                    match command {
+                        Command::Stats(answer) => drop(answer.send(broker.stats())),
+                        Command::Publish(name, value) => broker.publish(&name, &value),
+                    }
                 }
             });
         });
-        let (address, stats) = started.recv_timeout(PATIENCE).expect("the broker starts");
-        QiBroker { address, stats: Some(stats), thread: Some(thread) }
+        let (address, commands) = started.recv_timeout(PATIENCE).expect("the broker starts");
+        QiBroker { address, commands: Some(commands), thread: Some(thread) }
+    }
+
+    fn stats(&self) -> Value {
+        let (answer, stats) = std::sync::mpsc::channel();
+        self.commands.as_ref().unwrap().send(Command::Stats(answer)).unwrap();
+        stats.recv_timeout(PATIENCE).unwrap()
     }
 
     /// A counter of the broker's stats (the wire's among them).
     pub fn counter(&self, name: &str) -> u64 {
-        let (answer, stats) = std::sync::mpsc::channel();
-        self.stats.as_ref().unwrap().send(answer).unwrap();
-        let stats = stats.recv_timeout(PATIENCE).unwrap();
+        let stats = self.stats();
         stats[name].as_u64().unwrap_or_else(|| panic!("no counter {name} in {stats}"))
     }
 
-    /// Names of the clients the broker knows.
+    /// How many clients the broker knows.
     pub fn clients(&self) -> usize {
-        let (answer, stats) = std::sync::mpsc::channel();
-        self.stats.as_ref().unwrap().send(answer).unwrap();
-        let stats = stats.recv_timeout(PATIENCE).unwrap();
-        stats["clients"].as_array().map_or(0, Vec::len)
+        self.stats()["clients"].as_array().map_or(0, Vec::len)
+    }
+
+    /// Raise event `name` in the broker, as ALMemory would.
+    pub fn publish(&self, name: &str, value: Value) {
+        self.commands.as_ref().unwrap().send(Command::Publish(name.to_owned(), value)).unwrap();
     }
 }
 
 impl Drop for QiBroker {
     fn drop(&mut self) {
-        self.stats.take();
+        self.commands.take();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -175,6 +207,25 @@ impl RawClient {
     pub fn echo_uid(&mut self) -> u32 {
         let reply = self.call(Address::new(ECHO_SERVICE, OBJECT_MAIN, 2), 0u32.to_le_bytes().to_vec());
         MetaObject::decode(&reply.payload).unwrap().method("echo").expect("Echo.echo is served").uid
+    }
+
+    /// A subscriber object for `event` with a link to its signal: the broker streams the
+    /// event to this client from then on. Answers the object's id.
+    pub fn subscribe(&mut self, event: &str) -> u32 {
+        let methods = self.call(Address::new(MEMORY_SERVICE, OBJECT_MAIN, 2), 0u32.to_le_bytes().to_vec());
+        let subscriber = MetaObject::decode(&methods.payload).unwrap().method("subscriber").unwrap().uid;
+        let mut name = (event.len() as u32).to_le_bytes().to_vec();
+        name.extend_from_slice(event.as_bytes());
+        let reply = self.call(Address::new(MEMORY_SERVICE, OBJECT_MAIN, subscriber), name);
+        let options = Options { object_uid: true, ..Options::default() };
+        let object = ObjectRef::decode_from(&mut Reader::new(&reply.payload), &options).unwrap();
+        assert_eq!(object.service, MEMORY_SERVICE);
+        let mut link = MEMORY_SERVICE.to_le_bytes().to_vec();
+        link.extend_from_slice(&100u32.to_le_bytes());
+        link.extend_from_slice(&7u64.to_le_bytes());
+        let linked = self.call(Address::new(MEMORY_SERVICE, object.object, 0), link);
+        assert_eq!(linked.kind, MessageType::Reply, "{linked:?}");
+        object.object
     }
 
     /// Read until the broker closes the connection (what it sent before is skipped); the
