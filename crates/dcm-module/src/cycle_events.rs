@@ -7,8 +7,9 @@ use std::os::unix::net::UnixDatagram;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use naobroker_dcm::cycle::{CycleReport, Shared, Wakeups};
+use naobroker_dcm::cycle::{CycleReport, Shared};
 use naobroker_framework::{Broker, Value};
+use naobroker_rt::Wakeups;
 use tokio::sync::oneshot;
 
 /// A `DCM.step` call waiting for cycle number `cycle`.

@@ -24,7 +24,7 @@ pub use channel_error::ChannelError;
 pub use clock::ClockMode;
 pub use hooks::{CycleContext, Hook, HookCommands, Phase, MAX_HOOKS};
 pub use layout::DcmSlots;
-pub use naobroker_rt::{monotonic_ns, Wakeups};
+pub use naobroker_rt::monotonic_ns;
 pub use shared::Shared;
 pub use stats::{CycleReport, CycleStats, HookSnapshot, StatsSnapshot, LATENESS_BUCKETS_US};
 

@@ -6,9 +6,9 @@ use std::os::unix::net::UnixDatagram;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use naobroker_dcm::cycle::Wakeups;
 use naobroker_dcm_module::HookConnection;
 use naobroker_framework::{Broker, CallError, Methods, Module, ModuleContext, Value};
+use naobroker_rt::Wakeups;
 use naobroker_rtslots::RtSlots;
 use tokio::sync::mpsc::UnboundedReceiver;
 

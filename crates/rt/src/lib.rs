@@ -3,9 +3,10 @@
 //! (`SCHED_FIFO` priority, CPU, locked memory; each refusal said once, the thread runs
 //! anyway); a [`Cadence`] says when its [`Cycle`] runs (absolute deadlines, cycles granted
 //! by a manual clock, cycle numbers requested by another thread, or the hardware's own
-//! cycles); its [`Pace`] counts
-//! overruns and skipped cycles; reports leave through preallocated queues
-//! ([`report_queue`]) that wake the actor side ([`Wakeups`]) without blocking.
+//! cycles); its [`Pace`] counts overruns and skipped cycles; reports leave through
+//! preallocated queues ([`report_queue`]) that wake the actor side without blocking (its
+//! end, `Wakeups`, comes with the feature `wakeups`: it needs tokio, which the real-time
+//! crates themselves do not link).
 //!
 //! Nothing here allocates, locks or blocks once the thread runs; what the cycle does is up
 //! to it, under the same rule.
@@ -16,6 +17,7 @@ mod pace;
 mod priority;
 mod reports;
 mod thread;
+#[cfg(feature = "wakeups")]
 mod wakeups;
 
 pub use clock::{monotonic_ns, sleep_until};
@@ -23,4 +25,5 @@ pub use pace::{Cadence, Pace, HARDWARE_WAIT};
 pub use priority::{make_realtime, ThreadSpec};
 pub use reports::{report_queue, ReportReader, Reporter};
 pub use thread::{Cycle, RtThread, Tick};
+#[cfg(feature = "wakeups")]
 pub use wakeups::Wakeups;

@@ -7,9 +7,9 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use naobroker_dcm::cycle::Wakeups;
 use naobroker_dcm_module::HookConnection;
 use naobroker_framework::{Broker, Methods, Module, ModuleContext, Value};
+use naobroker_rt::Wakeups;
 
 use crate::catalog::{Key, Record};
 use crate::watch::{Installed, WatchStats};
