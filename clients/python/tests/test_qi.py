@@ -189,6 +189,47 @@ def test_a_disconnected_client_is_forgotten_and_others_go_on(broker, session):
     wait_for(lambda: broker.qi_clients() == [], "the closed session forgotten")
 
 
+class Hosted:
+    """A service a qi client hosts."""
+
+    def __init__(self):
+        self.events = []
+
+    def add(self, a, b):
+        return a + b
+
+    def fail(self, message):
+        raise RuntimeError(message)
+
+    def onEvent(self, name, value, message):
+        self.events.append((name, value, message))
+
+
+def test_services_hosted_by_qi_clients_serve_both_wires(broker, session):
+    host = broker.qi_session()
+    hosted = Hosted()
+    service_id = host.registerService("QiHosted", hosted)
+    assert session.service("QiHosted").add(2, 3) == 5
+    assert broker.session.call("QiHosted", "add", 4, 5) == 9
+    with pytest.raises(NaobrokerError, match="nope"):
+        broker.session.call("QiHosted", "fail", "nope")
+    with pytest.raises(RuntimeError, match="already registered"):
+        host.registerService("ALMemory", Hosted())
+    # ALMemory's NAOqi callbacks reach it; only its own client may subscribe them.
+    with pytest.raises(RuntimeError, match="belongs to another client"):
+        session.service("ALMemory").subscribeToEvent("QiHostedEvent", "QiHosted", "onEvent")
+    host.service("ALMemory").subscribeToEvent("QiHostedEvent", "QiHosted", "onEvent")
+    broker.session.call("ALMemory", "raiseEvent", "QiHostedEvent", 42)
+    wait_for(lambda: hosted.events == [("QiHostedEvent", 42, "")], "the callback")
+    modules = lambda: broker.session.call("ServiceDirectory", "modules")  # noqa: E731
+    host.unregisterService(service_id)
+    wait_for(lambda: "QiHosted" not in modules(), "the service unregistered")
+    host.registerService("QiHosted", Hosted())
+    assert "QiHosted" in modules()
+    host.close()
+    wait_for(lambda: "QiHosted" not in modules(), "the service gone with its client")
+
+
 def test_a_qi_listener_beyond_loopback_is_refused(broker):
     refused = subprocess.run(
         [broker_binary(), "--config", broker.config, "--listen", "tcp://127.0.0.1:%d" % free_port(),

@@ -18,6 +18,7 @@ use naobroker_qi::{
 };
 use tokio::net::TcpStream;
 
+use crate::hosted::{self, Hosted};
 use crate::listener::Listener;
 use crate::methods::SUBSCRIBER_SIGNAL;
 use crate::objects::Objects;
@@ -44,6 +45,9 @@ pub(crate) enum Pending {
     Answer { call: Call, returns: Type },
     /// Nothing: a post, or the wire's own request.
     Silent,
+    /// `serviceReady` of the service `name` this client hosts: answered once the broker
+    /// registered the module.
+    Ready { call: Call, name: String },
     /// A subscriber's `registerEvent` of the client's `link`: answered with the broker's own
     /// link id `answer` once the broker has subscribed.
     Link { call: Call, object: u32, link: u64, answer: u64 },
@@ -58,6 +62,8 @@ pub(crate) struct State {
     /// qi call id → the broker request answering it, for `Cancel`.
     calls: HashMap<u32, u64>,
     pub(crate) objects: Objects,
+    /// The services this client hosts.
+    pub(crate) hosted: Hosted,
     /// Links to the ServiceDirectory's signals: the client's link id → signal uid.
     pub(crate) directory_links: HashMap<u64, u32>,
     /// The last link id this broker answered a `registerEvent` with.
@@ -85,6 +91,7 @@ impl QiConnection {
             pending: HashMap::new(),
             calls: HashMap::new(),
             objects: Objects::default(),
+            hosted: Hosted::default(),
             directory_links: HashMap::new(),
             next_link: 1,
         };
@@ -124,30 +131,37 @@ impl QiConnection {
                 _ => return,
             }
         };
-        self.send_as(broker, call.id, MessageType::Canceled, call.address, Vec::new());
+        self.send_with_id(broker, call.id, MessageType::Canceled, call.address, Vec::new());
     }
 
     /// Send a message of the wire's own with a fresh id (an event, a capability map).
     pub(crate) fn send(&self, broker: &Broker, kind: MessageType, address: Address, payload: Vec<u8>) {
         let id = self.next_message_id();
-        self.send_as(broker, id, kind, address, payload);
+        self.send_with_id(broker, id, kind, address, payload);
     }
 
     /// Send the reply to call `message` (nothing for a post).
     pub(crate) fn reply(&self, broker: &Broker, message: &Message, payload: Vec<u8>) {
         if message.kind == MessageType::Call {
-            self.send_as(broker, message.id, MessageType::Reply, message.address, payload);
+            self.send_with_id(broker, message.id, MessageType::Reply, message.address, payload);
         }
     }
 
-    fn send_as(&self, broker: &Broker, id: u32, kind: MessageType, address: Address, payload: Vec<u8>) {
+    pub(crate) fn send_with_id(
+        &self,
+        broker: &Broker,
+        id: u32,
+        kind: MessageType,
+        address: Address,
+        payload: Vec<u8>,
+    ) {
         match Message::new(id, kind, address, payload).encode() {
             Ok(bytes) => broker.write_to(&self.client, Bytes::from(bytes)),
             Err(error) => tracing::warn!(%error, %address, "qi: message not sent"),
         }
     }
 
-    fn next_message_id(&self) -> u32 {
+    pub(crate) fn next_message_id(&self) -> u32 {
         let mut state = self.state.borrow_mut();
         let id = state.next_message_id;
         state.next_message_id = id.wrapping_add(1).max(1);
@@ -186,13 +200,20 @@ impl QiConnection {
         let pending = {
             let mut state = self.state.borrow_mut();
             let pending = state.pending.remove(&id)?;
-            if let Pending::Answer { call, .. } | Pending::Link { call, .. } = &pending {
+            if let Pending::Answer { call, .. } = &pending {
                 state.calls.remove(&call.id);
             }
             pending
         };
         let (call, kind, payload) = match (pending, result) {
             (Pending::Silent, _) => return None,
+            (Pending::Ready { call, name }, result) => {
+                hosted::registered(self, &name, result.is_ok());
+                match result {
+                    Ok(_) => (call, MessageType::Reply, Vec::new()),
+                    Err(text) => (call, MessageType::Error, naobroker_qi::error_payload(&text)),
+                }
+            }
             (Pending::Answer { call, returns }, Ok(value)) => match self.encode_value(&value, &returns) {
                 Ok(payload) => (call, MessageType::Reply, payload),
                 Err(error) => {
@@ -271,12 +292,20 @@ impl QiConnection {
     }
 }
 
-/// Whether `payload` starts with an `Event` of the broker's (not the ServiceDirectory's own
-/// `serviceAdded`/`serviceRemoved`): such a write acknowledges one event of the window.
+/// Whether `payload` starts with an event of the broker's: an `Event` (but the
+/// ServiceDirectory's own `serviceAdded`/`serviceRemoved`) or a NAOqi callback to a service
+/// of the client (a `Post`, which the wire sends for nothing else). Writing one acknowledges
+/// one event of the window.
 fn is_broker_event(payload: &[u8]) -> bool {
-    payload.len() >= HEADER_SIZE
-        && payload[14] == MessageType::Event as u8
-        && u32::from_le_bytes([payload[16], payload[17], payload[18], payload[19]]) != SERVICE_DIRECTORY
+    if payload.len() < HEADER_SIZE {
+        return false;
+    }
+    let service = u32::from_le_bytes([payload[16], payload[17], payload[18], payload[19]]);
+    match MessageType::from_u8(payload[14]) {
+        Some(MessageType::Event) => service != SERVICE_DIRECTORY,
+        Some(MessageType::Post) => true,
+        _ => false,
+    }
 }
 
 /// Tell the broker one event was written: room in the client's event window again.
@@ -292,10 +321,15 @@ impl Connection for QiConnection {
             Outbound::Reply { id, value } => self.answer(id, Ok(value)),
             Outbound::Error { id, message } => self.answer(id, Err(message)),
             Outbound::Event { name, value, .. } => self.event(name, value),
-            // qi has no welcome nor heartbeat, and its clients serve no naobroker module.
-            Outbound::Welcome | Outbound::Heartbeat | Outbound::Call { .. } | Outbound::Callback { .. } => {
-                None
+            Outbound::Call { id, module, method, args, post } => {
+                hosted::forward(self, id, module, method, args, post)
             }
+            Outbound::Callback { module, method, event, value, message, .. } => {
+                let args = vec![event.into(), value.clone(), message.clone()];
+                hosted::callback(self, module, method, args)
+            }
+            // qi has no welcome nor heartbeat.
+            Outbound::Welcome | Outbound::Heartbeat => None,
         }
     }
 

@@ -1,10 +1,11 @@
 //! The ServiceDirectory's own methods (service 1): `service`, `services` and `machineId`
-//! answered from the service table; registering services from a qi client is refused.
+//! answered from the service table; registering a service goes to `hosted.rs`.
 
 use naobroker_framework::Broker;
 use naobroker_qi::{Message, QiValue, ServiceInfo, SERVICE_DIRECTORY};
 
 use crate::connection::QiConnection;
+use crate::hosted;
 use crate::methods::Directory;
 use crate::services::DIRECTORY_NAME;
 
@@ -46,15 +47,18 @@ pub(crate) fn call(
             payload.extend_from_slice(id.as_bytes());
             connection.reply(broker, message, payload);
         }
-        Directory::RegisterService
-        | Directory::UnregisterService
-        | Directory::ServiceReady
-        | Directory::UpdateServiceInfo => connection.refuse(
-            broker,
-            message,
-            "naobroker does not host services of qi clients: serve a module over naobroker's own wire \
-             (docs/qi.md)",
-        ),
+        Directory::RegisterService => hosted::register(broker, connection, message, args),
+        Directory::ServiceReady | Directory::UnregisterService => {
+            let Some(&QiValue::UInt32(service)) = args.first() else {
+                return connection.bad(broker, message, "a service id".to_owned());
+            };
+            match method {
+                Directory::ServiceReady => hosted::ready(broker, connection, message, service),
+                _ => hosted::unregister(broker, connection, message, service),
+            }
+        }
+        // The broker keeps its own endpoints for every service.
+        Directory::UpdateServiceInfo => connection.reply(broker, message, Vec::new()),
         Directory::SocketOfService => {
             connection.refuse(broker, message, "_socketOfService is libqi's own, within one process")
         }

@@ -15,7 +15,7 @@ use crate::connection::QiConnection;
 use crate::generic::{self, Target};
 use crate::methods::{Action, Method, ObjectTable};
 use crate::services::DIRECTORY_NAME;
-use crate::{directory, server};
+use crate::{directory, hosted, server};
 
 pub(crate) fn on_message(broker: &Broker, connection: &QiConnection, message: Message) {
     if server::admit(broker, connection, &message) {
@@ -28,11 +28,10 @@ pub(crate) fn on_message(broker: &Broker, connection: &QiConnection, message: Me
             Ok(id) => connection.cancel(broker, u32::from_le_bytes(id)),
             Err(_) => connection.bad(broker, &message, "Cancel carries the call's id (4 bytes)".to_owned()),
         },
-        kind => {
-            let text =
-                format!("a client sends no {kind:?} message to naobroker (it calls no client's service)");
-            connection.bad(broker, &message, text);
+        MessageType::Reply | MessageType::Error | MessageType::Canceled => {
+            hosted::answer(broker, connection, &message)
         }
+        kind => connection.bad(broker, &message, format!("a client sends no {kind:?} message")),
     }
 }
 

@@ -10,6 +10,7 @@
 //! writing), [`dispatch`] (what a message asks), [`server`] (`authenticate` on service 0),
 //! [`directory`] (the ServiceDirectory, service 1), [`generic`] (libqi's methods of every
 //! object, ALMemory's subscriber objects), [`objects`] (a client's subscriber objects),
+//! [`hosted`] (services a qi client registers, which become modules of the broker),
 //! [`services`] (one service id per module), [`methods`] (each object's methods and
 //! MetaObject) and [`signatures`] (a module's readable signatures in libqi's letters).
 #![deny(unsafe_code, unreachable_pub)]
@@ -20,6 +21,7 @@ mod dispatch;
 mod endpoints;
 mod error;
 mod generic;
+mod hosted;
 mod listener;
 mod methods;
 mod objects;

@@ -62,6 +62,7 @@ pub(crate) async fn read(connection: Rc<QiConnection>) {
         }
     }
     listener.forget(&connection.client);
+    crate::hosted::release(&connection);
     if let Some(broker) = listener.broker.upgrade() {
         broker.closed(&connection.client);
     }

@@ -10,11 +10,12 @@ use naobroker_qi::{
 
 use crate::connection::{QiConnection, Shared};
 
-/// The broker's capabilities. It calls no service of its clients (no `ClientServerSocket`),
-/// never caches MetaObjects, and reads calls whose arguments come as one dynamic value.
+/// The broker's capabilities. It calls the services its clients host over their own
+/// connection (`ClientServerSocket`), never caches MetaObjects, and reads calls whose
+/// arguments come as one dynamic value.
 fn capabilities() -> CapabilityMap {
     let mut map = CapabilityMap::default();
-    map.set_bool(CapabilityMap::CLIENT_SERVER_SOCKET, false);
+    map.set_bool(CapabilityMap::CLIENT_SERVER_SOCKET, true);
     map.set_bool(CapabilityMap::MESSAGE_FLAGS, true);
     map.set_bool(CapabilityMap::META_OBJECT_CACHE, false);
     map.set_bool(CapabilityMap::OBJECT_PTR_UID, true);

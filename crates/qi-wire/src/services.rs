@@ -19,6 +19,8 @@ const FIRST_MODULE_SERVICE: u32 = 2;
 pub(crate) struct Services {
     names: BTreeMap<u32, String>,
     ids: HashMap<String, u32>,
+    /// Services a qi client registered and has not yet said ready: name → id.
+    reserved: HashMap<String, u32>,
     tables: HashMap<u32, Rc<ObjectTable>>,
     /// The ServiceDirectory's object, for clients with and without `ObjectPtrUID` (the
     /// latter get the 6-field ServiceInfo of libqi before 2.9).
@@ -31,6 +33,7 @@ impl Default for Services {
         Services {
             names: BTreeMap::new(),
             ids: HashMap::new(),
+            reserved: HashMap::new(),
             tables: HashMap::new(),
             directory: [None, None],
             next_id: FIRST_MODULE_SERVICE,
@@ -45,11 +48,32 @@ impl Services {
         if module == DIRECTORY_NAME || self.ids.contains_key(module) {
             return None;
         }
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.reserved.remove(module).unwrap_or_else(|| self.take_id());
         self.names.insert(id, module.to_owned());
         self.ids.insert(module.to_owned(), id);
         Some(id)
+    }
+
+    fn take_id(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// An id for the service a qi client registers as `module`, before it is ready (and a
+    /// module); `None` when the name is taken.
+    pub(crate) fn reserve(&mut self, module: &str) -> Option<u32> {
+        if module == DIRECTORY_NAME || self.ids.contains_key(module) || self.reserved.contains_key(module) {
+            return None;
+        }
+        let id = self.take_id();
+        self.reserved.insert(module.to_owned(), id);
+        Some(id)
+    }
+
+    /// Give up a reserved name whose service never became ready.
+    pub(crate) fn unreserve(&mut self, module: &str) {
+        self.reserved.remove(module);
     }
 
     /// Forget a module's service; answers its id.
@@ -118,5 +142,19 @@ mod tests {
         assert_eq!(services.name(4), Some("ALMemory"));
         let all: Vec<u32> = services.all().into_iter().map(|(id, _)| id).collect();
         assert_eq!(all, [1, 3, 4]);
+    }
+
+    #[test]
+    fn a_reserved_id_is_the_module_s_once_it_comes() {
+        let mut services = Services::default();
+        assert_eq!(services.reserve("QiAdder"), Some(2));
+        assert_eq!(services.reserve("QiAdder"), None);
+        assert_eq!(services.id("QiAdder"), None, "not listed before it is ready");
+        assert_eq!(services.add("Other"), Some(3));
+        assert_eq!(services.add("QiAdder"), Some(2));
+        assert_eq!(services.reserve("QiAdder"), None);
+        assert_eq!(services.reserve("Gone"), Some(4));
+        services.unreserve("Gone");
+        assert_eq!(services.add("Gone"), Some(5));
     }
 }

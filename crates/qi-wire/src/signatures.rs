@@ -26,8 +26,19 @@ enum Param {
     Variadic,
 }
 
+/// How a service a qi client hosts describes its method to the broker: `qi (mm) -> m`, the
+/// method's own libqi signatures.
+pub(crate) fn qi_signature(params: &str, returns: &str) -> String {
+    format!("{QI_PREFIX}{params} -> {returns}")
+}
+
+const QI_PREFIX: &str = "qi ";
+
 /// The overloads of a method whose readable signature is `signature`.
 pub(crate) fn overloads(signature: &str) -> Vec<Overload> {
+    if let Some((params, returns)) = signature.strip_prefix(QI_PREFIX).and_then(|qi| qi.split_once(" -> ")) {
+        return vec![Overload { params: params.to_owned(), returns: returns.to_owned() }];
+    }
     let Some((params, returns)) = split(signature) else {
         return (0..=MAX_ARITY).map(|arity| dynamic_overload(arity, "m")).collect();
     };
@@ -233,6 +244,11 @@ mod tests {
         assert_eq!(of("(a, *rest)")[0], ("(m)".to_owned(), "m".to_owned()));
         assert_eq!(of("(a: int, b: str = 'x') -> int"), pairs(&[("(m)", "m"), ("(mm)", "m")]));
         assert_eq!(of("()"), pairs(&[("()", "m")]));
+    }
+
+    #[test]
+    fn a_qi_service_keeps_its_own_signatures() {
+        assert_eq!(of(&qi_signature("(m[s])", "{sm}")), pairs(&[("(m[s])", "{sm}")]));
     }
 
     #[test]

@@ -111,7 +111,12 @@ fn garbage_payloads_are_answered_with_errors_counted() {
     let id = hostile.send_dynamic(address, dynamic_string("alone"));
     let reply = std::iter::from_fn(|| hostile.read()).find(|m| m.id == id).unwrap();
     assert_eq!(reply.payload, dynamic_string("alone"));
+    // An answer to a call the broker never made, and an event: counted, nothing else.
+    let bad_frames = broker.counter("bad_frames");
+    hostile.send(MessageType::Reply, address, dynamic_string("unasked"));
+    hostile.send(MessageType::Event, address, Vec::new());
     still_served(&mut hostile);
+    assert_eq!(broker.counter("bad_frames"), bad_frames + 2);
 }
 
 #[test]
