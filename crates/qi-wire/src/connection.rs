@@ -18,14 +18,17 @@ use naobroker_qi::{
 };
 use tokio::net::TcpStream;
 
-use crate::hosted::{self, Hosted};
-use crate::listener::Listener;
 use crate::methods::SUBSCRIBER_SIGNAL;
 use crate::objects::Objects;
+use crate::shared::Shared;
+
+pub(crate) mod hosted;
+
+use hosted::Hosted;
 
 /// The capabilities both sides have (`authenticate`, A.2 of libqi's protocol).
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Shared {
+pub(crate) struct Capabilities {
     /// Endpoints may be `qi:Name`.
     pub(crate) relative_uris: bool,
     /// Object references carry a 20-byte uid; without it the client is older than libqi 2.9.
@@ -55,7 +58,7 @@ pub(crate) enum Pending {
 
 pub(crate) struct State {
     pub(crate) authenticated: bool,
-    pub(crate) shared: Shared,
+    pub(crate) capabilities: Capabilities,
     next_message_id: u32,
     next_request: u64,
     pending: HashMap<u64, Pending>,
@@ -77,15 +80,15 @@ pub(crate) struct QiConnection {
     stream: Rc<TcpStream>,
     /// The address the client connected to, in the endpoints of every ServiceInfo.
     pub(crate) local: Option<SocketAddr>,
-    pub(crate) listener: Rc<Listener>,
+    pub(crate) shared: Rc<Shared>,
     pub(crate) state: RefCell<State>,
 }
 
 impl QiConnection {
-    pub(crate) fn new(client: ClientId, number: u64, stream: TcpStream, listener: Rc<Listener>) -> Self {
+    pub(crate) fn new(client: ClientId, number: u64, stream: TcpStream, shared: Rc<Shared>) -> Self {
         let state = State {
             authenticated: false,
-            shared: Shared::default(),
+            capabilities: Capabilities::default(),
             next_message_id: 1,
             next_request: 1,
             pending: HashMap::new(),
@@ -96,7 +99,7 @@ impl QiConnection {
             next_link: 1,
         };
         let local = stream.local_addr().ok();
-        QiConnection { client, number, stream: Rc::new(stream), local, listener, state: RefCell::new(state) }
+        QiConnection { client, number, stream: Rc::new(stream), local, shared, state: RefCell::new(state) }
     }
 
     pub(crate) fn stream(&self) -> &TcpStream {
@@ -105,7 +108,7 @@ impl QiConnection {
 
     /// The codec's options for this client.
     pub(crate) fn options(&self) -> Options {
-        Options { limits: self.listener.limits, object_uid: self.state.borrow().shared.object_uid }
+        Options { limits: self.shared.limits, object_uid: self.state.borrow().capabilities.object_uid }
     }
 
     /// A broker request id whose answer becomes `pending`; a call's is kept for `Cancel`.
@@ -275,7 +278,7 @@ impl QiConnection {
     /// The 20-byte uid of object `object` of service `service` as this client sees it.
     pub(crate) fn object_uid(&self, service: u32, object: u32) -> [u8; OBJECT_UID_BYTES] {
         let mut uid = [0u8; OBJECT_UID_BYTES];
-        uid[..8].copy_from_slice(&self.listener.identity.uid_seed);
+        uid[..8].copy_from_slice(&self.shared.identity.uid_seed);
         uid[8..12].copy_from_slice(&service.to_le_bytes());
         let owner = if object == naobroker_qi::OBJECT_MAIN { 0 } else { self.number };
         uid[12..16].copy_from_slice(&(owner as u32).to_le_bytes());
@@ -349,7 +352,7 @@ impl Connection for QiConnection {
                 Err(_) => return Write::Done,
             }
         }
-        let broker = self.listener.broker.clone();
+        let broker = self.shared.broker.clone();
         if written == payload.len() {
             if event {
                 acknowledge(&broker, &self.client);

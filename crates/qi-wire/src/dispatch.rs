@@ -11,11 +11,16 @@ use naobroker_qi::{
     from_value, to_value, Flags, Message, MessageType, QiValue, Reader, Type, OBJECT_MAIN, SERVICE_DIRECTORY,
 };
 
+use crate::connection::hosted;
 use crate::connection::QiConnection;
-use crate::generic::{self, Target};
 use crate::methods::{Action, Method, ObjectTable};
 use crate::services::DIRECTORY_NAME;
-use crate::{directory, hosted, server};
+
+mod directory;
+mod generic;
+mod server;
+
+use generic::Target;
 
 pub(crate) fn on_message(broker: &Broker, connection: &QiConnection, message: Message) {
     if server::admit(broker, connection, &message) {
@@ -43,12 +48,12 @@ fn target_of(
 ) -> Option<(Rc<ObjectTable>, Target)> {
     let address = message.address;
     if address.object == OBJECT_MAIN {
-        let legacy = !connection.state.borrow().shared.object_uid;
-        let table = connection.listener.services.borrow_mut().table(address.service, legacy, broker)?;
+        let legacy = !connection.state.borrow().capabilities.object_uid;
+        let table = connection.shared.services.borrow_mut().table(address.service, legacy, broker)?;
         return Some((Rc::clone(&table), Target::Main(table)));
     }
     connection.state.borrow().objects.get(address.service, address.object)?;
-    Some((Rc::clone(&connection.listener.subscriber), Target::Subscriber { object: address.object }))
+    Some((Rc::clone(&connection.shared.subscriber), Target::Subscriber { object: address.object }))
 }
 
 fn call(broker: &Broker, connection: &QiConnection, message: &Message) {
@@ -126,7 +131,7 @@ fn module_call(broker: &Broker, connection: &QiConnection, message: &Message, me
     };
     let module = match message.address.service {
         SERVICE_DIRECTORY => Some(DIRECTORY_NAME.to_owned()),
-        service => connection.listener.services.borrow().name(service).map(str::to_owned),
+        service => connection.shared.services.borrow().name(service).map(str::to_owned),
     };
     let Some(module) = module else {
         return connection.refuse(broker, message, format!("{}: the service is gone", message.address));

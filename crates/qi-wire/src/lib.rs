@@ -3,31 +3,29 @@
 //! find every module as a service, call its methods and receive ALMemory's events, under the
 //! same routing, limits and permissions as clients of naobroker's own wire.
 //!
-//! Parts: [`endpoints`] (which addresses may be bound: loopback only), [`listener`] (what
-//! every connection shares, the accept loop, the wire's counters and service announcements),
-//! [`reader`] (messages cut out of a connection within the limits), [`connection`] (one
-//! client: its requests under way, the broker's answers and events in qi's encoding,
-//! writing), [`dispatch`] (what a message asks), [`server`] (`authenticate` on service 0),
-//! [`directory`] (the ServiceDirectory, service 1), [`generic`] (libqi's methods of every
-//! object, ALMemory's subscriber objects), [`objects`] (a client's subscriber objects),
-//! [`hosted`] (services a qi client registers, which become modules of the broker),
-//! [`services`] (one service id per module), [`methods`] (each object's methods and
-//! MetaObject) and [`signatures`] (a module's readable signatures in libqi's letters).
+//! Parts, each using only those before it: [`signatures`] (a module's readable signatures
+//! in libqi's letters), [`methods`] (each object's methods and MetaObject), [`services`] (one
+//! service id per module), [`objects`] (a client's subscriber objects), [`shared`] (what
+//! every connection shares: the broker, the service table, identity, bounds, counters),
+//! [`connection`] (one client: its requests under way, the broker's answers and events in
+//! qi's encoding, writing; with `hosted`, the services a client registers, which become
+//! modules of the broker), [`dispatch`] (what a message asks; with `server`, authenticate on
+//! service 0, `directory`, the ServiceDirectory, and `generic`, libqi's methods of every
+//! object and ALMemory's subscriber objects), [`reader`] (messages cut out of a connection
+//! within the limits), [`listener`] (accepting, the open connections, the wire's counters
+//! and service announcements) and [`endpoints`] (which addresses may be bound: loopback only).
 #![deny(unsafe_code, unreachable_pub)]
 
 mod connection;
-mod directory;
 mod dispatch;
 mod endpoints;
 mod error;
-mod generic;
-mod hosted;
 mod listener;
 mod methods;
 mod objects;
 mod reader;
-mod server;
 mod services;
+mod shared;
 mod signatures;
 
 use std::net::SocketAddr;

@@ -76,6 +76,10 @@ const TRACE_SIGNAL: (u32, &str, &str) = (
      systemUsTime,callerContext,calleeContext>)",
 );
 
+/// `serviceAdded(I serviceId, s name)` and `serviceRemoved`: the ServiceDirectory's signals.
+pub(crate) const SERVICE_ADDED: u32 = 106;
+pub(crate) const SERVICE_REMOVED: u32 = 107;
+
 /// The uid of a subscriber object's `signal`.
 pub(crate) const SUBSCRIBER_SIGNAL: u32 = 100;
 
@@ -194,7 +198,7 @@ impl ObjectTable {
         for (uid, name, params, returns, method) in fixed {
             table.add(uid, name, params, returns, "", Action::Directory(method));
         }
-        for (uid, name) in [(106, "serviceAdded"), (107, "serviceRemoved")] {
+        for (uid, name) in [(SERVICE_ADDED, "serviceAdded"), (SERVICE_REMOVED, "serviceRemoved")] {
             table.meta.signals.insert(uid, MetaSignal::new(uid, name, "(Is)"));
         }
         let own: Vec<MethodInfo> =

@@ -11,7 +11,7 @@ use naobroker_qi::{decode_message, Decoded, FrameError};
 
 use crate::connection::QiConnection;
 use crate::dispatch;
-use crate::listener::bump;
+use crate::shared::bump;
 
 /// Bytes asked of the socket at most per read: a claimed payload is read as it arrives,
 /// never allocated at once from what the header says.
@@ -22,15 +22,15 @@ const HANDLED_BETWEEN_YIELDS: u32 = 32;
 
 /// Read `connection` until it ends; then the broker forgets the client.
 pub(crate) async fn read(connection: Rc<QiConnection>) {
-    let listener = Rc::clone(&connection.listener);
-    let max_payload = listener.max_frame_bytes;
+    let shared = Rc::clone(&connection.shared);
+    let max_payload = shared.max_frame_bytes;
     let mut buffer = BytesMut::with_capacity(READ_CHUNK);
     let mut handled = 0u32;
     loop {
         match decode_message(&buffer, max_payload) {
             Ok(Decoded::Message { message, consumed }) => {
                 buffer.advance(consumed);
-                let Some(broker) = listener.broker.upgrade() else { break };
+                let Some(broker) = shared.broker.upgrade() else { break };
                 let (kind, address, id) = (message.kind, message.address, message.id);
                 tracing::trace!(client = %connection.client, ?kind, %address, id, "qi message");
                 broker.arrived(&connection.client, || connection.clone());
@@ -51,8 +51,8 @@ pub(crate) async fn read(connection: Rc<QiConnection>) {
             }
             Err(error) => {
                 let counter = match error {
-                    FrameError::TooLarge { .. } => &listener.counters.oversized_frames,
-                    _ => &listener.counters.bad_headers,
+                    FrameError::TooLarge { .. } => &shared.counters.oversized_frames,
+                    _ => &shared.counters.bad_headers,
                 };
                 bump(counter);
                 tracing::warn!(client = %connection.client, %error, "qi client disconnected");
@@ -61,9 +61,8 @@ pub(crate) async fn read(connection: Rc<QiConnection>) {
             }
         }
     }
-    listener.forget(&connection.client);
-    crate::hosted::release(&connection);
-    if let Some(broker) = listener.broker.upgrade() {
+    crate::connection::hosted::release(&connection);
+    if let Some(broker) = shared.broker.upgrade() {
         broker.closed(&connection.client);
     }
 }

@@ -82,7 +82,7 @@ pub(crate) fn register(broker: &Broker, connection: &QiConnection, message: &Mes
         let text = format!("this client already registered max_modules ({}) modules", limits.max_modules);
         return connection.refuse(broker, message, text);
     }
-    let Some(service) = connection.listener.services.borrow_mut().reserve(name) else {
+    let Some(service) = connection.shared.services.borrow_mut().reserve(name) else {
         return connection.refuse(broker, message, format!("a module named {name} is already registered"));
     };
     let hosted = HostedService { service, ready: false, methods: Vec::new() };
@@ -123,7 +123,7 @@ pub(crate) fn unregister(broker: &Broker, connection: &QiConnection, message: &M
         );
     };
     if !hosted.ready {
-        connection.listener.services.borrow_mut().unreserve(&module);
+        connection.shared.services.borrow_mut().unreserve(&module);
         return connection.reply(broker, message, Vec::new());
     }
     let id = connection.request(connection.pending_for(message, Type::Void));
@@ -139,7 +139,7 @@ pub(crate) fn registered(connection: &QiConnection, name: &str, registered: bool
         }
     } else {
         state.hosted.services.remove(name);
-        connection.listener.services.borrow_mut().unreserve(name);
+        connection.shared.services.borrow_mut().unreserve(name);
     }
 }
 
@@ -147,7 +147,7 @@ pub(crate) fn registered(connection: &QiConnection, name: &str, registered: bool
 /// the modules that were).
 pub(crate) fn release(connection: &QiConnection) {
     let state = connection.state.borrow();
-    let mut services = connection.listener.services.borrow_mut();
+    let mut services = connection.shared.services.borrow_mut();
     for (name, _) in state.hosted.services.iter().filter(|(_, hosted)| !hosted.ready) {
         services.unreserve(name);
     }
@@ -282,7 +282,7 @@ fn encode_call(
 
 /// Answer the broker's call `request` with `text`, once the current write is over.
 fn answer_later(connection: &QiConnection, request: u64, text: String) {
-    let (broker, client) = (connection.listener.broker.clone(), connection.client.clone());
+    let (broker, client) = (connection.shared.broker.clone(), connection.client.clone());
     actix_rt::spawn(async move {
         if let Some(broker) = broker.upgrade() {
             broker.request(client, Request::Answer { id: request, result: Err(CallError::new(text)) });

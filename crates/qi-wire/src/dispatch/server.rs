@@ -8,7 +8,7 @@ use naobroker_qi::{
     Address, AuthState, CapabilityMap, Message, MessageType, ACTION_AUTHENTICATE, OBJECT_NONE, SERVICE_SERVER,
 };
 
-use crate::connection::{QiConnection, Shared};
+use crate::connection::{Capabilities, QiConnection};
 
 /// The broker's capabilities. It calls the services its clients host over their own
 /// connection (`ClientServerSocket`), never caches MetaObjects, and reads calls whose
@@ -79,7 +79,7 @@ pub(crate) fn capability_message(broker: &Broker, connection: &QiConnection, mes
 
 fn share(connection: &QiConnection, remote: &CapabilityMap) {
     let ours = capabilities();
-    connection.state.borrow_mut().shared = Shared {
+    connection.state.borrow_mut().capabilities = Capabilities {
         relative_uris: ours.shared(remote, CapabilityMap::RELATIVE_ENDPOINT_URI),
         object_uid: ours.shared(remote, CapabilityMap::OBJECT_PTR_UID),
     };

@@ -13,8 +13,7 @@ use naobroker_framework::Broker;
 use naobroker_qi::{Message, ObjectRef, Options, QiValue, SERVICE_DIRECTORY};
 
 use crate::connection::{Pending, QiConnection};
-use crate::listener::{SERVICE_ADDED, SERVICE_REMOVED};
-use crate::methods::{Generic, ObjectTable, SUBSCRIBER_SIGNAL};
+use crate::methods::{Generic, ObjectTable, SERVICE_ADDED, SERVICE_REMOVED, SUBSCRIBER_SIGNAL};
 
 /// The object a generic method was called on.
 pub(crate) enum Target {
@@ -80,7 +79,7 @@ pub(crate) fn call(
         Generic::MetaObject => {
             let table = match target {
                 Target::Main(table) => Rc::clone(table),
-                Target::Subscriber { .. } => Rc::clone(&connection.listener.subscriber),
+                Target::Subscriber { .. } => Rc::clone(&connection.shared.subscriber),
             };
             match table.meta.to_bytes() {
                 Ok(payload) => reply(payload),
@@ -166,7 +165,7 @@ pub(crate) fn subscriber(broker: &Broker, connection: &QiConnection, message: &M
     let object = connection.state.borrow_mut().objects.create(service, event);
     let options: Options = connection.options();
     let reference = ObjectRef {
-        meta_object: connection.listener.subscriber.meta.clone(),
+        meta_object: connection.shared.subscriber.meta.clone(),
         service,
         object,
         uid: options.object_uid.then(|| connection.object_uid(service, object)),

@@ -4,8 +4,8 @@
 use naobroker_framework::Broker;
 use naobroker_qi::{Message, QiValue, ServiceInfo, SERVICE_DIRECTORY};
 
+use crate::connection::hosted;
 use crate::connection::QiConnection;
-use crate::hosted;
 use crate::methods::Directory;
 use crate::services::DIRECTORY_NAME;
 
@@ -26,7 +26,7 @@ pub(crate) fn call(
             let Some(name) = args.first().and_then(QiValue::as_str) else {
                 return connection.bad(broker, message, "service(name): the name is not UTF-8".to_owned());
             };
-            let Some(id) = connection.listener.services.borrow().id(name) else {
+            let Some(id) = connection.shared.services.borrow().id(name) else {
                 return connection.refuse(broker, message, not_found(name));
             };
             let mut payload = Vec::new();
@@ -34,7 +34,7 @@ pub(crate) fn call(
             connection.reply(broker, message, payload);
         }
         Directory::Services => {
-            let all = connection.listener.services.borrow().all();
+            let all = connection.shared.services.borrow().all();
             let mut payload = (all.len() as u32).to_le_bytes().to_vec();
             for (id, name) in all {
                 encode(connection, &info(connection, id, &name), &mut payload);
@@ -42,7 +42,7 @@ pub(crate) fn call(
             connection.reply(broker, message, payload);
         }
         Directory::MachineId => {
-            let id = &connection.listener.identity.machine_id;
+            let id = &connection.shared.identity.machine_id;
             let mut payload = (id.len() as u32).to_le_bytes().to_vec();
             payload.extend_from_slice(id.as_bytes());
             connection.reply(broker, message, payload);
@@ -69,8 +69,8 @@ pub(crate) fn call(
 /// address the client connected to, and the relative endpoints when it reads them (then it
 /// reuses its socket to the directory).
 fn info(connection: &QiConnection, id: u32, name: &str) -> ServiceInfo {
-    let identity = &connection.listener.identity;
-    let shared = connection.state.borrow().shared;
+    let identity = &connection.shared.identity;
+    let shared = connection.state.borrow().capabilities;
     let mut endpoints = Vec::new();
     if shared.relative_uris {
         endpoints.push(format!("qi:{DIRECTORY_NAME}"));
@@ -99,7 +99,7 @@ fn info(connection: &QiConnection, id: u32, name: &str) -> ServiceInfo {
 
 /// The 7-field form, or the 6-field one for a client older than libqi 2.9.
 fn encode(connection: &QiConnection, info: &ServiceInfo, out: &mut Vec<u8>) {
-    let encoded = match connection.state.borrow().shared.object_uid {
+    let encoded = match connection.state.borrow().capabilities.object_uid {
         true => info.encode(out),
         false => info.encode_legacy(out),
     };
