@@ -66,7 +66,7 @@ fn wait_until_answering(broker: &mut Guard, url: &str, log: &Path) -> Session {
 
 /// The entries of `DCM.stats` that say how the LoLA link went.
 fn summary(stats: &Value) -> String {
-    const CYCLE: [&str; 3] = ["realtime", "cycles", "overruns"];
+    const CYCLE: [&str; 4] = ["realtime", "cycles", "overruns", "compute_max_us"];
     const LINK: [&str; 9] = [
         "state",
         "sensor_maps",
