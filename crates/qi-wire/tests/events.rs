@@ -1,8 +1,11 @@
 //! Events to qi subscribers follow the broker's window rule: a subscriber that does not read
 //! loses events, counted, while another subscriber of the same event gets every one; once
-//! the slow one reads again, new events reach it.
+//! the slow one reads again, new events reach it. A qi client, which sends nothing while
+//! idle, keeps its subscriptions however long it is silent.
 
 mod raw;
+
+use std::time::Duration;
 
 use naobroker_framework::{Limits, Value};
 use naobroker_qi::{MessageType, Type};
@@ -57,4 +60,17 @@ fn a_subscriber_that_does_not_read_loses_events_counted_others_get_theirs() {
         waiting += 1;
     }
     assert!(waiting > 0, "the slow client had events waiting");
+}
+
+#[test]
+fn a_silent_qi_client_is_not_dropped() {
+    let timeout = Duration::from_millis(100);
+    let broker = QiBroker::start_with_timeout(Limits::default(), timeout);
+    let mut idle = RawClient::authenticated(&broker);
+    idle.subscribe("Later");
+    // Ten client timeouts without a word: a client of naobroker's own wire would be gone.
+    std::thread::sleep(timeout * 10);
+    assert_eq!(broker.clients(), 1);
+    broker.publish("Later", Value::from(7));
+    assert_eq!(read_events(&mut idle, 1), [Value::from(7)]);
 }

@@ -67,10 +67,15 @@ pub struct QiBroker {
 
 impl QiBroker {
     pub fn start(limits: Limits) -> QiBroker {
+        QiBroker::start_with_timeout(limits, Duration::from_secs(2))
+    }
+
+    /// A broker that drops clients of naobroker's own wire silent for `client_timeout`.
+    pub fn start_with_timeout(limits: Limits, client_timeout: Duration) -> QiBroker {
         let (ready, started) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
             actix_rt::System::new().block_on(async move {
-                let broker = Broker::new(limits, Duration::from_secs(2));
+                let broker = Broker::new(limits, client_timeout);
                 broker.add_module(Echo).unwrap();
                 broker.add_module(Memory).unwrap();
                 let config = QiConfig { listen: vec!["tcp://127.0.0.1:0".into()] };
