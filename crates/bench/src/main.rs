@@ -10,6 +10,7 @@ mod helpers;
 mod ingest;
 mod lola;
 mod memory;
+mod qi;
 mod rpc;
 mod stats;
 
@@ -63,6 +64,15 @@ enum Command {
         #[arg(long, default_value_t = 20.0)]
         seconds: f64,
     },
+    /// The `qi` 3.1.5 Python client calling libqi's own server and naobroker's qi listener,
+    /// interleaved: ServiceDirectory.machineId on both, ALMemory.getData on naobroker.
+    Qi {
+        #[arg(long, default_value_t = 5000)]
+        calls: usize,
+        /// Calls of one server in a row before the client turns to the next.
+        #[arg(long, default_value_t = 100)]
+        block: usize,
+    },
     #[command(hide = true)]
     TcpEcho { request_bytes: usize, reply_bytes: usize },
     #[command(hide = true)]
@@ -84,6 +94,7 @@ fn main() {
         Command::Ingest { seconds } => ingest::run(seconds, cli.json),
         Command::Cycle { seconds, priority, cpu } => cycle::run(seconds, priority, cpu, cli.json),
         Command::Lola { seconds } => lola::run(seconds, cli.json),
+        Command::Qi { calls, block } => qi::run(calls, block.max(1), cli.json),
         Command::TcpEcho { request_bytes, reply_bytes } => helpers::tcp_echo(request_bytes, reply_bytes),
         Command::ZmqEcho { url } => helpers::zmq_echo(&url),
         Command::Subscriber { url, event, count } => helpers::subscriber(&url, &event, count),
