@@ -29,6 +29,11 @@ impl Objects {
         self.by_id.len()
     }
 
+    /// Links to every object's signal.
+    pub(crate) fn links(&self) -> usize {
+        self.by_id.values().map(|subscriber| subscriber.links.len()).sum()
+    }
+
     /// A new subscriber to `event`, reached as an object of service `service`; answers its id.
     pub(crate) fn create(&mut self, service: u32, event: &str) -> u32 {
         let id = self.next;
@@ -99,6 +104,7 @@ mod tests {
         assert_eq!(objects.link(first, 10).as_deref(), Some("Touched"));
         assert_eq!(objects.link(second, 11), None, "already streamed");
         assert_eq!(objects.linked_to("Touched"), [(2, 2), (2, 3)]);
+        assert_eq!(objects.links(), 2);
         assert_eq!(objects.unlink(first, 10), None, "the second object still listens");
         assert_eq!(objects.unlink(first, 10), None, "no such link any more");
         assert_eq!(objects.remove(2, second).as_deref(), Some("Touched"));

@@ -143,3 +143,22 @@ fn a_client_that_never_reads_is_disconnected_others_go_on() {
     wait_until("the hostile client forgotten", || broker.clients() == 1);
     still_served(&mut good);
 }
+
+#[test]
+fn subscribers_and_links_past_max_subscriptions_are_refused() {
+    let broker = QiBroker::start(Limits { max_subscriptions: 3, ..small_limits() });
+    let mut hostile = RawClient::authenticated(&broker);
+    let object = hostile.subscriber("Many").unwrap();
+    for link in 0..3 {
+        assert_eq!(hostile.link(object, link).kind, MessageType::Reply);
+    }
+    let refused = hostile.link(object, 3);
+    assert_eq!(refused.kind, MessageType::Error);
+    let text = naobroker_qi::error_message(&refused.payload).unwrap();
+    assert!(text.contains("max_subscriptions (3)"), "{text}");
+    hostile.subscriber("Many").unwrap();
+    hostile.subscriber("Many").unwrap();
+    let text = hostile.subscriber("Many").unwrap_err();
+    assert!(text.contains("max_subscriptions (3)"), "{text}");
+    still_served(&mut hostile);
+}

@@ -113,8 +113,14 @@ fn register_event(
     signal: u32,
     link: u64,
 ) {
+    let limit = broker.limits().max_subscriptions;
     let answer = {
         let mut state = connection.state.borrow_mut();
+        if state.objects.links() + state.directory_links.len() >= limit {
+            drop(state);
+            let text = format!("this client already holds max_subscriptions ({limit}) links to signals");
+            return connection.refuse(broker, message, text);
+        }
         state.next_link += 1;
         state.next_link
     };

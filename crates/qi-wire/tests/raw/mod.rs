@@ -217,20 +217,34 @@ impl RawClient {
     /// A subscriber object for `event` with a link to its signal: the broker streams the
     /// event to this client from then on. Answers the object's id.
     pub fn subscribe(&mut self, event: &str) -> u32 {
+        let object = self.subscriber(event).expect("a subscriber object");
+        let linked = self.link(object, 7);
+        assert_eq!(linked.kind, MessageType::Reply, "{linked:?}");
+        object
+    }
+
+    /// `ALMemory.subscriber(event)`: the object's id, or the error's text.
+    pub fn subscriber(&mut self, event: &str) -> Result<u32, String> {
         let methods = self.call(Address::new(MEMORY_SERVICE, OBJECT_MAIN, 2), 0u32.to_le_bytes().to_vec());
         let subscriber = MetaObject::decode(&methods.payload).unwrap().method("subscriber").unwrap().uid;
         let mut name = (event.len() as u32).to_le_bytes().to_vec();
         name.extend_from_slice(event.as_bytes());
         let reply = self.call(Address::new(MEMORY_SERVICE, OBJECT_MAIN, subscriber), name);
+        if reply.kind == MessageType::Error {
+            return Err(naobroker_qi::error_message(&reply.payload).unwrap());
+        }
         let options = Options { object_uid: true, ..Options::default() };
         let object = ObjectRef::decode_from(&mut Reader::new(&reply.payload), &options).unwrap();
         assert_eq!(object.service, MEMORY_SERVICE);
-        let mut link = MEMORY_SERVICE.to_le_bytes().to_vec();
-        link.extend_from_slice(&100u32.to_le_bytes());
-        link.extend_from_slice(&7u64.to_le_bytes());
-        let linked = self.call(Address::new(MEMORY_SERVICE, object.object, 0), link);
-        assert_eq!(linked.kind, MessageType::Reply, "{linked:?}");
-        object.object
+        Ok(object.object)
+    }
+
+    /// `registerEvent` of the client's `link` to subscriber `object`'s signal: the answer.
+    pub fn link(&mut self, object: u32, link: u64) -> Message {
+        let mut args = MEMORY_SERVICE.to_le_bytes().to_vec();
+        args.extend_from_slice(&100u32.to_le_bytes());
+        args.extend_from_slice(&link.to_le_bytes());
+        self.call(Address::new(MEMORY_SERVICE, object, 0), args)
     }
 
     /// Read until the broker closes the connection (what it sent before is skipped); the
