@@ -57,7 +57,7 @@ fn python_client_suite() {
     assert!(
         status.success(),
         "pytest failed (it needs pyzmq, msgpack and pytest: \
-         `python3 -m pip install ./clients/python pytest`):\n{stdout}\n{stderr}"
+         `python3 -m pip install ./clients/python pytest qi==3.1.5`):\n{stdout}\n{stderr}"
     );
     assert!(stdout.contains(" passed"), "{stdout}");
 }
