@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use naobroker_dcm::DcmConfig;
 use naobroker_lolasim::{LolaSim, Options, Stats, CYCLE};
+use naobroker_rt::{make_realtime, ThreadSpec};
 
 use crate::cycle::BusyLoad;
 use crate::stats::{print, Row, Samples};
@@ -20,7 +21,8 @@ use broker::BrokerRun;
 
 /// The issue's target: p99 at most 1 ms, and no missed answer.
 const TARGET_P99_US: f64 = 1000.0;
-/// lolasim's threads: above the client measured, so that the robot's side is not what waits.
+/// lolasim's threads and the collector's: above the client measured, so that the robot's side
+/// is not what waits.
 const SIM_PRIORITY: u8 = 90;
 /// Answers kept between two collections (about 49 s of LoLA cycles).
 const RECORDED_LATENCIES: usize = 4096;
@@ -74,8 +76,27 @@ impl Drop for Scratch {
     }
 }
 
-/// Wait for a client's answers to flow for `WARM_UP`, then measure it for `seconds`.
+/// Wait for a client's answers to flow for `WARM_UP`, then measure it for `seconds`, from a
+/// thread at lolasim's priority: a caller on the normal scheduler preempted while it holds
+/// lolasim's lock would stall lolasim's threads, and count their waits against the client.
 fn measure(sim: &LolaSim, seconds: f64) -> Window {
+    std::thread::scope(|scope| {
+        let collector = std::thread::Builder::new().name("lola-collect".into()).spawn_scoped(scope, || {
+            let spec = ThreadSpec {
+                name: "lola-collect",
+                role: "latency collector",
+                priority: Some(SIM_PRIORITY),
+                cpu: None,
+                mlock: false,
+            };
+            make_realtime(&spec);
+            collect(sim, seconds)
+        });
+        collector.expect("start the collector").join().expect("the collector ends")
+    })
+}
+
+fn collect(sim: &LolaSim, seconds: f64) -> Window {
     let warm = sim.stats().answers + (WARM_UP.as_micros() / CYCLE.as_micros()) as u64;
     sim.wait_until(PATIENCE, |stats| stats.connected && stats.answers >= warm)
         .expect("the LoLA client answers within 30 s");
@@ -191,9 +212,10 @@ pub fn run(seconds: f64, json: bool) {
     ));
     notes.push(format!(
         "lolasim in its real-time cadence (12 ms absolute deadlines); SCHED_FIFO asked for its \
-         threads ({SIM_PRIORITY}) and the floor ({priority}, the DCM cycle's default): {}; naobroker: \
-         defaults, backend = \"lola\" on a socket in a temporary directory",
-        if floor_fifo { "granted" } else { "REFUSED, both ran on the normal scheduler" }
+         threads and the thread collecting its latencies ({SIM_PRIORITY}), and for the floor \
+         ({priority}, the DCM cycle's default): {}; naobroker: defaults, backend = \"lola\" on a \
+         socket in a temporary directory",
+        if floor_fifo { "granted" } else { "REFUSED, all ran on the normal scheduler" }
     ));
     print("lola", &rows, &notes, json);
 }

@@ -28,7 +28,7 @@ struct Args {
     /// Touch[1]=1, Accelerometer=0,0,-9.81, Battery[0]=0.5, Sonar=0.4,0.5.
     #[arg(long = "set", value_name = "ASSIGNMENT")]
     assignments: Vec<String>,
-    /// SCHED_FIFO priority (1-99) of the cycle and reader threads [default: the normal
+    /// SCHED_FIFO priority (1-99) of the simulator's threads [default: the normal
     /// scheduler]; needs root or CAP_SYS_NICE, the simulator runs on without.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=99))]
     priority: Option<u8>,

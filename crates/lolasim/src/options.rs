@@ -43,9 +43,12 @@ pub struct Options {
     /// How many answer latencies [`crate::LolaSim::take_latencies`] keeps (the oldest are
     /// dropped); 0 (the default) records none. Room for them is reserved at start.
     pub recorded_latencies: usize,
-    /// `SCHED_FIFO` priority of the cycle and reader threads (`None`, the default: the
-    /// normal scheduler), so that a benchmark measures the client rather than the robot's
-    /// side; refused without root or CAP_SYS_NICE, said in the log, and the simulator runs on.
+    /// `SCHED_FIFO` priority of the simulator's threads (cycle, reader, acceptor; `None`, the
+    /// default: the normal scheduler), so that a benchmark measures the client rather than the
+    /// robot's side; refused without root or CAP_SYS_NICE, said in the log, and the simulator
+    /// runs on. They share one lock with the [`crate::LolaSim`] methods: a caller of those on
+    /// the normal scheduler, preempted while holding it, stalls them (call them from a thread
+    /// at the same priority while measuring).
     pub priority: Option<u8>,
 }
 

@@ -44,6 +44,8 @@ pub(crate) fn spawn_acceptor(
 }
 
 fn accept_clients(shared: &Arc<Shared>, listener: &UnixListener, generation: u64) {
+    // It locks the state as the other two do: a lower priority holding the lock would stall them.
+    ask_priority(shared, "lolasim-accept", "lolasim acceptor");
     loop {
         let accepted = listener.accept();
         let state = shared.lock();

@@ -186,7 +186,10 @@ impl LolaSim {
     /// CLOCK_MONOTONIC from just before the map's write to the return of the read that
     /// completed its answer; only first answers count (a double answer has none).
     pub fn take_latencies(&self) -> Vec<Duration> {
-        self.shared.lock().latencies.drain(..).collect()
+        // Allocated before the lock: the simulator's threads wait on it.
+        let mut taken = Vec::with_capacity(self.shared.options.recorded_latencies);
+        taken.extend(self.shared.lock().latencies.drain(..));
+        taken
     }
 }
 
