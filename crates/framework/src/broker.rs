@@ -24,6 +24,7 @@ mod outbox;
 mod permissions;
 mod sessions;
 mod stats;
+mod trace;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -92,6 +93,7 @@ struct Inner {
     client_timeout: Duration,
     state: RefCell<State>,
     counters: Counters,
+    call_counts: stats::CallCounts,
 }
 
 /// The broker: routes calls to module actors and remote modules, fans out events.
@@ -129,6 +131,7 @@ impl Broker {
                 client_timeout,
                 state: RefCell::default(),
                 counters: Counters::default(),
+                call_counts: stats::CallCounts::default(),
             }),
         };
         let weak = broker.downgrade();

@@ -2,6 +2,7 @@
 //! calls forwarded to a client and still waiting for its answer.
 
 use std::rc::Rc;
+use std::time::Instant;
 
 use naobroker_protocol::{excerpt, Value};
 use tokio::sync::oneshot;
@@ -15,7 +16,16 @@ use crate::invoke::Invoke;
 /// Who waits for a forwarded call's answer.
 pub(super) enum Origin {
     Client { client: ClientId, id: u64 },
-    Local(oneshot::Sender<CallResult>),
+    Local { reply: oneshot::Sender<CallResult>, caller: Caller },
+}
+
+impl Origin {
+    fn caller(&self) -> Caller {
+        match self {
+            Origin::Client { client, .. } => Caller::Client(client.clone()),
+            Origin::Local { caller, .. } => caller.clone(),
+        }
+    }
 }
 
 /// A call forwarded to a remote module. It waits as long as the module's client lives.
@@ -24,6 +34,8 @@ pub(super) struct PendingCall {
     pub(super) module: String,
     pub(super) method: String,
     pub(super) origin: Origin,
+    /// When it was forwarded, for the per-module counters and the trace.
+    pub(super) started: Instant,
 }
 
 impl Broker {
@@ -41,6 +53,7 @@ impl Broker {
         post: bool,
     ) -> CallResult {
         bump(&self.inner.counters.calls);
+        let started = Instant::now();
         let location = {
             let state = self.inner.state.borrow();
             match state.modules.get(module) {
@@ -51,13 +64,19 @@ impl Broker {
         };
         let result = match location {
             None => Err(CallError::new(format!("no module named {}", excerpt(module)))),
-            Some(Ok(recipient)) => recipient
-                .send(Invoke { method: method.to_owned(), args, post, caller, lost: 0 })
-                .await
-                .unwrap_or_else(|_| Err(CallError::new(format!("module {module} has stopped")))),
+            Some(Ok(recipient)) => {
+                let invoke =
+                    Invoke { method: method.to_owned(), args, post, caller: caller.clone(), lost: 0 };
+                let result = recipient
+                    .send(invoke)
+                    .await
+                    .unwrap_or_else(|_| Err(CallError::new(format!("module {module} has stopped"))));
+                self.finish_call(&caller, module, method, started, &result);
+                result
+            }
             Some(Err(client)) => {
                 let (reply, answer) = oneshot::channel();
-                self.forward(&client, module, method, args, post, Origin::Local(reply));
+                self.forward(&client, module, method, args, post, Origin::Local { reply, caller });
                 answer.await.unwrap_or_else(|_| Err(CallError::new(format!("module {module} went away"))))
             }
         };
@@ -85,6 +104,7 @@ impl Broker {
                 module: module.to_owned(),
                 method: method.to_owned(),
                 origin,
+                started: Instant::now(),
             };
             state.pending.insert(id, call);
             id
@@ -172,7 +192,10 @@ impl Broker {
             }
         };
         match pending {
-            Some(call) => self.deliver(call.origin, result),
+            Some(call) => {
+                self.finish_call(&call.origin.caller(), &call.module, &call.method, call.started, &result);
+                self.deliver(call.origin, result)
+            }
             None => tracing::debug!(id, "reply to no pending call"),
         }
     }
@@ -187,8 +210,8 @@ impl Broker {
                     self.reply(&client, None, id, result);
                 }
             }
-            Origin::Local(sender) => {
-                let _ = sender.send(result);
+            Origin::Local { reply, .. } => {
+                let _ = reply.send(result);
             }
         }
     }

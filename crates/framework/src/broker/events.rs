@@ -120,6 +120,10 @@ impl Registry {
         subscribers.filter(|subscriber| of_modules(&subscriber.target)).count()
     }
 
+    pub(crate) fn subscriber_count(&self, event: &str) -> usize {
+        self.by_event.get(event).map_or(0, Vec::len)
+    }
+
     pub(crate) fn has_subscribers(&self, event: &str) -> bool {
         self.by_event.get(event).is_some_and(|subscribers| !subscribers.is_empty())
     }

@@ -129,6 +129,7 @@ impl Broker {
 
     /// Deliver an event to every subscriber, each held to the event window.
     pub fn publish(&self, name: &str, value: &Value) {
+        self.trace_event(name);
         let window = self.inner.limits.event_window;
         let mut deliveries = Deliveries::default();
         let mut encodings = SharedEncodings { name, value, by_wire: Vec::new() };

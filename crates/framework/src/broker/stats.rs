@@ -1,10 +1,72 @@
-//! The broker's counters, as `ServiceDirectory.stats` and `naocli stats` show them.
+//! The broker's counters, as `ServiceDirectory.stats` and `naocli stats` show them, and the
+//! per-module call counters `naocli top` computes rates and latencies from.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::time::Duration;
 
 use naobroker_protocol::Value;
 
 use super::Broker;
+
+/// Latency buckets per module: bucket `i` counts calls that took less than `2^i` µs (the last
+/// one, everything longer).
+const LATENCY_BUCKETS: usize = 32;
+
+/// One module's calls since the broker started.
+struct ModuleCalls {
+    calls: u64,
+    errors: u64,
+    total_latency_us: u64,
+    latency_buckets: [u64; LATENCY_BUCKETS],
+}
+
+/// Calls, errors and latencies per module: a map lookup and a few additions per call, an
+/// allocation only on a module's first call.
+#[derive(Default)]
+pub(super) struct CallCounts {
+    by_module: RefCell<HashMap<String, ModuleCalls>>,
+}
+
+impl CallCounts {
+    pub(super) fn record(&self, module: &str, latency: Duration, ok: bool) {
+        let mut by_module = self.by_module.borrow_mut();
+        if !by_module.contains_key(module) {
+            let fresh = ModuleCalls {
+                calls: 0,
+                errors: 0,
+                total_latency_us: 0,
+                latency_buckets: [0; LATENCY_BUCKETS],
+            };
+            by_module.insert(module.to_owned(), fresh);
+        }
+        let counts = by_module.get_mut(module).expect("inserted above");
+        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
+        counts.calls += 1;
+        counts.errors += u64::from(!ok);
+        counts.total_latency_us = counts.total_latency_us.saturating_add(micros);
+        let bucket = (u64::BITS - micros.leading_zeros()) as usize;
+        counts.latency_buckets[bucket.min(LATENCY_BUCKETS - 1)] += 1;
+    }
+
+    /// `{module: {calls, errors, total_latency_us, latency_buckets}}`.
+    fn to_value(&self) -> Value {
+        let by_module = self.by_module.borrow();
+        let mut modules: Vec<(&String, &ModuleCalls)> = by_module.iter().collect();
+        modules.sort_by(|a, b| a.0.cmp(b.0));
+        let entries = modules.into_iter().map(|(module, counts)| {
+            let buckets = counts.latency_buckets.iter().map(|&count| Value::from(count)).collect();
+            let counters = Value::Map(vec![
+                ("calls".into(), counts.calls.into()),
+                ("errors".into(), counts.errors.into()),
+                ("total_latency_us".into(), counts.total_latency_us.into()),
+                ("latency_buckets".into(), Value::Array(buckets)),
+            ]);
+            (module.as_str().into(), counters)
+        });
+        Value::Map(entries.collect())
+    }
+}
 
 impl Broker {
     /// Broker counters: calls, errors, refusals, events, each client's queue, and every
@@ -48,6 +110,7 @@ impl Broker {
         counters.extend([
             ("pending_remote_calls".into(), (state.pending.len() as u64).into()),
             ("modules".into(), (state.modules.len() as u64).into()),
+            ("by_module".into(), self.inner.call_counts.to_value()),
             ("clients".into(), Value::Array(clients)),
         ]);
         Value::Map(counters)
