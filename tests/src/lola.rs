@@ -20,35 +20,6 @@ pub const CYCLE_MS: i64 = 12;
 /// the pauses between steps are no stall.
 pub const HOLD_NO_STALL: &str = "on_link_loss = \"hold\"\nstall_ms = 3600000\n";
 
-/// LoLA's 25 joints in its order (docs/lola.md; RHipYawPitch is not among them).
-pub const JOINTS: [&str; 25] = [
-    "HeadYaw",
-    "HeadPitch",
-    "LShoulderPitch",
-    "LShoulderRoll",
-    "LElbowYaw",
-    "LElbowRoll",
-    "LWristYaw",
-    "LHipYawPitch",
-    "LHipRoll",
-    "LHipPitch",
-    "LKneePitch",
-    "LAnklePitch",
-    "LAnkleRoll",
-    "RHipRoll",
-    "RHipPitch",
-    "RKneePitch",
-    "RAnklePitch",
-    "RAnkleRoll",
-    "RShoulderPitch",
-    "RShoulderRoll",
-    "RElbowYaw",
-    "RElbowRoll",
-    "RWristYaw",
-    "LHand",
-    "RHand",
-];
-
 /// A fresh directory and the LoLA socket path in it.
 pub fn socket_dir() -> (PathBuf, PathBuf) {
     let dir = scratch_dir("lola");

@@ -6,9 +6,10 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use naobroker_e2e::lola::{entry, wait_for, LolaBench, HOLD_NO_STALL, JOINTS};
+use naobroker_e2e::lola::{entry, wait_for, LolaBench, HOLD_NO_STALL};
 use naobroker_framework::blocking::Session;
 use naobroker_framework::Value;
+use naobroker_lola::names::JOINTS;
 
 const PREFIX: &str = "Device/SubDeviceList/";
 
