@@ -66,7 +66,7 @@ fn a_remote_module_serves_calls_raises_events_and_dies_cleanly() {
     // naocli subscribe prints the event a remote module raises, as a JSON line.
     let mut watcher = Process::spawn(
         Command::new(bin("naocli"))
-            .args(["--url", &broker.url, "subscribe", "Echo/Shouted"])
+            .args(["--url", &broker.url, "--json", "subscribe", "Echo/Shouted"])
             .stdout(Stdio::piped()),
     );
     let mut lines = BufReader::new(watcher.child.stdout.take().unwrap()).lines();
@@ -120,7 +120,9 @@ fn naocli_watch_prints_memory_values_as_they_change() {
     let broker = TestBroker::start("");
     broker.call("ALMemory.insertData", &["Counter", "1"]);
     let mut watcher = Process::spawn(
-        Command::new(bin("naocli")).args(["--url", &broker.url, "watch", "Counter"]).stdout(Stdio::piped()),
+        Command::new(bin("naocli"))
+            .args(["--url", &broker.url, "--json", "watch", "Counter"])
+            .stdout(Stdio::piped()),
     );
     let mut lines = BufReader::new(watcher.child.stdout.take().unwrap()).lines();
     let first = lines.next().unwrap().unwrap();

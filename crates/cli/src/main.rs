@@ -1,12 +1,18 @@
 //! naocli: call modules, list them, watch ALMemory and events from a shell.
 #![deny(unsafe_code)]
 
+mod events;
+mod memory;
+mod output;
+mod top;
+
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use naobroker_framework::{from_value, to_value, CallError, ClientSession, Value};
+use naobroker_framework::{from_value, CallError, ClientSession, Value};
+use output::{parse_arg, print_line, to_json, Output};
 
 #[derive(Parser)]
 #[command(version, about = "Talk to a naobroker: list modules, call methods, watch memory and events")]
@@ -17,6 +23,9 @@ struct Cli {
     /// Give up on a call after this many seconds (default: wait as long as the callee lives).
     #[arg(long, global = true, value_name = "SECONDS")]
     timeout: Option<f64>,
+    /// Print JSON: one JSON value per line (per result, per change, per event).
+    #[arg(long, global = true)]
+    json: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -38,16 +47,38 @@ enum Command {
         #[arg(allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Print ALMemory values as they change (JSON lines).
+    /// Print ALMemory values (several keys at once).
+    Get {
+        #[arg(required = true)]
+        keys: Vec<String>,
+    },
+    /// ALMemory.insertData KEY VALUE; VALUE is JSON, or a string when it is not JSON.
+    Set {
+        key: String,
+        #[arg(allow_hyphen_values = true)]
+        value: String,
+    },
+    /// Print ALMemory values, then each change (ALMemory.getDataOnChange, no polling).
     Watch {
         #[arg(required = true)]
         keys: Vec<String>,
     },
-    /// Print events as they arrive (JSON lines).
+    /// Print events as they arrive.
     Subscribe {
         #[arg(required = true)]
         events: Vec<String>,
     },
+    /// Calls per second, errors and latency per module, refreshed every INTERVAL seconds.
+    Top {
+        #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
+        interval: f64,
+        /// Stop after this many refreshes.
+        #[arg(long)]
+        count: Option<u64>,
+    },
+    /// Each call (caller, module.method, duration, outcome) and each event, live; with
+    /// MODULEs, only the calls to them.
+    Trace { modules: Vec<String> },
     /// Broker and DCM counters.
     Stats,
     /// Make a CURVE key pair (docs/security.md). With SECRET_FILE, the secret key is
@@ -56,27 +87,11 @@ enum Command {
     Keygen { secret_file: Option<std::path::PathBuf> },
 }
 
-fn parse_arg(text: &str) -> Value {
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(json) => to_value(&json),
-        Err(_) => Value::from(text),
-    }
-}
-
-fn to_json(value: &Value) -> String {
-    serde_json::to_string(value).unwrap_or_else(|_| format!("{value}"))
-}
-
 fn split_target(target: &str) -> Result<(&str, &str), CallError> {
     target
         .split_once('.')
         .filter(|(module, method)| !module.is_empty() && !method.is_empty())
         .ok_or_else(|| CallError::new(format!("{target:?}: expected MODULE.METHOD")))
-}
-
-fn print_line(line: &str) -> Result<(), CallError> {
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{line}").and_then(|_| out.flush()).map_err(|e| CallError::new(e.to_string()))
 }
 
 /// `naocli keygen`: a fresh key pair, the secret one written only where asked.
@@ -97,35 +112,44 @@ fn keygen(secret_file: Option<&std::path::Path>) -> Result<(), CallError> {
     print_line(&public)
 }
 
+fn seconds_arg(flag: &str, seconds: f64) -> Result<Duration, CallError> {
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| CallError::new(format!("{flag} {seconds}: expected a positive number of seconds")))
+}
+
 async fn run(cli: Cli) -> Result<(), CallError> {
     if let Command::Keygen { secret_file } = &cli.command {
         return keygen(secret_file.as_deref());
     }
     let session = ClientSession::connect(&cli.url, "naocli").await?;
     if let Some(seconds) = cli.timeout {
-        let limit = Duration::try_from_secs_f64(seconds).map_err(|_| {
-            CallError::new(format!("--timeout {seconds}: expected a positive number of seconds"))
-        })?;
-        session.set_call_timeout(Some(limit));
+        session.set_call_timeout(Some(seconds_arg("--timeout", seconds)?));
     }
+    let output = Output { json: cli.json };
     match cli.command {
         Command::Info { module: None } => {
             let modules: Vec<String> =
                 from_value(session.call("ServiceDirectory", "modules", vec![], false).await?)
                     .map_err(|e| CallError::new(e.to_string()))?;
-            for module in modules {
-                print_line(&module)?;
-            }
+            output.emit(&serde_json::json!(modules), || modules.join("\n"))?;
         }
         Command::Info { module: Some(module) } => {
             let methods: Vec<(String, String, String)> = from_value(
                 session.call("ServiceDirectory", "methods", vec![module.as_str().into()], false).await?,
             )
             .map_err(|e| CallError::new(e.to_string()))?;
-            print_line(&module)?;
-            for (name, signature, help) in methods {
-                print_line(&format!("  {name}{signature}\n      {help}"))?;
-            }
+            let json = methods
+                .iter()
+                .map(|(name, signature, help)| {
+                    serde_json::json!({"name": name, "signature": signature, "help": help})
+                })
+                .collect();
+            output.emit(&serde_json::Value::Array(json), || {
+                let lines = methods
+                    .iter()
+                    .map(|(name, signature, help)| format!("  {name}{signature}\n      {help}"));
+                std::iter::once(module.clone()).chain(lines).collect::<Vec<_>>().join("\n")
+            })?;
         }
         Command::Call { target, args } => {
             let (module, method) = split_target(&target)?;
@@ -139,50 +163,14 @@ async fn run(cli: Cli) -> Result<(), CallError> {
             let id = session.call(module, method, args, true).await?;
             print_line(&to_json(&id))?;
         }
-        Command::Watch { keys } => {
-            let keys_value = Value::Array(keys.iter().map(|k| Value::from(k.as_str())).collect());
-            let mut last: Option<Vec<Value>> = None;
-            loop {
-                let values = session.call("ALMemory", "getListData", vec![keys_value.clone()], false).await?;
-                let Value::Array(values) = values else {
-                    return Err(CallError::new("getListData answered no list"));
-                };
-                for (index, value) in values.iter().enumerate() {
-                    if last.as_ref().is_none_or(|last| last[index] != *value) {
-                        print_line(&format!(
-                            "{{\"key\":{},\"value\":{}}}",
-                            to_json(&keys[index].as_str().into()),
-                            to_json(value)
-                        ))?;
-                    }
-                }
-                last = Some(values);
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+        Command::Get { keys } => memory::get(&session, &keys, output).await?,
+        Command::Set { key, value } => memory::set(&session, &key, &value, output).await?,
+        Command::Watch { keys } => memory::watch(&session, &keys, output).await?,
+        Command::Subscribe { events } => events::subscribe(&session, &events, output).await?,
+        Command::Top { interval, count } => {
+            top::top(&session, seconds_arg("--interval", interval)?, count, output).await?
         }
-        Command::Subscribe { events } => {
-            let (lines, mut printed) = tokio::sync::mpsc::unbounded_channel();
-            for event in &events {
-                let mut stream = session.subscribe(event).await?;
-                let lines = lines.clone();
-                actix_rt::spawn(async move {
-                    while let Some(event) = stream.next().await {
-                        let line = format!(
-                            "{{\"event\":{},\"value\":{}}}",
-                            to_json(&event.name.as_str().into()),
-                            to_json(&event.value)
-                        );
-                        if lines.send(line).is_err() {
-                            break;
-                        }
-                    }
-                });
-            }
-            drop(lines);
-            while let Some(line) = printed.recv().await {
-                print_line(&line)?;
-            }
-        }
+        Command::Trace { modules } => events::trace(&session, &modules, output).await?,
         Command::Stats => {
             let broker = session.call("ServiceDirectory", "stats", vec![], false).await?;
             let dcm = session.call("DCM", "stats", vec![], false).await.unwrap_or(Value::Nil);

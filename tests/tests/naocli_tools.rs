@@ -1,0 +1,117 @@
+//! naocli's qicli verbs against the real broker: get, set, --json, top's counters, trace.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use naobroker_e2e::{bin, Process, TestBroker};
+use serde_json::{json, Value as Json};
+
+fn stdout(output: std::process::Output) -> String {
+    assert!(output.status.success(), "naocli failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn get_and_set_read_and_write_memory_as_text_or_json() {
+    let broker = TestBroker::start("");
+    assert_eq!(
+        stdout(broker.naocli(&["set", "Robot/Pose", r#"{"name": "Stand"}"#])),
+        "Robot/Pose: {\"name\":\"Stand\"}\n"
+    );
+    assert_eq!(stdout(broker.naocli(&["set", "Robot/Mode", "Sitting"])), "Robot/Mode: \"Sitting\"\n");
+    assert_eq!(
+        stdout(broker.naocli(&["--json", "set", "Robot/Count", "-3"])),
+        "{\"key\":\"Robot/Count\",\"value\":-3}\n"
+    );
+    assert_eq!(
+        stdout(broker.naocli(&["get", "Robot/Mode", "Robot/Count"])),
+        "Robot/Mode: \"Sitting\"\nRobot/Count: -3\n"
+    );
+    let json: Json =
+        serde_json::from_str(&stdout(broker.naocli(&["get", "--json", "Robot/Pose", "Robot/Mode"]))).unwrap();
+    assert_eq!(json, json!({"Robot/Pose": {"name": "Stand"}, "Robot/Mode": "Sitting"}));
+    let missing = broker.naocli(&["get", "Robot/Nothing"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("Robot/Nothing"));
+    let modules: Json = serde_json::from_str(&stdout(broker.naocli(&["--json", "info"]))).unwrap();
+    assert!(modules.as_array().unwrap().contains(&json!("ALMemory")), "{modules}");
+}
+
+#[test]
+fn the_broker_counts_calls_per_module_and_top_shows_their_rate() {
+    let broker = TestBroker::start("");
+    broker.call("ALMemory.insertData", &["Counter", "1"]);
+    for _ in 0..3 {
+        broker.call("ALMemory.getData", &["Counter"]);
+    }
+    broker.call_error("ALMemory.getData", &["Nope"]);
+    let stats = broker.call("ServiceDirectory.stats", &[]);
+    let memory = &stats["by_module"]["ALMemory"];
+    assert_eq!(memory["calls"], json!(5), "{stats}");
+    assert_eq!(memory["errors"], json!(1), "{stats}");
+    let buckets = memory["latency_buckets"].as_array().unwrap();
+    assert_eq!(buckets.iter().map(|count| count.as_u64().unwrap()).sum::<u64>(), 5);
+    // top's own second sample follows its first call to ServiceDirectory.stats.
+    let line = stdout(broker.naocli(&["--json", "top", "--interval", "0.05", "--count", "1"]));
+    let rows: Json = serde_json::from_str(line.trim()).unwrap();
+    let directory = rows.as_array().unwrap().iter().find(|row| row["module"] == "ServiceDirectory");
+    let directory = directory.unwrap_or_else(|| panic!("no ServiceDirectory row: {rows}"));
+    assert!(directory["calls_per_s"].as_f64().unwrap() > 0.0, "{rows}");
+    assert_eq!(directory["errors"], json!(0));
+    assert!(directory["p50_max_us"].as_u64().unwrap() >= 1, "{rows}");
+}
+
+/// The lines a naocli process prints, read on a thread of their own.
+fn lines_of(process: &mut Process) -> mpsc::Receiver<String> {
+    let (sender, receiver) = mpsc::channel();
+    let lines = BufReader::new(process.child.stdout.take().unwrap()).lines();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receiver
+}
+
+#[test]
+fn trace_shows_each_call_with_its_caller_duration_and_outcome() {
+    let broker = TestBroker::start("");
+    broker.call("ALMemory.insertData", &["Counter", "1"]);
+    let mut tracer = Process::spawn(
+        Command::new(bin("naocli"))
+            .args(["--url", &broker.url, "--json", "trace", "ALMemory"])
+            .stdout(Stdio::piped()),
+    );
+    let lines = lines_of(&mut tracer);
+    // The tracer subscribes at some point: call until its trace shows a call.
+    let started = Instant::now();
+    let record = loop {
+        assert!(started.elapsed() < Duration::from_secs(20), "no trace line");
+        broker.call_error("ALMemory.getData", &["Nope"]);
+        if let Ok(line) = lines.recv_timeout(Duration::from_millis(100)) {
+            break serde_json::from_str::<Json>(&line).unwrap();
+        }
+    };
+    assert_eq!(record["kind"], "call", "{record}");
+    assert_eq!(record["module"], "ALMemory");
+    assert_eq!(record["method"], "getData");
+    assert_eq!(record["ok"], false);
+    assert_eq!(record["error"], "ALMemory.getData: no key named Nope");
+    assert!(record["caller"].as_str().unwrap().starts_with("naocli (client-"), "{record}");
+    assert!(record["duration_us"].is_u64());
+    // Calls to other modules are left out; a call to ALMemory comes through.
+    broker.step(1);
+    broker.call("ALMemory.getData", &["Counter"]);
+    let next: Json = loop {
+        let line = lines.recv_timeout(Duration::from_secs(20)).expect("a second trace line");
+        let record: Json = serde_json::from_str(&line).unwrap();
+        if record["ok"] == true {
+            break record;
+        }
+    };
+    assert_eq!((next["module"].as_str(), next["method"].as_str()), (Some("ALMemory"), Some("getData")));
+}
