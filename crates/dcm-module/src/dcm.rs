@@ -16,6 +16,7 @@ use naobroker_memory::Store;
 use crate::cycle_events::{CycleSignal, StepWaiter};
 use crate::handle::DcmHandle;
 use crate::parse::RequestParser;
+use crate::recording::Recordings;
 use crate::settings::Settings;
 
 /// The DCM module: NAOqi's DCM API over the real-time cycle.
@@ -28,6 +29,7 @@ pub struct Dcm {
     pub(crate) broker: Broker,
     pub(crate) event_decimation: u64,
     pub(crate) settings: Settings,
+    pub(crate) recordings: Recordings,
 }
 
 impl Dcm {
@@ -47,6 +49,7 @@ impl Dcm {
             signal: Some(CycleSignal { reports, wake }),
             broker,
             event_decimation: u64::from(event_decimation.max(1)),
+            recordings: Recordings::default(),
         }
     }
 

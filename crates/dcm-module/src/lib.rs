@@ -12,6 +12,7 @@ mod link;
 mod methods;
 mod module;
 pub mod parse;
+mod recording;
 mod settings;
 mod stats;
 

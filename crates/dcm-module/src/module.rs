@@ -11,6 +11,7 @@ use crate::dcm::Dcm;
 use crate::error::DcmError;
 use crate::link::follow_link;
 use crate::methods;
+use crate::recording;
 
 /// A handler that answers at once, with the DCM's typed errors put into words.
 fn answered<A, R>(
@@ -85,6 +86,17 @@ impl Module for Dcm {
             "getBufferSize",
             "Timed commands buffered for an actuator (as of the last cycle).",
             answered(methods::get_buffer_size),
+        )
+        .add(
+            "record",
+            "record([key, ...]): record real-time keys every cycle; answers the id. Rows arrive as the \
+             event DCM/Record/<id> while someone subscribes to it (docs/recording.md).",
+            |dcm, _context, keys| Ok(recording::record(dcm, keys)?),
+        )
+        .add(
+            "stopRecord",
+            "stopRecord(id): end a recording (the rows already recorded are still sent).",
+            |dcm, _context, id| Ok(recording::stop_record(dcm, id)?),
         );
     }
 
