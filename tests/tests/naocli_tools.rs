@@ -115,3 +115,60 @@ fn trace_shows_each_call_with_its_caller_duration_and_outcome() {
     };
     assert_eq!((next["module"].as_str(), next["method"].as_str()), (Some("ALMemory"), Some("getData")));
 }
+
+/// The next line of `lines` that `wanted` accepts, calling `provoke` until one comes.
+fn line_provoked(
+    lines: &mpsc::Receiver<String>,
+    mut provoke: impl FnMut(),
+    wanted: impl Fn(&Json) -> bool,
+) -> Json {
+    let started = Instant::now();
+    loop {
+        assert!(started.elapsed() < Duration::from_secs(30), "no such line");
+        provoke();
+        while let Ok(line) = lines.recv_timeout(Duration::from_millis(200)) {
+            let record: Json = serde_json::from_str(&line).unwrap();
+            if wanted(&record) {
+                return record;
+            }
+        }
+    }
+}
+
+#[test]
+fn log_shows_the_brokers_lines_and_the_lines_modules_send() {
+    let broker = TestBroker::start("");
+    let mut viewer = Process::spawn(
+        Command::new(bin("naocli"))
+            .args(["--url", &broker.url, "--json", "log", "--level", "info"])
+            .stdout(Stdio::piped()),
+    );
+    let lines = lines_of(&mut viewer);
+    // The viewer subscribes at some point: register a module until its line shows.
+    let registered = line_provoked(
+        &lines,
+        || {
+            let mut echo = broker.module("echo", "Echo");
+            echo.kill();
+            broker.wait_for_module("Echo", false);
+        },
+        |line| line["message"].as_str().is_some_and(|message| message.contains("remote module registered")),
+    );
+    assert_eq!(registered["module"], "broker", "{registered}");
+    assert_eq!(registered["level"], "INFO");
+    assert!(
+        registered["target"].as_str().unwrap().starts_with("naobroker_framework::broker"),
+        "{registered}"
+    );
+    // A module process's line (ServiceDirectory.log, as the SDK's LogForwarding sends it) comes
+    // under its client's name; a DEBUG line is below the viewer's level.
+    broker.call("ServiceDirectory.log", &["DEBUG", "probe", "too detailed"]);
+    broker.call("ServiceDirectory.log", &["WARN", "probe::arm", "arm hot"]);
+    let sent =
+        line_provoked(&lines, || {}, |line| line["target"].as_str().is_some_and(|t| t.starts_with("probe")));
+    assert_eq!(
+        sent,
+        json!({"level": "WARN", "module": "naocli", "target": "probe::arm", "message": "arm hot"})
+    );
+    assert!(broker.call_error("ServiceDirectory.log", &["LOUD", "probe", "x"]).contains("expected TRACE"));
+}

@@ -6,7 +6,7 @@ use naobroker_framework::{CallError, ClientSession, Event};
 use crate::output::{field, json_of, text_field, to_json, Output};
 
 /// Every event of `names`, each handed to `print` as it arrives, until the broker goes.
-async fn each_event(
+pub(crate) async fn each_event(
     session: &ClientSession,
     names: &[String],
     mut print: impl FnMut(Event) -> Result<(), CallError>,

@@ -2,6 +2,7 @@
 #![deny(unsafe_code)]
 
 mod events;
+mod logs;
 mod memory;
 mod output;
 mod top;
@@ -79,6 +80,15 @@ enum Command {
     /// Each call (caller, module.method, duration, outcome) and each event, live; with
     /// MODULEs, only the calls to them.
     Trace { modules: Vec<String> },
+    /// The broker's and its module processes' log lines, live.
+    Log {
+        /// Only lines at LEVEL or above (TRACE, DEBUG, INFO, WARN, ERROR).
+        #[arg(long)]
+        level: Option<String>,
+        /// Only lines of module NAME (`broker` for the broker's own) or whose target starts with NAME.
+        #[arg(long)]
+        module: Option<String>,
+    },
     /// Broker and DCM counters.
     Stats,
     /// Make a CURVE key pair (docs/security.md). With SECRET_FILE, the secret key is
@@ -171,6 +181,9 @@ async fn run(cli: Cli) -> Result<(), CallError> {
             top::top(&session, seconds_arg("--interval", interval)?, count, output).await?
         }
         Command::Trace { modules } => events::trace(&session, &modules, output).await?,
+        Command::Log { level, module } => {
+            logs::log(&session, level.as_deref(), module.as_deref(), output).await?
+        }
         Command::Stats => {
             let broker = session.call("ServiceDirectory", "stats", vec![], false).await?;
             let dcm = session.call("DCM", "stats", vec![], false).await.unwrap_or(Value::Nil);

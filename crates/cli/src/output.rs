@@ -47,7 +47,7 @@ pub(crate) fn print_line(line: &str) -> Result<(), CallError> {
     writeln!(out, "{line}").and_then(|_| out.flush()).map_err(|e| CallError::new(e.to_string()))
 }
 
-/// Text of a string field of a map value (`""` when absent).
+/// A field of a map value.
 pub(crate) fn field<'a>(value: &'a Value, name: &str) -> Option<&'a Value> {
     match value {
         Value::Map(entries) => entries.iter().find(|(key, _)| key.as_str() == Some(name)).map(|(_, v)| v),
@@ -55,6 +55,7 @@ pub(crate) fn field<'a>(value: &'a Value, name: &str) -> Option<&'a Value> {
     }
 }
 
+/// A field of a map value as text: a string as it is, anything else as JSON, `""` when absent.
 pub(crate) fn text_field(value: &Value, name: &str) -> String {
     match field(value, name) {
         Some(Value::String(text)) => text.as_str().unwrap_or_default().to_owned(),

@@ -19,6 +19,7 @@ mod connections;
 mod events;
 mod fanout;
 mod limits;
+mod logtap;
 mod modules;
 mod outbox;
 mod permissions;

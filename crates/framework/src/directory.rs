@@ -28,6 +28,16 @@ fn methods(
     Ok(infos.into_iter().map(|m| vec![m.name, m.signature, m.help]).collect())
 }
 
+/// `log(level, target, message)`: a module process's log line, raised as the
+/// `ServiceDirectory/Log` event under its client's name while someone subscribes.
+fn log(
+    directory: &mut ServiceDirectory,
+    context: &ModuleContext,
+    (level, target, message): (String, String, String),
+) -> Result<(), CallError> {
+    directory.broker.publish_client_log(&context.caller(), &level, target, message)
+}
+
 /// `stats()`: the broker's counters.
 fn stats(directory: &mut ServiceDirectory, _: &ModuleContext, (): ()) -> Result<Value, CallError> {
     Ok(directory.broker.stats())
@@ -42,10 +52,16 @@ impl Module for ServiceDirectory {
         "Lists the modules the broker knows and shows its counters.".into()
     }
 
+    /// The broker process's own `tracing` lines go to `ServiceDirectory/Log`'s subscribers.
+    fn started(&mut self, _: &ModuleContext) {
+        self.broker.forward_own_logs();
+    }
+
     fn methods(table: &mut Methods<Self>) {
         table
             .add("modules", "Names of every registered module.", modules)
             .add("methods", "Methods of one module: [[name, signature, help], ...].", methods)
+            .add("log", "A module process's log line (level, target, message) for ServiceDirectory/Log.", log)
             .add(
                 "stats",
                 "Broker counters: calls, errors, refusals, events sent and dropped, clients.",

@@ -5,6 +5,7 @@ use actix::Actor;
 use crate::actor::ModuleActor;
 use crate::client::ClientSession;
 use crate::error::CallError;
+use crate::logs;
 use crate::module::{Module, ModuleContext};
 use crate::session::Session;
 
@@ -16,7 +17,27 @@ pub async fn serve<M: Module>(url: &str, module: M) -> Result<ClientSession, Cal
     let name = module.name();
     let session = ClientSession::connect(url, &name).await?;
     attach(&session, module).await?;
+    forward_logs(&session);
     Ok(session)
+}
+
+/// Send the lines [`crate::LogForwarding`] catches in this process to the broker
+/// (`ServiceDirectory.log`), one call at a time; lines beyond the sink's capacity are dropped.
+fn forward_logs(session: &ClientSession) {
+    let mut lines = logs::attach_sink();
+    logs::set_wanted(true);
+    let session = session.clone();
+    actix_rt::spawn(async move {
+        while let Some(line) = lines.recv().await {
+            // The client's own lines are about the sending itself: forwarding them would feed
+            // the sending.
+            if line.target.starts_with("naobroker_framework::client") {
+                continue;
+            }
+            let args = vec![line.level.into(), line.target.into(), line.message.into()];
+            let _ = session.call("ServiceDirectory", "log", args, false).await;
+        }
+    });
 }
 
 /// Serve `module` over an existing session (several modules can share one).
@@ -46,8 +67,11 @@ fn url_from_args() -> String {
 }
 
 /// The whole `main` of a module process: serve `module` at the URL the process was given until it
-/// exits; a failure is printed as `program: error` with exit code 1.
+/// exits; a failure is printed as `program: error` with exit code 1. Its `tracing` lines go to
+/// stderr (`RUST_LOG`, `info` by default) and to the broker (`naocli log`), unless the process
+/// set up `tracing` itself.
 pub fn main<M: Module>(program: &str, module: M) -> std::process::ExitCode {
+    logs::init_module_logging();
     match run(&url_from_args(), module) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

@@ -42,7 +42,11 @@ fn main() -> std::process::ExitCode {
     let args = Args::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    let stderr = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).finish();
+    // The same lines go to `naocli log` (the ServiceDirectory/Log event) while someone subscribes.
+    let forwarded =
+        tracing_subscriber::layer::SubscriberExt::with(stderr, naobroker_framework::LogForwarding);
+    tracing_subscriber::util::SubscriberInitExt::init(forwarded);
 
     let loaded = match &args.config {
         Some(path) => Config::load(path, true),

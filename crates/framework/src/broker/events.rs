@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 
 use crate::event::Event;
 use crate::identity::ClientId;
+use crate::logs;
 
 pub(crate) enum Target {
     /// A remote client's event stream (`Subscribe` on the wire).
@@ -43,6 +44,14 @@ impl Registry {
 
     fn add(&mut self, event: &str, target: Target) {
         self.by_event.entry(event.to_owned()).or_default().push(Subscriber { target, lost: 0 });
+        self.note_log_listeners(event);
+    }
+
+    /// Log lines are formatted and handed to the broker only while someone subscribes to them.
+    fn note_log_listeners(&self, event: &str) {
+        if event == logs::LOG_EVENT {
+            logs::set_wanted(self.by_event.contains_key(event));
+        }
     }
 
     fn remove_where(&mut self, event: &str, matches: impl Fn(&Target) -> bool) -> bool {
@@ -52,6 +61,7 @@ impl Registry {
         let removed = subscribers.len() != before;
         if subscribers.is_empty() {
             self.by_event.remove(event);
+            self.note_log_listeners(event);
         }
         removed
     }
