@@ -3,8 +3,11 @@
 
 mod events;
 mod logs;
+mod mcap_file;
 mod memory;
 mod output;
+mod plot;
+mod record;
 mod top;
 
 use std::io::Write;
@@ -89,6 +92,24 @@ enum Command {
         #[arg(long)]
         module: Option<String>,
     },
+    /// Record real-time keys every DCM cycle (and EVENTs as they arrive) into an MCAP file
+    /// until Ctrl-C (docs/recording.md).
+    Record {
+        #[arg(required = true)]
+        keys: Vec<String>,
+        /// An event to record too (repeatable).
+        #[arg(long = "event", value_name = "NAME")]
+        events: Vec<String>,
+        #[arg(long, value_name = "FILE.mcap")]
+        out: std::path::PathBuf,
+    },
+    /// Plot recorded keys (all when none named) over DCM time into a PNG. Needs no broker.
+    Plot {
+        recording: std::path::PathBuf,
+        keys: Vec<String>,
+        #[arg(long, value_name = "FILE.png")]
+        out: std::path::PathBuf,
+    },
     /// Broker and DCM counters.
     Stats,
     /// Make a CURVE key pair (docs/security.md). With SECRET_FILE, the secret key is
@@ -130,6 +151,9 @@ fn seconds_arg(flag: &str, seconds: f64) -> Result<Duration, CallError> {
 async fn run(cli: Cli) -> Result<(), CallError> {
     if let Command::Keygen { secret_file } = &cli.command {
         return keygen(secret_file.as_deref());
+    }
+    if let Command::Plot { recording, keys, out } = &cli.command {
+        return plot::plot(recording, keys, out);
     }
     let session = ClientSession::connect(&cli.url, "naocli").await?;
     if let Some(seconds) = cli.timeout {
@@ -189,7 +213,8 @@ async fn run(cli: Cli) -> Result<(), CallError> {
             let dcm = session.call("DCM", "stats", vec![], false).await.unwrap_or(Value::Nil);
             print_line(&to_json(&Value::Map(vec![("broker".into(), broker), ("dcm".into(), dcm)])))?;
         }
-        Command::Keygen { .. } => unreachable!("answered before connecting"),
+        Command::Record { keys, events, out } => record::record(&session, &keys, &events, &out).await?,
+        Command::Keygen { .. } | Command::Plot { .. } => unreachable!("answered before connecting"),
     }
     Ok(())
 }

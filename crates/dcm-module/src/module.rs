@@ -91,12 +91,12 @@ impl Module for Dcm {
             "record",
             "record([key, ...]): record real-time keys every cycle; answers the id. Rows arrive as the \
              event DCM/Record/<id> while someone subscribes to it (docs/recording.md).",
-            |dcm, _context, keys| Ok(recording::record(dcm, keys)?),
+            |dcm, _context, keys| Ok(recording::record(&mut dcm.recordings, &dcm.handle, &dcm.broker, keys)?),
         )
         .add(
             "stopRecord",
             "stopRecord(id): end a recording (the rows already recorded are still sent).",
-            |dcm, _context, id| Ok(recording::stop_record(dcm, id)?),
+            |dcm, _context, id| Ok(recording::stop_record(&mut dcm.recordings, id)?),
         );
     }
 

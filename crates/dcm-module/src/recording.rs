@@ -15,8 +15,7 @@ use naobroker_framework::{Broker, CallError, Value};
 use naobroker_rtslots::{FastAccess, NotRealTimeKey};
 use tokio::sync::oneshot;
 
-use crate::dcm::Dcm;
-use crate::handle::HookConnection;
+use crate::handle::{DcmHandle, HookConnection};
 
 /// Recordings at once (each holds one of the cycle's few hook places).
 pub(crate) const MAX_RECORDINGS: usize = 4;
@@ -63,33 +62,38 @@ pub(crate) fn record_event(id: u64) -> String {
 }
 
 /// `record([key, ...])`: start recording, answer the id (rows arrive as `DCM/Record/<id>`).
-pub(crate) fn record(dcm: &mut Dcm, (keys,): (Vec<String>,)) -> Result<u64, RecordError> {
+pub(crate) fn record(
+    recordings: &mut Recordings,
+    handle: &DcmHandle,
+    broker: &Broker,
+    (keys,): (Vec<String>,),
+) -> Result<u64, RecordError> {
     if keys.is_empty() {
         return Err(RecordError::NoKeys);
     }
-    if dcm.recordings.active.borrow().len() >= MAX_RECORDINGS {
+    if recordings.active.borrow().len() >= MAX_RECORDINGS {
         return Err(RecordError::TooMany);
     }
     let names: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let fast = dcm.handle.fast_access(&names)?;
+    let fast = handle.fast_access(&names)?;
     let row_len = 2 + fast.len();
     let (producer, consumer) = rtrb::RingBuffer::new(QUEUE_ROWS * row_len);
     let gaps = Arc::new(AtomicU64::new(0));
-    let id = dcm.recordings.last_id + 1;
-    let hook = dcm.handle.at_post_process(&record_event(id), copy_row(fast, producer, Arc::clone(&gaps)))?;
-    dcm.recordings.last_id = id;
+    let id = recordings.last_id + 1;
+    let hook = handle.at_post_process(&record_event(id), copy_row(fast, producer, Arc::clone(&gaps)))?;
+    recordings.last_id = id;
     let (stop, stopped) = oneshot::channel();
-    dcm.recordings.active.borrow_mut().insert(id, stop);
+    recordings.active.borrow_mut().insert(id, stop);
     let queue = RowQueue { rows: consumer, row_len, gaps };
-    let active = Rc::clone(&dcm.recordings.active);
-    actix_rt::spawn(drain(id, queue, hook, dcm.broker.clone(), stopped, active));
+    let active = Rc::clone(&recordings.active);
+    actix_rt::spawn(drain(id, queue, hook, broker.clone(), stopped, active));
     tracing::info!(id, ?keys, "recording started");
     Ok(id)
 }
 
 /// `stopRecord(id)`: end a recording; the rows already recorded are still sent.
-pub(crate) fn stop_record(dcm: &mut Dcm, (id,): (u64,)) -> Result<(), RecordError> {
-    let stop = dcm.recordings.active.borrow_mut().remove(&id).ok_or(RecordError::Unknown(id))?;
+pub(crate) fn stop_record(recordings: &mut Recordings, (id,): (u64,)) -> Result<(), RecordError> {
+    let stop = recordings.active.borrow_mut().remove(&id).ok_or(RecordError::Unknown(id))?;
     let _ = stop.send(());
     Ok(())
 }

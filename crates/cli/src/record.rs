@@ -1,0 +1,166 @@
+//! `naocli record KEY... [--event NAME...] --out FILE.mcap`: every DCM cycle's values of the
+//! keys (through `DCM.record`'s `DCM/Record/<id>` rows) and the named events, written to an
+//! MCAP file until Ctrl-C (or SIGTERM), with progress on stderr (docs/recording.md).
+
+use std::path::Path;
+use std::time::Duration;
+
+use naobroker_framework::{CallError, ClientSession, Value};
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::mpsc;
+
+use crate::mcap_file::{McapFileError, RecordingFile};
+
+/// How long the rows sent after `DCM.stopRecord` are waited for, once none arrive.
+const LAST_ROWS_QUIET: Duration = Duration::from_millis(300);
+
+impl From<McapFileError> for CallError {
+    fn from(error: McapFileError) -> CallError {
+        CallError::new(error.to_string())
+    }
+}
+
+/// What was recorded so far: cycles, missing cycles, and the DCM clock unrolled past the
+/// int32 rollover.
+#[derive(Default)]
+struct Tally {
+    cycles: u64,
+    gaps: u64,
+    last_cycle: Option<u64>,
+    last_raw_time: Option<i32>,
+    dcm_time_ms: i64,
+}
+
+impl Tally {
+    fn advance(&mut self, cycle: u64, raw_time: i32) {
+        if let Some(last) = self.last_cycle {
+            self.gaps += cycle.saturating_sub(last + 1);
+        }
+        self.dcm_time_ms = match self.last_raw_time {
+            Some(last) => self.dcm_time_ms + i64::from(raw_time.wrapping_sub(last)),
+            None => i64::from(raw_time),
+        };
+        self.cycles += 1;
+        (self.last_cycle, self.last_raw_time) = (Some(cycle), Some(raw_time));
+    }
+
+    fn summary(&self) -> String {
+        format!("recorded {} cycles, {} gaps, DCM time {} ms", self.cycles, self.gaps, self.dcm_time_ms)
+    }
+}
+
+/// Write one `DCM/Record/<id>` batch: `{"rows": [[dcm_time, cycle, value...], ...], "gaps": n}`.
+fn write_batch(
+    file: &mut RecordingFile,
+    keys: &[String],
+    tally: &mut Tally,
+    batch: &Value,
+) -> Result<(), CallError> {
+    let rows = match batch {
+        Value::Map(entries) => entries.iter().find(|(name, _)| name.as_str() == Some("rows")).map(|e| &e.1),
+        _ => None,
+    };
+    let Some(Value::Array(rows)) = rows else {
+        return Err(CallError::new("DCM/Record: a batch without rows"));
+    };
+    for row in rows {
+        let Value::Array(row) = row else { continue };
+        let (Some(time), Some(cycle)) =
+            (row.first().and_then(Value::as_i64), row.get(1).and_then(Value::as_u64))
+        else {
+            continue;
+        };
+        tally.advance(cycle, time as i32);
+        for (key, value) in keys.iter().zip(&row[2..]) {
+            file.key_value(key, tally.dcm_time_ms, cycle, value.as_f64().unwrap_or(f64::NAN))?;
+        }
+    }
+    Ok(())
+}
+
+/// Subscribe to each event, forwarding `(name, value)` to one channel.
+async fn follow_events(
+    session: &ClientSession,
+    events: &[String],
+) -> Result<mpsc::UnboundedReceiver<(String, Value)>, CallError> {
+    let (sender, received) = mpsc::unbounded_channel();
+    for event in events {
+        let mut stream = session.subscribe(event).await?;
+        let sender = sender.clone();
+        actix_rt::spawn(async move {
+            while let Some(event) = stream.next().await {
+                if sender.send((event.name, event.value)).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    Ok(received)
+}
+
+fn json_of(value: &Value) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or_else(|_| serde_json::Value::String(value.to_string()))
+}
+
+/// Record until interrupted; the file is complete (summary and index written) on return.
+pub(crate) async fn record(
+    session: &ClientSession,
+    keys: &[String],
+    events: &[String],
+    out: &Path,
+) -> Result<(), CallError> {
+    let io = |error: std::io::Error| CallError::new(format!("signals: {error}"));
+    let (mut interrupt, mut terminate) =
+        (signal(SignalKind::interrupt()).map_err(io)?, signal(SignalKind::terminate()).map_err(io)?);
+    let mut file = RecordingFile::create(out)?;
+    let names = Value::Array(keys.iter().map(|key| Value::from(key.as_str())).collect());
+    let id = session.call("DCM", "record", vec![names], false).await?;
+    let id = id.as_u64().ok_or_else(|| CallError::new(format!("DCM.record answered {id}")))?;
+    let mut rows = session.subscribe(&format!("DCM/Record/{id}")).await?;
+    let mut received = follow_events(session, events).await?;
+    eprintln!("naocli record: {} keys every cycle to {}; Ctrl-C stops", keys.len(), out.display());
+    let (mut tally, mut shown) = (Tally::default(), None);
+    let mut progress = tokio::time::interval(Duration::from_secs(1));
+    let ended = loop {
+        tokio::select! {
+            _ = interrupt.recv() => break None,
+            _ = terminate.recv() => break None,
+            batch = rows.next() => match batch {
+                Some(batch) => write_batch(&mut file, keys, &mut tally, &batch.value)?,
+                None => break Some(CallError::new("the broker's session ended")),
+            },
+            Some((event, value)) = received.recv() => file.event(&event, tally.dcm_time_ms, json_of(&value))?,
+            _ = progress.tick() => {
+                if shown != Some((tally.cycles, tally.gaps)) {
+                    eprintln!("naocli record: {}", tally.summary());
+                    shown = Some((tally.cycles, tally.gaps));
+                }
+            }
+        }
+    };
+    if ended.is_none() {
+        session.call("DCM", "stopRecord", vec![id.into()], false).await?;
+        while let Ok(Some(batch)) = tokio::time::timeout(LAST_ROWS_QUIET, rows.next()).await {
+            write_batch(&mut file, keys, &mut tally, &batch.value)?;
+        }
+    }
+    file.finish()?;
+    eprintln!("naocli record: {}; {} written", tally.summary(), out.display());
+    ended.map_or(Ok(()), Err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tally;
+
+    #[test]
+    fn the_dcm_clock_is_unrolled_and_missing_cycles_counted() {
+        let mut tally = Tally::default();
+        tally.advance(7, i32::MAX - 5);
+        tally.advance(8, i32::MAX);
+        tally.advance(11, i32::MIN + 4);
+        assert_eq!(tally.cycles, 3);
+        assert_eq!(tally.gaps, 2, "cycles 9 and 10");
+        assert_eq!(tally.dcm_time_ms, i64::from(i32::MAX) + 5);
+    }
+}

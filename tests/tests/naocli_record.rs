@@ -1,0 +1,121 @@
+//! `naocli record` against the real broker under the manual clock: every stepped cycle
+//! once per key, in order, with the DCM time as log time, an event recorded as it arrived,
+//! the file read back with the `mcap` crate after Ctrl-C; then `naocli plot` draws it.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use naobroker_e2e::{bin, Process, TestBroker};
+use serde_json::Value as Json;
+
+const COMMAND: &str = "Device/SubDeviceList/HeadYaw/Position/Actuator/Value";
+const SENSOR: &str = "Device/SubDeviceList/HeadYaw/Position/Sensor/Value";
+const CYCLES: u64 = 100;
+
+/// Wait for a stderr line of naocli containing `text`; the lines seen, for the message.
+fn wait_for_line(lines: &mpsc::Receiver<String>, text: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    while Instant::now() < deadline {
+        match lines.recv_timeout(Duration::from_millis(200)) {
+            Ok(line) if line.contains(text) => return,
+            Ok(line) => seen.push(line),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    panic!("naocli record never said {text:?}; it said {seen:?}");
+}
+
+/// Every message of the file as (topic, schema name, log time, JSON), after checking the
+/// encodings Foxglove needs.
+fn read_back(path: &std::path::Path) -> Vec<(String, String, u64, Json)> {
+    let bytes = std::fs::read(path).unwrap();
+    let mut messages = Vec::new();
+    for message in mcap::MessageStream::new(&bytes).unwrap() {
+        let message = message.unwrap();
+        let schema = message.channel.schema.as_ref().expect("every channel has a schema");
+        assert_eq!(schema.encoding, "jsonschema");
+        assert_eq!(message.channel.message_encoding, "json");
+        let json: Json = serde_json::from_slice(&message.data).unwrap();
+        messages.push((message.channel.topic.clone(), schema.name.clone(), message.log_time, json));
+    }
+    messages
+}
+
+#[test]
+fn record_writes_every_cycle_once_and_plot_draws_it() {
+    let broker = TestBroker::start("start_time_ms = 0\n");
+    let out = broker.dir.join("ramp.mcap");
+    let mut recorder = Process::spawn(
+        Command::new(bin("naocli"))
+            .args(["--url", &broker.url, "record", COMMAND, SENSOR, "--event", "Test/Marker", "--out"])
+            .arg(&out)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+    );
+    let (sender, lines) = mpsc::channel();
+    let stderr = recorder.child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    wait_for_line(&lines, "Ctrl-C stops");
+    let now = broker.call("DCM.getTime", &["0"]).as_i64().unwrap();
+    broker.call("DCM.set", &[&format!(r#"["HeadYaw/Hardness/Actuator/Value", "ClearAll", [[1.0, {now}]]]"#)]);
+    broker.call(
+        "DCM.set",
+        &[&format!(r#"["HeadYaw/Position/Actuator/Value", "ClearAll", [[0.5, {}]]]"#, now + 600)],
+    );
+    broker.step(CYCLES / 2);
+    broker.call("ALMemory.raiseEvent", &["Test/Marker", "7"]);
+    broker.step(CYCLES / 2);
+    wait_for_line(&lines, &format!("recorded {CYCLES} cycles, 0 gaps"));
+    let interrupted = Command::new("kill").args(["-INT", &recorder.child.id().to_string()]).status().unwrap();
+    assert!(interrupted.success());
+    assert!(recorder.child.wait().unwrap().success(), "Ctrl-C finishes the file and exits cleanly");
+
+    let messages = read_back(&out);
+    let mut per_key: BTreeMap<&str, Vec<(u64, i64, u64, f64)>> = BTreeMap::new();
+    for (topic, schema, log_time, json) in &messages {
+        if schema == "naobroker.RecordedValue" {
+            let row = (json["cycle"].as_u64().unwrap(), json["dcm_time_ms"].as_i64().unwrap(), *log_time);
+            per_key.entry(topic).or_default().push((row.0, row.1, row.2, json["value"].as_f64().unwrap()));
+        }
+    }
+    assert_eq!(per_key.keys().copied().collect::<Vec<_>>(), vec![COMMAND, SENSOR]);
+    for (key, rows) in &per_key {
+        assert_eq!(rows.len() as u64, CYCLES, "{key}: one message per stepped cycle");
+        for pair in rows.windows(2) {
+            assert_eq!(pair[1].0, pair[0].0 + 1, "{key}: consecutive cycles");
+            assert!(pair[1].1 > pair[0].1, "{key}: DCM time goes forward");
+        }
+        for &(_, dcm_time_ms, log_time, _) in rows {
+            assert_eq!(log_time, dcm_time_ms as u64 * 1_000_000, "{key}: log time is the DCM time");
+        }
+    }
+    let commands = &per_key[COMMAND];
+    assert!(
+        commands.first().unwrap().3.abs() < 0.1 && commands.last().unwrap().3 > 0.3,
+        "the ramp is recorded"
+    );
+    let sensor_end = per_key[SENSOR].last().unwrap().3;
+    assert!(sensor_end > 0.2, "the simulated joint followed: {sensor_end}");
+    let events: Vec<&Json> =
+        messages.iter().filter(|m| m.1 == "naobroker.RecordedEvent").map(|m| &m.3).collect();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["event"], "Test/Marker");
+    assert_eq!(events[0]["value"], 7);
+
+    let png = broker.dir.join("ramp.png");
+    let plotted =
+        broker.naocli(&["plot", out.to_str().unwrap(), COMMAND, SENSOR, "--out", png.to_str().unwrap()]);
+    assert!(plotted.status.success(), "{}", String::from_utf8_lossy(&plotted.stderr));
+    assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
+    let missing = broker.naocli(&["plot", out.to_str().unwrap(), "Nope", "--out", png.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("Nope: not in"));
+}
