@@ -1,7 +1,9 @@
 //! `naobench cycle`: the DCM cycle's wake-up lateness, compute time and overruns beside a
 //! bare clock_nanosleep loop at the same priority on the same CPU, idle and with the other
-//! core busy, at 10 ms and 1 ms; then buffers 1 and 4000 commands deep.
+//! core busy, at 10 ms and 1 ms; then buffers 1 and 4000 commands deep. Progress goes to
+//! stderr; `--plot` draws the lateness histograms, one panel per configuration.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,6 +12,7 @@ use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleReport, CycleThread, DcmSlots, StartedCycle};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
+use naobroker_plot::{histogram_panels, Distribution, Panel};
 use naobroker_rt::{make_realtime, monotonic_ns, sleep_until, ThreadSpec};
 use naobroker_rtslots::RtSlots;
 
@@ -155,12 +158,40 @@ fn row(name: String, measured: &Measured) -> Row {
     }
 }
 
-pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool) {
+/// One configuration's lateness samples, named for its panel.
+fn distribution(label: &str, measured: &Measured) -> Distribution {
+    Distribution { label: label.into(), samples: measured.lateness.0.clone() }
+}
+
+/// Says on stderr which configuration starts and how long it takes.
+struct Progress {
+    done: usize,
+    total: usize,
+}
+
+impl Progress {
+    fn start(&mut self, what: &str, seconds: f64) {
+        self.done += 1;
+        eprintln!("naobench cycle: [{}/{}] {what}, {seconds:.0} s", self.done, self.total);
+    }
+}
+
+pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool, plot: Option<&Path>) {
     let other_cpu = if cpu == 0 { 1 } else { 0 };
+    let depth_seconds = seconds.min(10.0);
+    eprintln!(
+        "naobench cycle: 8 configurations, about {:.0} s in all (--seconds {seconds} each)",
+        4.0 * 2.0 * seconds + 4.0 * depth_seconds
+    );
+    let mut progress = Progress { done: 0, total: 8 };
     let mut rows = Vec::new();
     let mut notes = Vec::new();
+    let mut panels = Vec::new();
     for period_us in [10_000u32, 1_000] {
         for busy in [false, true] {
+            let label =
+                format!("{} ms{}", period_us / 1000, if busy { ", other core busy" } else { ", idle" });
+            progress.start(&format!("floor and DCM, {label}"), 2.0 * seconds);
             let load = busy.then(|| BusyLoad::on(other_cpu));
             // ABBA order: host pauses and drift fall on both loops alike.
             let half = seconds / 2.0;
@@ -171,8 +202,6 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool) {
             drop(load);
             let floor = floor_a.merge(floor_b);
             let measured = dcm_a.merge(dcm_b);
-            let label =
-                format!("{} ms{}", period_us / 1000, if busy { ", other core busy" } else { ", idle" });
             rows.push(row(format!("floor: bare loop, {label}"), &floor));
             rows.push(row(format!("DCM, 140 actuators × 2000 commands (100 ms apart), {label}"), &measured));
             notes.push(format!(
@@ -183,12 +212,19 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool) {
                 measured.overruns,
                 floor.overruns
             ));
+            panels.push(Panel {
+                title: label,
+                distributions: vec![distribution("floor: bare loop", &floor), distribution("DCM", &measured)],
+            });
         }
     }
     for period_us in [10_000u32, 1_000] {
         for depth in [1usize, 4000] {
-            let measured = dcm(period_us, seconds.min(10.0), priority, cpu, depth);
-            rows.push(row(format!("DCM, {} ms, buffers {depth} deep", period_us / 1000), &measured));
+            let label = format!("DCM, {} ms, buffers {depth} deep", period_us / 1000);
+            progress.start(&label, depth_seconds);
+            let measured = dcm(period_us, depth_seconds, priority, cpu, depth);
+            rows.push(row(label.clone(), &measured));
+            panels.push(Panel { title: label, distributions: vec![distribution("DCM", &measured)] });
         }
     }
     notes.push(format!(
@@ -196,4 +232,11 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool) {
          CPU {cpu}; compute is wake-up to end of cycle (hooks included, none here)"
     ));
     print("cycle", &rows, &notes, json);
+    if let Some(path) = plot {
+        let title = format!("naobench cycle: wake-up lateness, {seconds} s per configuration");
+        match histogram_panels(path, &title, "lateness (µs)", &panels) {
+            Ok(()) => eprintln!("naobench cycle: histograms in {}", path.display()),
+            Err(error) => eprintln!("naobench cycle: {error}"),
+        }
+    }
 }

@@ -48,14 +48,18 @@ enum Command {
     },
     /// DCM cycle lateness and compute time beside a bare clock_nanosleep loop.
     Cycle {
-        /// Seconds per configuration (8 configurations).
-        #[arg(long, default_value_t = 60.0)]
+        /// Seconds per configuration: the floor and the DCM each run this long in the four
+        /// comparisons, the four buffer-depth runs at most 10 s (the default takes about 2 min).
+        #[arg(long, default_value_t = 10.0)]
         seconds: f64,
         #[arg(long, default_value_t = 80)]
         priority: u8,
         /// CPU for the cycle and the floor; the busy load runs on the other one.
         #[arg(long, default_value_t = 1)]
         cpu: usize,
+        /// Also draw the lateness histograms (floor beside DCM, one panel per configuration).
+        #[arg(long, value_name = "FILE.png")]
+        plot: Option<std::path::PathBuf>,
     },
     /// LoLA sensor map → actuator map latency and missed answers of naobroker driving
     /// naobroker-lolasim, beside a bare client, the cores idle then busy.
@@ -92,7 +96,9 @@ fn main() {
         }
         Command::Memory { calls } => memory::run(calls, cli.json),
         Command::Ingest { seconds } => ingest::run(seconds, cli.json),
-        Command::Cycle { seconds, priority, cpu } => cycle::run(seconds, priority, cpu, cli.json),
+        Command::Cycle { seconds, priority, cpu, plot } => {
+            cycle::run(seconds, priority, cpu, cli.json, plot.as_deref())
+        }
         Command::Lola { seconds } => lola::run(seconds, cli.json),
         Command::Qi { calls, block } => qi::run(calls, block.max(1), cli.json),
         Command::TcpEcho { request_bytes, reply_bytes } => helpers::tcp_echo(request_bytes, reply_bytes),

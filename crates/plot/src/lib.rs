@@ -102,6 +102,7 @@ pub fn line_chart(path: &Path, title: &str, x_label: &str, series: &[Series]) ->
     }
     chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
         .label_font((FONT, 14))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
