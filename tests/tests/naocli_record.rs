@@ -119,3 +119,39 @@ fn record_writes_every_cycle_once_and_plot_draws_it() {
     let missing = broker.naocli(&["plot", out.to_str().unwrap(), "Nope", "--out", png.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&missing.stderr).contains("Nope: not in"));
 }
+
+/// How many recording hooks `DCM.stats` lists.
+fn recording_hooks(broker: &TestBroker) -> usize {
+    let stats = broker.call("DCM.stats", &[]);
+    let hooks = stats["hooks"].as_array().unwrap();
+    hooks.iter().filter(|hook| hook["name"].as_str().unwrap().starts_with("DCM/Record/")).count()
+}
+
+fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !condition() {
+        assert!(Instant::now() < deadline, "never: {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_recording_ends_with_its_client_and_refuses_what_it_cannot_record() {
+    let broker = TestBroker::start("");
+    let refused = broker.call_error("DCM.record", &[r#"["Robot/Anything"]"#]);
+    assert!(refused.contains("Robot/Anything"), "{refused}");
+    assert!(broker.call_error("DCM.record", &["[]"]).contains("at least one key"));
+    assert!(broker.call_error("DCM.stopRecord", &["99"]).contains("no recording 99"));
+
+    let out = broker.dir.join("killed.mcap");
+    let mut recorder = Process::spawn(
+        Command::new(bin("naocli"))
+            .args(["--url", &broker.url, "record", "DCM/Time", "--out"])
+            .arg(&out)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null()),
+    );
+    wait_until("the recording's hook is on the cycle", || recording_hooks(&broker) == 1);
+    recorder.kill();
+    wait_until("the recording ended with its client", || recording_hooks(&broker) == 0);
+}

@@ -33,7 +33,7 @@ const SUBSCRIBE_DEADLINE: Duration = Duration::from_secs(10);
 pub(crate) enum RecordError {
     #[error("record: name at least one key")]
     NoKeys,
-    #[error("record: {0} (only the DCM's real-time keys can be recorded every cycle)")]
+    #[error("record: {0}")]
     NotRealTime(#[from] NotRealTimeKey),
     #[error("record: at most {MAX_RECORDINGS} recordings at once")]
     TooMany,
