@@ -3,8 +3,9 @@
 //! when it is missing or of the wrong type.
 //!
 //! Through rmpv's value tree, not serde into typed structs: arguments, replies and event values
-//! stay dynamic `Value`s, so a typed decode would save only the envelope's own `Vec` (about
-//! 0.1 µs of a 48 µs getData round trip, measured) and would need its own depth and UTF-8 guards.
+//! stay dynamic `Value`s, so a typed decode would save only the envelope's own `Vec` (measured:
+//! at most 0.15 µs a frame, under 1% of a 48 µs getData round trip) and would need its own depth
+//! and UTF-8 guards.
 
 use rmpv::Value;
 
