@@ -3,6 +3,7 @@
 
 mod config;
 mod error;
+mod watch;
 
 pub use config::{BrokerSection, Config};
 pub use error::{ConfigError, StartError};
@@ -68,11 +69,22 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
         naobroker_motion::start(&config.motion, &dcm, motion_channel, broker.clone(), config.dcm.priority)?;
     broker.add_module(motion)?;
     broker.add_module(naobroker_sensors::start(&dcm, broker.clone())?)?;
-    naobroker_qi_wire::listen(&broker, &config.qi).await?;
+    let qi_endpoints: Vec<String> = naobroker_qi_wire::listen(&broker, &config.qi)
+        .await?
+        .iter()
+        .map(|address| format!("tcp://{address}"))
+        .collect();
+    watch::dcm_counters(Arc::clone(dcm.shared()));
+    let curve_endpoints = config.broker.curve.as_ref().map(|curve| curve.listen.clone()).unwrap_or_default();
     tracing::info!(
         robot = %model.robot,
+        backend = ?config.dcm.backend,
         period_us = dcm.shared().period_us,
         clock = ?dcm.shared().clock,
+        modules = ?broker.module_names(),
+        endpoints = ?config.broker.listen,
+        curve_endpoints = ?curve_endpoints,
+        qi_endpoints = ?qi_endpoints,
         "naobroker ready"
     );
     Ok(Running { broker, dcm, store, _cycle: cycle })

@@ -48,10 +48,17 @@ fn main() -> std::process::ExitCode {
         tracing_subscriber::layer::SubscriberExt::with(stderr, naobroker_framework::LogForwarding);
     tracing_subscriber::util::SubscriberInitExt::init(forwarded);
 
-    let loaded = match &args.config {
-        Some(path) => Config::load(path, true),
-        None => Config::load(std::path::Path::new("broker.toml"), false),
+    let (path, required) = match &args.config {
+        Some(path) => (path.clone(), true),
+        None => (PathBuf::from("broker.toml"), false),
     };
+    let shown = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
+    let loaded = Config::load(&path, required);
+    if loaded.is_ok() && path.exists() {
+        tracing::info!(config = %shown.display(), "configuration loaded");
+    } else if loaded.is_ok() {
+        tracing::info!(looked_for = %shown.display(), "no configuration file: built-in defaults");
+    }
     let mut config = match loaded {
         Ok(config) => config,
         Err(error) => {
@@ -76,6 +83,7 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    tracing::info!("stop with Ctrl-C or SIGTERM");
     system.block_on(async {
         let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
             .expect("SIGTERM handler");
@@ -86,5 +94,6 @@ fn main() -> std::process::ExitCode {
     });
     tracing::info!("naobroker stopping");
     drop(running);
+    tracing::info!("naobroker stopped");
     std::process::ExitCode::SUCCESS
 }

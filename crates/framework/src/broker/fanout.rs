@@ -60,6 +60,11 @@ fn within_window(
     let known = clients.get_mut(client)?;
     if known.unacked >= window {
         known.events_dropped += 1;
+        if known.events_dropped.is_power_of_two() {
+            // 1, 2, 4, 8...: a subscriber that stays behind is not logged at every event.
+            let dropped = known.events_dropped;
+            tracing::warn!(%client, name = %known.name, window, dropped, "events dropped: window full");
+        }
         return Some(false);
     }
     let payload = encode(known.connection.as_ref())?;

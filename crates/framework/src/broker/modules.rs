@@ -38,6 +38,7 @@ impl Broker {
         }
         state.modules.insert(name.clone(), ModuleEntry { location: Location::Local(recipient), methods });
         drop(state);
+        tracing::debug!(module = %name, "in-process module registered");
         self.announce(&name, true);
         Ok(())
     }
@@ -64,7 +65,10 @@ impl Broker {
         let mut state = self.inner.state.borrow_mut();
         match state.modules.get(module) {
             Some(ModuleEntry { location: Location::Remote(owner), .. }) if owner == client => {}
-            Some(_) => return Err(CallError::new(format!("a module named {module} is already registered"))),
+            Some(_) => {
+                tracing::info!(module, %client, "registration refused: the name is taken");
+                return Err(CallError::new(format!("a module named {module} is already registered")));
+            }
             None => {}
         }
         if module.is_empty() || module.contains(['.', '/']) {
@@ -74,6 +78,7 @@ impl Broker {
         }
         let owner = state.clients.get_mut(client).ok_or_else(|| CallError::new("unknown client"))?;
         if !owner.modules.contains(module) && owner.modules.len() >= limits.max_modules {
+            tracing::warn!(module, %client, max_modules = limits.max_modules, "registration refused");
             return Err(CallError::new(format!(
                 "this client already registered max_modules ({}) modules",
                 limits.max_modules
@@ -100,9 +105,11 @@ impl Broker {
             .get_mut(client)
             .is_some_and(|owner| owner.modules.remove(module));
         if !owned {
+            tracing::debug!(module = %excerpt(module), %client, "unregistration refused: not its module");
             let message = format!("module {} is not registered by this client", excerpt(module));
             return Err(CallError::new(message));
         }
+        tracing::debug!(module, %client, "client unregisters its module");
         self.remove_module(module);
         Ok(())
     }

@@ -19,6 +19,9 @@ impl Broker {
         let mut state = self.inner.state.borrow_mut();
         let State { clients, sessions, .. } = &mut *state;
         let known = clients.contains_key(client);
+        if !known {
+            tracing::debug!(%client, "client connected");
+        }
         let entry = clients.entry(client.clone()).or_insert_with(|| ClientState::new(open()));
         entry.last_seen = now;
         let main = entry.keeps_alive.as_ref().and_then(|session| sessions.get(session));
@@ -32,6 +35,7 @@ impl Broker {
         let replaced = {
             let mut state = self.inner.state.borrow_mut();
             let Some(known) = state.clients.get_mut(client) else { return };
+            tracing::debug!(%client, name = %name, ?role, session = session.len(), "client hello");
             known.name = name;
             if session.is_empty() {
                 return;
@@ -73,7 +77,13 @@ impl Broker {
     /// its connection when it was known.
     pub(super) fn remove_client(&self, client: &ClientId) -> Option<Rc<dyn Connection>> {
         let gone = self.inner.state.borrow_mut().clients.remove(client)?;
-        tracing::info!(client = %gone.name, id = %client, modules = ?gone.modules, "client gone");
+        tracing::info!(
+            client = %gone.name,
+            id = %client,
+            modules = ?gone.modules,
+            events_dropped = gone.events_dropped,
+            "client gone"
+        );
         {
             let mut state = self.inner.state.borrow_mut();
             for event in &gone.events {
@@ -111,6 +121,8 @@ impl Broker {
             (silent, clients)
         };
         for client in &silent {
+            let timeout_ms = self.inner.client_timeout.as_millis() as u64;
+            tracing::info!(%client, timeout_ms, "client dropped: silent past the client timeout");
             self.remove_client(client);
         }
         for client in clients {

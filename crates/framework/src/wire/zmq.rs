@@ -116,6 +116,7 @@ fn request_of(broker: &Broker, client: &ClientId, envelope: Envelope) -> Option<
                 let message = format!(
                     "protocol version {version} is not supported (this broker speaks {PROTOCOL_VERSION})"
                 );
+                tracing::info!(%client, version, "hello refused: protocol version");
                 broker.refuse(client, 0, CallError::new(message));
                 return None;
             }
