@@ -200,3 +200,9 @@ where
     }
     Samples(samples)
 }
+
+/// A line on stderr as a run goes on, so that a long one shows where it is (stdout stays the
+/// table or `--json`'s object).
+pub fn progress(bench: &str, step: impl std::fmt::Display) {
+    eprintln!("naobench {bench}: {step}");
+}

@@ -8,7 +8,7 @@ use naobroker_dcm::device::{DeviceKind, DeviceModel, RobotDescription};
 use naobroker_dcm_module::parse::{create_alias, RequestParser};
 use naobroker_framework::{ClientSession, Value};
 
-use crate::helpers::start_broker;
+use crate::helpers::{progress, start_broker};
 use crate::stats::{print, Row};
 
 const TIMES: usize = 25;
@@ -44,6 +44,7 @@ pub fn run(seconds: f64, json: bool) {
     let template = request(&names, 0);
     let per_request = names.len() * TIMES;
 
+    progress("ingest", format_args!("in-process parse + apply, {seconds} s"));
     let started = Instant::now();
     let mut accepted = 0usize;
     while started.elapsed().as_secs_f64() < seconds {
@@ -60,6 +61,7 @@ pub fn run(seconds: f64, json: bool) {
         session.call("DCM", "createAlias", vec![alias.clone()], false).await.unwrap();
         let now = session.call("DCM", "getTime", vec![0.into()], false).await.unwrap().as_i64().unwrap();
         let request = request(&names, now + 60_000);
+        progress("ingest", format_args!("DCM.setAlias over tcp, {seconds} s"));
         let started = Instant::now();
         let mut accepted = 0usize;
         while started.elapsed().as_secs_f64() < seconds {

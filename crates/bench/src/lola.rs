@@ -16,6 +16,7 @@ use naobroker_lolasim::{LolaSim, Options, Stats, CYCLE};
 use naobroker_rt::{make_realtime, ThreadSpec};
 
 use crate::cycle::BusyLoad;
+use crate::helpers::progress;
 use crate::stats::{print, Row, Samples};
 use broker::BrokerRun;
 
@@ -178,15 +179,29 @@ pub fn run(seconds: f64, json: bool) {
     for busy in [false, true] {
         let label = if busy { "cores busy" } else { "idle" };
         let load: Vec<BusyLoad> = if busy { (0..cpus).map(BusyLoad::on).collect() } else { Vec::new() };
-        let (floor_a, fifo_a) = floor_window(&sim, &socket, seconds / 2.0, priority);
+        let half = seconds / 2.0;
+        progress("lola", format_args!("{label}: floor, first half, {half} s"));
+        let (floor_a, fifo_a) = floor_window(&sim, &socket, half, priority);
+        progress("lola", format_args!("{label}: naobroker, 2 s start-up then {seconds} s"));
         let BrokerRun { window: measured, stats } = broker::run(&sim, &socket, &scratch.0, seconds);
         wait_disconnected(&sim);
-        let (floor_b, fifo_b) = floor_window(&sim, &socket, seconds / 2.0, priority);
+        progress("lola", format_args!("{label}: floor, second half, {half} s"));
+        let (floor_b, fifo_b) = floor_window(&sim, &socket, half, priority);
         drop(load);
         floor_fifo &= fifo_a && fifo_b;
         let floor = floor_a.merge(floor_b);
         rows.push(row(format!("floor: bare client, pre-encoded answer, {label}"), &floor, &floor));
         rows.push(row(format!("naobroker, DCM lola backend, {label}"), &measured, &floor));
+        progress(
+            "lola",
+            format_args!(
+                "{label}: p99 floor {:.0} µs, naobroker {:.0} µs; missed floor {}, naobroker {}",
+                floor.latencies.p99(),
+                measured.latencies.p99(),
+                floor.missed(),
+                measured.missed()
+            ),
+        );
         notes.push(format!(
             "{label}: naobroker / floor p50 ×{:.2}, p99 ×{:.2}; p99 {:.0} µs against ≤ 1000 µs: {}; \
              missed answers (missing + late + double) {} against 0: {}",

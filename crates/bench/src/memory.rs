@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader};
 use naobroker_dcm::cycle::monotonic_ns;
 use naobroker_framework::{ClientSession, Value};
 
-use crate::helpers::{spawn_helper, start_broker, time_calls};
+use crate::helpers::{progress, spawn_helper, start_broker, time_calls};
 use crate::stats::{print, Row, Samples};
 
 fn row(name: &str, samples: &Samples) -> Row {
@@ -48,11 +48,13 @@ pub fn run(calls: usize, json: bool) {
             .call("ALMemory", "insertData", vec!["Bench/Float".into(), Value::F64(0.5)], false)
             .await
             .unwrap();
+        progress("memory", format_args!("getData, {calls} calls"));
         let get = time_calls(calls, || {
             let s = session.clone();
             async move { s.call("ALMemory", "getData", vec!["Bench/Float".into()], false).await.unwrap() }
         })
         .await;
+        progress("memory", format_args!("insertData, {calls} calls"));
         let insert = time_calls(calls, || {
             let s = session.clone();
             async move {
@@ -70,12 +72,14 @@ pub fn run(calls: usize, json: bool) {
         )
         .unwrap();
         let keys: Value = Value::Array(keys.iter().take(150).map(|k| Value::from(k.as_str())).collect());
+        progress("memory", format_args!("getListData of 150 keys, {calls} calls"));
         let list = time_calls(calls, || {
             let s = session.clone();
             let keys = keys.clone();
             async move { s.call("ALMemory", "getListData", vec![keys], false).await.unwrap() }
         })
         .await;
+        progress("memory", format_args!("getData with 100 000 more keys, {calls} calls"));
         let bulk: Vec<Value> = (0..100_000)
             .map(|i| Value::Array(vec![format!("Bench/Bulk/{i}").into(), Value::from(i)]))
             .collect();
@@ -87,7 +91,9 @@ pub fn run(calls: usize, json: bool) {
         .await;
         (get, insert, list, get_crowded)
     });
+    progress("memory", "raiseEvent to 1 subscriber process, 1000 events");
     let one = delivery(&tcp, 1, 1000);
+    progress("memory", "raiseEvent to 10 subscriber processes, 1000 events");
     let ten = delivery(&tcp, 10, 1000);
     let rows = vec![
         row("getData (float key)", &get),

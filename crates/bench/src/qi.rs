@@ -12,7 +12,7 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::helpers::{free_port, sibling, Guard};
+use crate::helpers::{free_port, progress, sibling, Guard};
 use crate::stats::{print, Row, Samples};
 
 const CLIENT_SCRIPT: &str = include_str!("../qi_client.py");
@@ -117,6 +117,7 @@ fn samples_of(samples: &serde_json::Map<String, serde_json::Value>, name: &str) 
 
 pub fn run(calls: usize, block: usize, json: bool) {
     let (_broker, url) = start_broker();
+    progress("qi", format_args!("one Python client, {calls} calls per row (5 rows), in blocks of {block}"));
     let samples = run_client(&url, calls, block);
     let p50 = |name: &str| samples_of(&samples, name).p50();
     let rows: Vec<Row> = TARGETS

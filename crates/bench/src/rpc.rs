@@ -9,7 +9,7 @@ use naobroker_framework::{ClientKeys, ClientSession, Value};
 use naobroker_protocol::Envelope;
 use zeromq::{Socket, SocketRecv, SocketSend, ZmqMessage};
 
-use crate::helpers::{spawn_helper, start_curve_broker, time_calls, CurveBroker};
+use crate::helpers::{progress, spawn_helper, start_curve_broker, time_calls, CurveBroker};
 use crate::stats::{print, Row, Samples};
 
 /// libqi 3.1.5 (pip `qi`): Python client → C++ ServiceDirectory.machineId in another
@@ -111,14 +111,20 @@ async fn throughput(url: &str, total: usize, in_flight: usize) -> f64 {
 }
 
 pub fn run(calls: usize, json: bool) {
+    progress("rpc", format_args!("floor: blocking TCP ping-pong, {calls} calls"));
     let floor = tcp_floor(calls);
     let CurveBroker { process: _broker, tcp, ipc, curve, keys } = start_curve_broker();
     let system = actix_rt::System::new();
     let (zmq, over_tcp, over_curve, over_ipc, rate) = system.block_on(async {
+        progress("rpc", format_args!("raw zmq.rs echo, {calls} calls"));
         let zmq = zmq_raw(calls).await;
+        progress("rpc", format_args!("naobroker over tcp, {calls} calls"));
         let over_tcp = getdata_latency(&tcp, None, calls).await;
+        progress("rpc", format_args!("naobroker over tcp with CURVE, {calls} calls"));
         let over_curve = getdata_latency(&curve, Some(keys), calls).await;
+        progress("rpc", format_args!("naobroker over ipc, {calls} calls"));
         let over_ipc = getdata_latency(&ipc, None, calls).await;
+        progress("rpc", "throughput: 100 000 calls, 128 in flight");
         let rate = throughput(&tcp, 100_000, 128).await;
         (zmq, over_tcp, over_curve, over_ipc, rate)
     });
@@ -164,6 +170,7 @@ pub fn python(calls: usize, json: bool) {
         .find(|path| path.exists())
         .expect("clients/python/bench_rpc.py above the naobench binary");
     let broker = crate::helpers::sibling("naobroker");
+    progress("rpc", format_args!("Python clients: naobroker's and libqi's, {calls} calls each"));
     let mut command = std::process::Command::new("python3");
     command.arg(script).arg("--broker").arg(broker).arg("--calls").arg(calls.to_string());
     if json {
