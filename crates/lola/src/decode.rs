@@ -3,7 +3,7 @@
 
 use crate::actuator::ActuatorMap;
 use crate::error::{DecodeError, ValueKind};
-use crate::keys::{ActuatorKey, ActuatorKeys, SensorKey, SensorKeys};
+use crate::keys::{ActuatorKey, ActuatorKeys, KeySet, MapKey, SensorKey, SensorKeys};
 use crate::read::{Header, Reader};
 use crate::sensor::SensorMap;
 use crate::text::{ConfigText, CONFIG_TEXT_CAPACITY};
@@ -23,24 +23,7 @@ pub struct Decoded<Keys> {
 /// [`SensorKeys::ALL`]). Numbers may be float32, float64 or integers; `Status` takes
 /// integers (and floats holding one) within `i32`.
 pub fn decode_sensor_map(bytes: &[u8], map: &mut SensorMap) -> Result<Decoded<SensorKeys>, DecodeError> {
-    bounded(bytes, |reader| {
-        let entries = map_entries(reader)?;
-        let mut decoded = Decoded { consumed: 0, present: SensorKeys::NONE, unknown_keys: 0 };
-        for _ in 0..entries {
-            let Some(key) = SensorKey::from_wire_name(key(reader)?) else {
-                skip_unknown_value(reader)?;
-                decoded.unknown_keys += 1;
-                continue;
-            };
-            if decoded.present.contains(key) {
-                return Err(DecodeError::DuplicateKey { key: key.wire_name() });
-            }
-            decoded.present = decoded.present.with(key);
-            sensor_value(reader, key, map)?;
-        }
-        decoded.consumed = reader.position();
-        Ok(decoded)
-    })
+    decode_map(bytes, |reader, key| sensor_value(reader, key, map))
 }
 
 fn sensor_value(reader: &mut Reader, key: SensorKey, map: &mut SensorMap) -> Result<(), DecodeError> {
@@ -69,24 +52,7 @@ pub fn decode_actuator_map(
     bytes: &[u8],
     map: &mut ActuatorMap,
 ) -> Result<Decoded<ActuatorKeys>, DecodeError> {
-    bounded(bytes, |reader| {
-        let entries = map_entries(reader)?;
-        let mut decoded = Decoded { consumed: 0, present: ActuatorKeys::NONE, unknown_keys: 0 };
-        for _ in 0..entries {
-            let Some(key) = ActuatorKey::from_wire_name(key(reader)?) else {
-                skip_unknown_value(reader)?;
-                decoded.unknown_keys += 1;
-                continue;
-            };
-            if decoded.present.contains(key) {
-                return Err(DecodeError::DuplicateKey { key: key.wire_name() });
-            }
-            decoded.present = decoded.present.with(key);
-            actuator_value(reader, key, map)?;
-        }
-        decoded.consumed = reader.position();
-        Ok(decoded)
-    })
+    decode_map(bytes, |reader, key| actuator_value(reader, key, map))
 }
 
 fn actuator_value(reader: &mut Reader, key: ActuatorKey, map: &mut ActuatorMap) -> Result<(), DecodeError> {
@@ -104,6 +70,32 @@ fn actuator_value(reader: &mut Reader, key: ActuatorKey, map: &mut ActuatorMap) 
         ActuatorKey::Skull => floats(reader, name, &mut map.skull),
         ActuatorKey::Sonar => booleans(reader, name, &mut map.sonar),
     }
+}
+
+/// Read one map of `K`'s keys: `read_value` reads each known key's value, unknown keys are
+/// skipped and counted, a key seen twice is refused.
+fn decode_map<K: MapKey>(
+    bytes: &[u8],
+    mut read_value: impl FnMut(&mut Reader, K) -> Result<(), DecodeError>,
+) -> Result<Decoded<KeySet<K>>, DecodeError> {
+    bounded(bytes, |reader| {
+        let entries = map_entries(reader)?;
+        let mut decoded = Decoded { consumed: 0, present: KeySet::NONE, unknown_keys: 0 };
+        for _ in 0..entries {
+            let Some(key) = K::from_wire_name(key(reader)?) else {
+                skip_unknown_value(reader)?;
+                decoded.unknown_keys += 1;
+                continue;
+            };
+            if decoded.present.contains(key) {
+                return Err(DecodeError::DuplicateKey { key: key.wire_name() });
+            }
+            decoded.present = decoded.present.with(key);
+            read_value(reader, key)?;
+        }
+        decoded.consumed = reader.position();
+        Ok(decoded)
+    })
 }
 
 /// Decode from at most [`MAX_MESSAGE_BYTES`]: a map still incomplete there is too long.

@@ -1,6 +1,10 @@
 //! The keys of LoLA's two maps, their wire names and lengths, and sets of keys (which keys a
 //! decoded map held, which keys an encoded actuator map carries).
 
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::marker::PhantomData;
+
 /// A key of the sensor map, in the order a real robot sends them (NaoTH's robot dump).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SensorKey {
@@ -71,14 +75,6 @@ impl SensorKey {
             SensorKey::Touch => 14,
         }
     }
-
-    pub fn from_wire_name(name: &[u8]) -> Option<SensorKey> {
-        SensorKey::ALL.into_iter().find(|key| key.wire_name().as_bytes() == name)
-    }
-
-    const fn bit(self) -> u16 {
-        1 << self as u16
-    }
 }
 
 /// A key of the actuator map, in the order [`crate::encode_actuator_map`] writes them
@@ -142,84 +138,115 @@ impl ActuatorKey {
             ActuatorKey::Sonar => 2,
         }
     }
+}
 
-    pub fn from_wire_name(name: &[u8]) -> Option<ActuatorKey> {
-        ActuatorKey::ALL.into_iter().find(|key| key.wire_name().as_bytes() == name)
-    }
+/// A key of one of LoLA's maps: what a [`KeySet`] and the decoder need of it.
+pub trait MapKey: Copy + Eq + Hash + Debug + 'static {
+    /// Every key, in wire order.
+    const ALL: &'static [Self];
 
-    const fn bit(self) -> u16 {
-        1 << self as u16
+    /// The key on the wire.
+    fn wire_name(self) -> &'static str;
+
+    /// The key's position in [`MapKey::ALL`], which is also its bit in a [`KeySet`].
+    fn index(self) -> usize;
+
+    fn from_wire_name(name: &[u8]) -> Option<Self> {
+        Self::ALL.iter().copied().find(|key| key.wire_name().as_bytes() == name)
     }
 }
 
-/// A set of sensor keys: those a decoded sensor map held.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct SensorKeys(u16);
+impl MapKey for SensorKey {
+    const ALL: &'static [SensorKey] = &SensorKey::ALL;
 
-impl SensorKeys {
-    pub const NONE: SensorKeys = SensorKeys(0);
-    pub const ALL: SensorKeys = SensorKeys((1 << SensorKey::ALL.len()) - 1);
-
-    pub const fn contains(self, key: SensorKey) -> bool {
-        self.0 & key.bit() != 0
+    fn wire_name(self) -> &'static str {
+        SensorKey::wire_name(self)
     }
 
-    pub const fn with(self, key: SensorKey) -> SensorKeys {
-        SensorKeys(self.0 | key.bit())
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl MapKey for ActuatorKey {
+    const ALL: &'static [ActuatorKey] = &ActuatorKey::ALL;
+
+    fn wire_name(self) -> &'static str {
+        ActuatorKey::wire_name(self)
     }
 
-    pub const fn without(self, key: SensorKey) -> SensorKeys {
-        SensorKeys(self.0 & !key.bit())
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A set of keys of one map: those a decoded map held, or those to encode.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeySet<K> {
+    bits: u16,
+    keys: PhantomData<K>,
+}
+
+/// The sensor keys a decoded sensor map held.
+pub type SensorKeys = KeySet<SensorKey>;
+/// The actuator keys a decoded actuator map held, or those to encode.
+pub type ActuatorKeys = KeySet<ActuatorKey>;
+
+impl<K: MapKey> KeySet<K> {
+    pub const NONE: KeySet<K> = KeySet::from_bits(0);
+    pub const ALL: KeySet<K> = KeySet::from_bits((1 << K::ALL.len()) - 1);
+
+    const fn from_bits(bits: u16) -> KeySet<K> {
+        KeySet { bits, keys: PhantomData }
+    }
+
+    const fn bit(index: usize) -> u16 {
+        1 << index
+    }
+
+    pub fn contains(self, key: K) -> bool {
+        self.bits & Self::bit(key.index()) != 0
+    }
+
+    pub fn with(self, key: K) -> KeySet<K> {
+        KeySet::from_bits(self.bits | Self::bit(key.index()))
+    }
+
+    pub fn without(self, key: K) -> KeySet<K> {
+        KeySet::from_bits(self.bits & !Self::bit(key.index()))
     }
 
     pub const fn len(self) -> usize {
-        self.0.count_ones() as usize
+        self.bits.count_ones() as usize
     }
 
     pub const fn is_empty(self) -> bool {
-        self.0 == 0
+        self.bits == 0
     }
 
-    /// The keys in the set, in [`SensorKey::ALL`]'s order.
-    pub fn iter(self) -> impl Iterator<Item = SensorKey> {
-        SensorKey::ALL.into_iter().filter(move |key| self.contains(*key))
+    /// The keys in the set, in [`MapKey::ALL`]'s order.
+    pub fn iter(self) -> impl Iterator<Item = K> {
+        K::ALL.iter().copied().filter(move |key| self.contains(*key))
     }
 }
 
-/// A set of actuator keys: those a decoded actuator map held, or those to encode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct ActuatorKeys(u16);
+impl<K: MapKey> Debug for KeySet<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl<K: MapKey> Default for KeySet<K> {
+    fn default() -> KeySet<K> {
+        KeySet::NONE
+    }
+}
 
 impl ActuatorKeys {
-    pub const NONE: ActuatorKeys = ActuatorKeys(0);
-    pub const ALL: ActuatorKeys = ActuatorKeys((1 << ActuatorKey::ALL.len()) - 1);
-    /// The 10 keys B-Human sends: all but `Sonar`.
-    pub const WITHOUT_SONAR: ActuatorKeys = ActuatorKeys::ALL.without(ActuatorKey::Sonar);
-
-    pub const fn contains(self, key: ActuatorKey) -> bool {
-        self.0 & key.bit() != 0
-    }
-
-    pub const fn with(self, key: ActuatorKey) -> ActuatorKeys {
-        ActuatorKeys(self.0 | key.bit())
-    }
-
-    pub const fn without(self, key: ActuatorKey) -> ActuatorKeys {
-        ActuatorKeys(self.0 & !key.bit())
-    }
-
-    pub const fn len(self) -> usize {
-        self.0.count_ones() as usize
-    }
-
-    pub const fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// The keys in the set, in [`ActuatorKey::ALL`]'s order.
-    pub fn iter(self) -> impl Iterator<Item = ActuatorKey> {
-        ActuatorKey::ALL.into_iter().filter(move |key| self.contains(*key))
-    }
+    /// The 10 keys B-Human sends: all but `Sonar` (spelled out bit by bit: a const cannot
+    /// call [`KeySet::without`], which goes through the trait).
+    pub const WITHOUT_SONAR: ActuatorKeys =
+        KeySet::from_bits(ActuatorKeys::ALL.bits & !ActuatorKeys::bit(ActuatorKey::Sonar as usize));
 }
 
 #[cfg(test)]
@@ -235,6 +262,8 @@ mod tests {
             assert_eq!(ActuatorKey::from_wire_name(key.wire_name().as_bytes()), Some(key));
         }
         assert_eq!(SensorKey::from_wire_name(b"Fsr"), None);
+        assert!(SensorKey::ALL.iter().enumerate().all(|(index, key)| key.index() == index));
+        assert!(ActuatorKey::ALL.iter().enumerate().all(|(index, key)| key.index() == index));
         assert_eq!(SensorKeys::ALL.len(), 13);
         assert_eq!(SensorKeys::ALL.iter().collect::<Vec<_>>(), SensorKey::ALL);
         assert_eq!(ActuatorKeys::WITHOUT_SONAR.len(), 10);

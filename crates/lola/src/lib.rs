@@ -51,7 +51,7 @@ pub use actuator::ActuatorMap;
 pub use decode::{decode_actuator_map, decode_sensor_map, Decoded};
 pub use encode::{encode_actuator_map, encode_sensor_map};
 pub use error::{DecodeError, EncodeError, ValueKind};
-pub use keys::{ActuatorKey, ActuatorKeys, SensorKey, SensorKeys};
+pub use keys::{ActuatorKey, ActuatorKeys, KeySet, MapKey, SensorKey, SensorKeys};
 pub use sensor::{RobotConfig, SensorMap};
 pub use text::{ConfigText, TextTooLong, CONFIG_TEXT_CAPACITY};
 

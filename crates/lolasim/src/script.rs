@@ -4,7 +4,7 @@
 
 use naobroker_dcm::device::DeviceModel;
 use naobroker_lola::names::{self, BatteryOrder};
-use naobroker_lola::{ConfigText, RobotConfig, SensorKey, JOINT_COUNT};
+use naobroker_lola::{ConfigText, MapKey, RobotConfig, SensorKey, JOINT_COUNT};
 
 /// Sensor values set from outside: each in LoLA's array order ([`naobroker_lola::names`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
