@@ -100,14 +100,8 @@ impl RequestChannel {
     /// the rest freed here.
     fn take_returned(&mut self) {
         while let Ok(returned) = self.returned.pop() {
-            match returned {
-                Returned::Request(mut request)
-                    if self.spare_requests.len() < self.spare_requests.capacity() =>
-                {
-                    request.clear();
-                    self.spare_requests.push(request);
-                }
-                _ => {}
+            if let Returned::Request(request) = returned {
+                self.keep_spare(request);
             }
         }
     }
@@ -144,10 +138,10 @@ impl RequestChannel {
         Ok(())
     }
 
-    /// Keep a refused request for [`RequestChannel::reusable_request`] while there is room:
-    /// a producer on a real-time thread then neither frees nor allocates when the DCM
-    /// refuses it.
-    fn keep_refused(&mut self, mut request: Box<Request>) {
+    /// Keep a request, emptied, for [`RequestChannel::reusable_request`] while there is room
+    /// (the cycle gave it back, or it was refused: a producer on a real-time thread then
+    /// neither frees nor allocates); free it otherwise.
+    fn keep_spare(&mut self, mut request: Box<Request>) {
         if self.spare_requests.len() < self.spare_requests.capacity() {
             request.clear();
             self.spare_requests.push(request);
@@ -182,12 +176,12 @@ impl RequestChannel {
         let checked = match self.check(&changes) {
             Ok(()) => self.push_or_give_back(ToCycle::Apply(request)).map_err(|message| {
                 if let ToCycle::Apply(request) = message {
-                    self.keep_refused(request);
+                    self.keep_spare(request);
                 }
                 ChannelError::QueueFull
             }),
             Err(overflow) => {
-                self.keep_refused(request);
+                self.keep_spare(request);
                 Err(overflow)
             }
         };
