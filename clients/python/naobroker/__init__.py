@@ -67,7 +67,7 @@ from .tasks import failure_text, stop_requested
 
 PROTOCOL_VERSION = 1
 HELLO, WELCOME, CALL, POST, REPLY, ERROR, EVENT = 0, 1, 2, 3, 4, 5, 6
-REGISTER, UNREGISTER, SUBSCRIBE, UNSUBSCRIBE, HEARTBEAT, ACK, CALLBACK = 7, 8, 9, 10, 11, 12, 13
+REGISTER, UNREGISTER, SUBSCRIBE, UNSUBSCRIBE, HEARTBEAT, ACK, CALLBACK, GOODBYE = 7, 8, 9, 10, 11, 12, 13, 14
 ROLE_MAIN, ROLE_LIVENESS = 0, 1
 ACK_EVERY = 256
 HEARTBEAT_S = 1.0
@@ -376,7 +376,13 @@ class Session:
             self._owner = threading.get_ident()
         self._socket.disable_monitor()  # before its reader closes (see _keep_alive)
         self._monitor.close()
-        self._socket.close()
+        try:
+            # The broker forgets this session at once instead of waiting out its silence
+            # (its answer is not awaited: the linger below lets the frame out).
+            self._socket.send(_encode([GOODBYE, next(self._ids)]), zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass
+        self._socket.close(linger=100)
         for fd in (self._wake_read, self._wake_write, self._live_wake_read, self._live_wake_write):
             os.close(fd)
 

@@ -156,6 +156,14 @@ async fn run(cli: Cli) -> Result<(), CallError> {
         return plot::plot(recording, keys, out);
     }
     let session = ClientSession::connect(&cli.url, "naocli").await?;
+    let result = run_on(&session, cli).await;
+    // Whatever the outcome, a goodbye: the broker forgets naocli at once, without waiting
+    // out its silence (and without logging it as a client that went silent).
+    session.shutdown().await;
+    result
+}
+
+async fn run_on(session: &ClientSession, cli: Cli) -> Result<(), CallError> {
     if let Some(seconds) = cli.timeout {
         session.set_call_timeout(Some(seconds_arg("--timeout", seconds)?));
     }
@@ -197,23 +205,23 @@ async fn run(cli: Cli) -> Result<(), CallError> {
             let id = session.call(module, method, args, true).await?;
             print_line(&to_json(&id))?;
         }
-        Command::Get { keys } => memory::get(&session, &keys, output).await?,
-        Command::Set { key, value } => memory::set(&session, &key, &value, output).await?,
-        Command::Watch { keys } => memory::watch(&session, &keys, output).await?,
-        Command::Subscribe { events } => events::subscribe(&session, &events, output).await?,
+        Command::Get { keys } => memory::get(session, &keys, output).await?,
+        Command::Set { key, value } => memory::set(session, &key, &value, output).await?,
+        Command::Watch { keys } => memory::watch(session, &keys, output).await?,
+        Command::Subscribe { events } => events::subscribe(session, &events, output).await?,
         Command::Top { interval, count } => {
-            top::top(&session, seconds_arg("--interval", interval)?, count, output).await?
+            top::top(session, seconds_arg("--interval", interval)?, count, output).await?
         }
-        Command::Trace { modules } => events::trace(&session, &modules, output).await?,
+        Command::Trace { modules } => events::trace(session, &modules, output).await?,
         Command::Log { level, module } => {
-            logs::log(&session, level.as_deref(), module.as_deref(), output).await?
+            logs::log(session, level.as_deref(), module.as_deref(), output).await?
         }
         Command::Stats => {
             let broker = session.call("ServiceDirectory", "stats", vec![], false).await?;
             let dcm = session.call("DCM", "stats", vec![], false).await.unwrap_or(Value::Nil);
             print_line(&to_json(&Value::Map(vec![("broker".into(), broker), ("dcm".into(), dcm)])))?;
         }
-        Command::Record { keys, events, out } => record::record(&session, &keys, &events, &out).await?,
+        Command::Record { keys, events, out } => record::record(session, &keys, &events, &out).await?,
         Command::Keygen { .. } | Command::Plot { .. } => unreachable!("answered before connecting"),
     }
     Ok(())

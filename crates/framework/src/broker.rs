@@ -77,6 +77,8 @@ struct State {
     clients: HashMap<ClientId, ClientState>,
     /// Session tag → the client of that session's main connection.
     sessions: HashMap<Vec<u8>, ClientId>,
+    /// Connections and sessions that said goodbye, for their late messages.
+    departed: connections::Departed,
     events: Registry,
     /// Keys and events without a module prefix that a module reserved (NAOqi's standard
     /// names, `robotHasFallen`, `FrontTactilTouched`): key → module.

@@ -182,24 +182,16 @@ impl ClientSession {
         Ok(recv_half)
     }
 
-    /// Unregister every module this session serves, so that their names are free for anyone
-    /// once this returns (after a `close` alone the broker holds them until it notices the
-    /// silence), then close. Waits two seconds at most for the broker.
+    /// Say goodbye, then close: the broker answers and forgets this session there and then
+    /// (its modules' names are free for anyone once this returns, its subscriptions gone)
+    /// instead of waiting out its silence. Waits two seconds at most for the broker.
     pub async fn shutdown(&self) {
-        let names: Vec<String> = self.inner.served.borrow().keys().cloned().collect();
-        let goodbyes = futures::future::join_all(names.iter().map(|name| self.unregister(name)));
-        match tokio::time::timeout(GOODBYE_TIMEOUT, goodbyes).await {
-            Ok(results) => {
-                for (name, result) in names.iter().zip(results) {
-                    if let Err(error) = result {
-                        tracing::warn!(module = %name, %error, "could not unregister on shutdown");
-                    }
-                }
-            }
-            Err(_) => {
-                let url = &self.inner.url;
-                tracing::warn!(%url, "the broker did not free this session's modules in time")
-            }
+        self.inner.served.borrow_mut().clear();
+        self.inner.callbacks.borrow_mut().clear();
+        let goodbye = self.request(|id| Envelope::Goodbye { id }, Some(GOODBYE_TIMEOUT));
+        if let Err(error) = goodbye.await {
+            let url = &self.inner.url;
+            tracing::warn!(%url, %error, "the broker did not hear this session's goodbye");
         }
         self.close();
     }

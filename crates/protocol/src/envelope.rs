@@ -83,6 +83,10 @@ pub enum Envelope {
     /// NAOqi-style ALMemory callback for a module the client serves. One-way: the client runs
     /// `module.method(event, value, message)` and counts it toward its next `Ack`.
     Callback { module: String, method: String, event: String, value: Value, message: Value, lost: u64 },
+    /// Kind 14, client → broker: `[14, id]`, the client is leaving: the broker answers
+    /// `Reply true`, then forgets the session (its connections, modules and subscriptions)
+    /// at once instead of waiting out the client timeout.
+    Goodbye { id: u64 },
 }
 
 #[derive(Debug, Error, PartialEq)]
@@ -114,6 +118,7 @@ impl Envelope {
     pub const HEARTBEAT: u64 = 11;
     pub const ACK: u64 = 12;
     pub const CALLBACK: u64 = 13;
+    pub const GOODBYE: u64 = 14;
 
     /// A short form of `Hello`, for clients without a liveness connection.
     pub fn hello(client: &str) -> Envelope {
@@ -174,6 +179,7 @@ impl Envelope {
             }
             Envelope::Heartbeat => vec![Self::HEARTBEAT.into()],
             Envelope::Ack { count } => vec![Self::ACK.into(), (*count).into()],
+            Envelope::Goodbye { id } => vec![Self::GOODBYE.into(), (*id).into()],
             Envelope::Callback { module, method, event, value, message, lost } => vec![
                 Self::CALLBACK.into(),
                 s(module),

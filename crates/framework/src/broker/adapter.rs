@@ -60,6 +60,11 @@ pub enum Request {
         id: u64,
         module: String,
     },
+    /// The client is leaving: answered, then its session is forgotten (see
+    /// [`Broker::goodbye`]).
+    Goodbye {
+        id: u64,
+    },
     /// Receive every event named `event` as [`Outbound::Event`].
     Subscribe {
         id: u64,
@@ -194,6 +199,10 @@ impl Broker {
                 self.send(&client, Outbound::Reply { id, value: removed.into() });
             }
             Request::Ack { count } => self.acknowledged(&client, count),
+            Request::Goodbye { id } => {
+                self.send(&client, Outbound::Reply { id, value: true.into() });
+                self.goodbye(&client);
+            }
         }
     }
 

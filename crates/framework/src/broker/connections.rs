@@ -9,6 +9,7 @@ use bytes::Bytes;
 
 use super::adapter::Connection;
 use super::events::Registry;
+use crate::identity::ClientId;
 
 /// Messages for one client that its socket did not take at once, in order.
 #[derive(Default)]
@@ -60,4 +61,41 @@ impl ClientState {
     pub(crate) fn subscriptions(&self, registry: &Registry) -> usize {
         self.events.len() + registry.callbacks_of(&self.modules)
     }
+}
+
+/// How many goodbyes the broker remembers: enough for the late messages of the clients that
+/// left in the last moments, bounded whatever the clients do.
+const DEPARTED_KEPT: usize = 256;
+
+/// The connections and sessions that said goodbye lately. A message can still follow a
+/// goodbye (a heartbeat already on its way, a liveness connection that connected a moment
+/// late): it must not open the client again, to be dropped for its silence 2 s later.
+#[derive(Default)]
+pub(crate) struct Departed {
+    clients: VecDeque<ClientId>,
+    sessions: VecDeque<Vec<u8>>,
+}
+
+impl Departed {
+    pub(crate) fn remember(&mut self, client: ClientId, session: Vec<u8>) {
+        remember(&mut self.clients, client);
+        if !session.is_empty() {
+            remember(&mut self.sessions, session);
+        }
+    }
+
+    pub(crate) fn client(&self, client: &ClientId) -> bool {
+        self.clients.contains(client)
+    }
+
+    pub(crate) fn session(&self, session: &[u8]) -> bool {
+        self.sessions.iter().any(|departed| departed == session)
+    }
+}
+
+fn remember<T>(kept: &mut VecDeque<T>, item: T) {
+    if kept.len() == DEPARTED_KEPT {
+        kept.pop_front();
+    }
+    kept.push_back(item);
 }

@@ -34,6 +34,7 @@ impl Broker {
     pub(super) fn hello(&self, client: &ClientId, name: String, session: Vec<u8>, role: ConnectionRole) {
         let replaced = {
             let mut state = self.inner.state.borrow_mut();
+            let session_left = role == ConnectionRole::Liveness && state.departed.session(&session);
             let Some(known) = state.clients.get_mut(client) else { return };
             tracing::debug!(%client, name = %name, ?role, session = session.len(), "client hello");
             known.name = name;
@@ -41,6 +42,12 @@ impl Broker {
                 return;
             }
             match role {
+                ConnectionRole::Liveness if session_left => {
+                    drop(state);
+                    // Connected a moment after its session said goodbye.
+                    tracing::debug!(%client, "liveness connection of a session that left");
+                    return self.goodbye(client);
+                }
                 ConnectionRole::Liveness => {
                     known.keeps_alive = Some(session);
                     return;
@@ -55,6 +62,36 @@ impl Broker {
             tracing::info!(client = %previous, "replaced by a new connection of its session");
             self.remove_client(&previous);
         }
+    }
+
+    /// `client` is leaving on purpose: forget it and its session's liveness connections,
+    /// with what they had registered and subscribed, without waiting out their silence.
+    pub fn goodbye(&self, client: &ClientId) {
+        let leaving: Vec<ClientId> = {
+            let mut state = self.inner.state.borrow_mut();
+            let Some(known) = state.clients.get(client) else { return };
+            let session = known.session.clone();
+            let liveness: Vec<ClientId> = state
+                .clients
+                .iter()
+                .filter(|(_, other)| !session.is_empty() && other.keeps_alive.as_ref() == Some(&session))
+                .map(|(id, _)| id.clone())
+                .collect();
+            state.departed.remember(client.clone(), session);
+            for connection in &liveness {
+                state.departed.remember(connection.clone(), Vec::new());
+            }
+            std::iter::once(client.clone()).chain(liveness).collect()
+        };
+        tracing::debug!(%client, connections = leaving.len(), "client said goodbye");
+        for client in &leaving {
+            self.remove_client(client);
+        }
+    }
+
+    /// Whether `client` said goodbye lately: what it still sends is late, to be ignored.
+    pub fn departed(&self, client: &ClientId) -> bool {
+        self.inner.state.borrow().departed.client(client)
     }
 
     /// Events and callbacks `client` consumed: room in its event window again.
@@ -77,7 +114,8 @@ impl Broker {
     /// its connection when it was known.
     pub(super) fn remove_client(&self, client: &ClientId) -> Option<Rc<dyn Connection>> {
         let gone = self.inner.state.borrow_mut().clients.remove(client)?;
-        tracing::info!(
+        // Routine (a goodbye, a closed connection) at debug: a drop has said why at info or warn.
+        tracing::debug!(
             client = %gone.name,
             id = %client,
             modules = ?gone.modules,

@@ -89,6 +89,9 @@ fn on_message(broker: &Broker, socket: &Socket, message: ZmqMessage) {
     let Some(identity) = frames.next() else { return };
     let client = client_id(socket.index, &identity);
     let Some(payload) = frames.next() else { return };
+    if broker.departed(&client) {
+        return;
+    }
     let known = broker.arrived(&client, || Rc::new(RouterConnection::new(socket.sender.clone(), identity)));
     if frames.next().is_some() {
         return broker.bad_message(&client, 0, "a message must be exactly one frame".to_owned());
@@ -138,6 +141,7 @@ fn request_of(broker: &Broker, client: &ClientId, envelope: Envelope) -> Option<
         Envelope::Unsubscribe { id, event } => Request::Unsubscribe { id, event },
         Envelope::Ack { count } => Request::Ack { count },
         Envelope::Heartbeat => return None,
+        Envelope::Goodbye { id } => Request::Goodbye { id },
         Envelope::Welcome { .. } | Envelope::Event { .. } | Envelope::Callback { .. } => {
             let message = "Welcome, Event and Callback are sent by the broker only".to_owned();
             broker.bad_message(client, 0, message);

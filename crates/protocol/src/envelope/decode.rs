@@ -117,6 +117,7 @@ impl Envelope {
             }
             Self::HEARTBEAT => Envelope::Heartbeat,
             Self::ACK => Envelope::Ack { count: fields.u32("count")? },
+            Self::GOODBYE => Envelope::Goodbye { id: fields.uint("id")? },
             Self::CALLBACK => {
                 let module = fields.string("module")?;
                 let method = fields.string("method")?;

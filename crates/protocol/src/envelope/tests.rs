@@ -51,6 +51,7 @@ fn every_kind_round_trips() {
     round_trip(Envelope::Unsubscribe { id: 4, event: "E".into() });
     round_trip(Envelope::Heartbeat);
     round_trip(Envelope::Ack { count: 256 });
+    round_trip(Envelope::Goodbye { id: 7 });
 }
 
 /// The bytes quoted in docs/protocol.md.
@@ -63,6 +64,7 @@ fn call_and_reply_bytes_match_the_documentation() {
     assert_eq!(reply.encode(), b"\x93\x04\x01\xcb\x3f\xe0\x00\x00\x00\x00\x00\x00".to_vec());
     assert_eq!(Envelope::Heartbeat.encode(), b"\x91\x0b".to_vec());
     assert_eq!(Envelope::Ack { count: 256 }.encode(), b"\x92\x0c\xcd\x01\x00".to_vec());
+    assert_eq!(Envelope::Goodbye { id: 7 }.encode(), b"\x92\x0e\x07".to_vec());
 }
 
 #[test]

@@ -90,7 +90,7 @@ fn id(rng: &mut Rng) -> u64 {
 }
 
 /// One envelope of each kind and form, `form` chosen in `0..ENVELOPE_FORMS`.
-pub(crate) const ENVELOPE_FORMS: usize = 16;
+pub(crate) const ENVELOPE_FORMS: usize = 17;
 
 pub(crate) fn envelope(rng: &mut Rng, form: usize) -> Envelope {
     match form {
@@ -123,6 +123,7 @@ pub(crate) fn envelope(rng: &mut Rng, form: usize) -> Envelope {
         12 => Envelope::Unsubscribe { id: id(rng), event: text(rng) },
         13 => Envelope::Heartbeat,
         14 => Envelope::Ack { count: rng.next() as u32 },
+        15 => Envelope::Goodbye { id: id(rng) },
         _ => Envelope::Callback {
             module: text(rng),
             method: text(rng),
