@@ -47,6 +47,9 @@ pub struct RobotDescription {
     /// NAOqi's DCM preferences (`[preferences.chest]`, `.head`, `.local`).
     #[serde(default)]
     pub preferences: Preferences,
+    /// The kinematic and mass model's numbers (`[kinematics]`), for ALMotion's Cartesian layer.
+    #[serde(default)]
+    pub kinematics: Option<naobroker_kinematics::Description>,
 }
 
 /// The NAO V6 description shipped with naobroker.
@@ -89,6 +92,8 @@ pub struct DeviceModel {
     pub joints: Vec<JointSpec>,
     /// The preferences the description started with.
     pub preferences: Preferences,
+    /// The kinematic and mass model's numbers, when the description has them.
+    pub kinematics: Option<naobroker_kinematics::Description>,
     actuator_index: HashMap<String, usize>,
     sensor_index: HashMap<String, usize>,
 }
@@ -118,6 +123,7 @@ impl DeviceModel {
             sensors,
             joints: description.joints,
             preferences: description.preferences,
+            kinematics: description.kinematics,
             actuator_index,
             sensor_index,
         })
@@ -220,7 +226,13 @@ mod tests {
     fn devices_whose_keys_collide_are_refused() {
         let model = |devices: Vec<DeviceSpec>| {
             let (joints, preferences) = (Vec::new(), Preferences::default());
-            DeviceModel::new(RobotDescription { name: "R".into(), joints, devices, preferences })
+            DeviceModel::new(RobotDescription {
+                name: "R".into(),
+                joints,
+                devices,
+                preferences,
+                kinematics: None,
+            })
         };
         let error = model(vec![spec("X/Value", DeviceKind::Interpolated), spec("X", DeviceKind::Sensor)])
             .map(|_| ())
