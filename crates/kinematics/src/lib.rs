@@ -4,11 +4,15 @@
 #![deny(unsafe_code)]
 
 mod description;
+mod ik;
 mod model;
 mod pose;
 pub mod transform;
 
 pub use description::{Description, EffectorDescription, JointDescription, LinkMass};
+pub use ik::{
+    solve, IkError, Solution, AXIS_MASK_ALL, AXIS_MASK_POSITION, REACHED_POSITION, REACHED_ROTATION,
+};
 pub use model::{Chain, Frame, Model, ModelError, Part};
 pub use pose::Pose;
 pub use transform::Transform;

@@ -1,4 +1,7 @@
-//! Helpers shared by the kinematics tests: angles by name, and comparisons in mm.
+//! Helpers shared by the kinematics tests: angles by name, comparisons in mm, the joints'
+//! limits and a deterministic spread of configurations.
+// Each test binary includes this module and uses only some of it.
+#![allow(dead_code)]
 
 use naobroker_kinematics::{Model, Pose, Transform};
 
@@ -24,4 +27,42 @@ pub fn assert_mm(actual: [f64; 3], expected_mm: [f64; 3], what: &str) {
         let difference = (actual[axis] * 1000.0 - expected_mm[axis]).abs();
         assert!(difference < 1e-3, "{what}: {actual:?} m, expected {expected_mm:?} mm");
     }
+}
+
+/// Each model joint's (min, max) from the shipped robot description's [[joint]] table
+/// (RHipYawPitch shares LHipYawPitch's motor and limits).
+pub fn limits(model: &Model) -> Vec<(f64, f64)> {
+    #[derive(serde::Deserialize)]
+    struct Joint {
+        name: String,
+        min: f64,
+        max: f64,
+    }
+    #[derive(serde::Deserialize)]
+    struct Description {
+        joint: Vec<Joint>,
+    }
+    let text = include_str!("../../../../robots/nao-v6.toml");
+    let description: Description = toml::from_str(text).expect("the shipped description parses");
+    let limit = |name: &str| {
+        let name = if name == "RHipYawPitch" { "LHipYawPitch" } else { name };
+        let joint = description.joint.iter().find(|joint| joint.name == name);
+        let joint = joint.unwrap_or_else(|| panic!("no limits for {name}"));
+        (joint.min, joint.max)
+    };
+    model.joint_names().iter().map(|name| limit(name)).collect()
+}
+
+/// A deterministic spread of configurations within the limits: the k-th takes each joint
+/// to a fraction of its range from an additive recurrence (no clock, no randomness).
+pub fn spread(limits: &[(f64, f64)], k: usize, margin: f64) -> Vec<f64> {
+    limits
+        .iter()
+        .enumerate()
+        .map(|(joint, &(min, max))| {
+            let step = (2.0f64.sqrt() * (joint + 1) as f64 + 0.618_034 * (k + 1) as f64).fract();
+            let fraction = margin + (1.0 - 2.0 * margin) * step;
+            min + (max - min) * fraction
+        })
+        .collect()
 }
