@@ -1,8 +1,13 @@
 //! Joint names, chains and groups as ALMotion users know them.
 
+use std::sync::Arc;
+
 use naobroker_dcm::device::{DeviceModel, JointSpec};
 use naobroker_framework::{excerpt, CallError, Value};
+use naobroker_kinematics::{Model, ModelError};
 use naobroker_protocol::value_excerpt;
+
+use crate::cartesian::Kinematics;
 
 /// A robot description ALMotion cannot drive: a joint lacks one of its devices.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -10,6 +15,15 @@ use naobroker_protocol::value_excerpt;
 pub struct MissingDevice {
     /// The device's name: `HeadYaw/Position/Actuator/Value`.
     pub device: String,
+}
+
+/// Why ALMotion cannot drive a robot description.
+#[derive(Debug, thiserror::Error)]
+pub enum BodyError {
+    #[error(transparent)]
+    MissingDevice(#[from] MissingDevice),
+    #[error("the robot description's [kinematics]: {0}")]
+    Kinematics(#[from] ModelError),
 }
 
 /// Joint names a call gave that ALMotion does not know. Names and values are cut to an
@@ -59,6 +73,8 @@ pub struct Body {
     pub joints: Vec<BodyJoint>,
     pub motors: Vec<Motor>,
     chains: Vec<String>,
+    /// The kinematic and mass model, when the description has one (`[kinematics]`).
+    pub kinematics: Option<Arc<Kinematics>>,
 }
 
 const CHAIN_ORDER: [&str; 5] = ["Head", "LArm", "LLeg", "RLeg", "RArm"];
@@ -67,7 +83,7 @@ const CHAIN_ORDER: [&str; 5] = ["Head", "LArm", "LLeg", "RLeg", "RArm"];
 const HANDS: [&str; 2] = ["LHand", "RHand"];
 
 impl Body {
-    pub fn new(model: &DeviceModel) -> Result<Body, MissingDevice> {
+    pub fn new(model: &DeviceModel) -> Result<Body, BodyError> {
         let mut motors = Vec::new();
         for joint in &model.joints {
             let find = |suffix: &str, actuator: bool| {
@@ -123,7 +139,15 @@ impl Body {
                 chains.push(joint.chain.clone());
             }
         }
-        Ok(Body { joints, motors, chains })
+        let kinematics = match &model.kinematics {
+            Some(description) => {
+                let model = Model::from_description(description)?;
+                let motor_of = |name: &str| joints.iter().find(|joint| joint.name == name).map(|j| j.motor);
+                Some(Arc::new(Kinematics::new(model, motor_of)))
+            }
+            None => None,
+        };
+        Ok(Body { joints, motors, chains, kinematics })
     }
 
     /// Joint indices a name stands for: a joint, a chain or a group. As on NAOqi, "Joints"

@@ -1,16 +1,11 @@
-//! Collision protection for the arms: forward kinematics of each arm against two boxes
-//! standing for the torso and the legs. A commanded arm pose that enters them is held
-//! back at the arm's last safe pose (docs/motion.md, "Collision protection").
+//! Collision protection for the arms: each arm's shoulder, elbow, wrist and hand placed by
+//! the kinematic model (the pose ALMotion commands) against two boxes standing for the
+//! torso and the legs. A commanded arm pose that enters them is held back at the arm's last
+//! safe pose (docs/motion.md, "Collision protection").
+
+use naobroker_kinematics::{Frame, Pose};
 
 use crate::body::Body;
-
-/// NAO's arm links in mm (Aldebaran's "Links" tables, NAO H25 V3.3 and later, V6 included).
-const SHOULDER_OFFSET_Y: f64 = 98.0;
-const SHOULDER_OFFSET_Z: f64 = 100.0;
-const UPPER_ARM_LENGTH: f64 = 105.0;
-const ELBOW_OFFSET_Y: f64 = 15.0;
-const LOWER_ARM_LENGTH: f64 = 55.95;
-const HAND_OFFSET_X: f64 = 57.75;
 
 /// An axis-aligned box in the torso frame (mm): x forward, y left, z up, origin at the
 /// torso point (126.5 mm below HeadYaw).
@@ -47,70 +42,52 @@ impl Arm {
             Arm::Right => "RArm",
         }
     }
-
-    /// +1 for the left arm, -1 for the right: the y offsets mirror.
-    fn side(self) -> f64 {
-        match self {
-            Arm::Left => 1.0,
-            Arm::Right => -1.0,
-        }
-    }
 }
 
-/// The joints placing an arm: ShoulderPitch, ShoulderRoll, ElbowYaw, ElbowRoll (the wrist
-/// turns the hand about the forearm's axis, which does not move the points checked).
-pub type ArmAngles = [f64; 4];
+/// The joints placing an arm's points: ShoulderPitch, ShoulderRoll, ElbowYaw, ElbowRoll,
+/// and WristYaw, which turns the hand's point (below the forearm's axis) about it.
+const ARM_JOINTS: [&str; 5] = ["ShoulderPitch", "ShoulderRoll", "ElbowYaw", "ElbowRoll", "WristYaw"];
 
-/// One arm's motors, resolved once.
+/// One arm's motors and the model's frames of its points, resolved once.
 #[derive(Debug, Clone, Copy)]
 pub struct ArmJoints {
     pub arm: Arm,
-    pub motors: [usize; 4],
+    /// The motors of [`ARM_JOINTS`], in that order.
+    pub motors: [usize; 5],
     /// Bit mask of `motors`.
     pub mask: u64,
+    /// Shoulder (ShoulderPitch's frame), elbow (ElbowYaw's), wrist (WristYaw's), hand (the
+    /// chain's end).
+    points: [Frame; 4],
 }
 
 impl ArmJoints {
-    /// The arm's motors in `body`, if it has them all.
+    /// The arm's motors and frames in `body`, if it has them all and a kinematic model.
     pub fn find(body: &Body, arm: Arm) -> Option<ArmJoints> {
+        let model = &body.kinematics.as_ref()?.model;
         let prefix = if arm == Arm::Left { "L" } else { "R" };
-        let mut motors = [0; 4];
-        for (slot, joint) in ["ShoulderPitch", "ShoulderRoll", "ElbowYaw", "ElbowRoll"].iter().enumerate() {
+        let mut motors = [0; 5];
+        for (slot, joint) in ARM_JOINTS.iter().enumerate() {
             let name = format!("{prefix}{joint}");
             motors[slot] = body.motors.iter().position(|motor| motor.name == name)?;
         }
         let mask = motors.iter().fold(0, |mask, &motor| mask | 1u64 << motor);
-        Some(ArmJoints { arm, motors, mask })
-    }
-
-    /// The arm's angles, read from per-motor values.
-    pub fn angles(&self, position: impl Fn(usize) -> f64) -> ArmAngles {
-        self.motors.map(position)
+        let frame = |joint: &str| model.frame(&format!("{prefix}{joint}"));
+        let points =
+            [frame("ShoulderPitch")?, frame("ElbowYaw")?, frame("WristYaw")?, model.frame(arm.chain())?];
+        Some(ArmJoints { arm, motors, mask, points })
     }
 }
 
 /// Shoulder, elbow, wrist and hand of an arm in the torso frame (mm).
-pub fn arm_points(arm: Arm, angles: ArmAngles) -> [[f64; 3]; 4] {
-    let [shoulder_pitch, shoulder_roll, elbow_yaw, elbow_roll] = angles;
-    let side = arm.side();
-    let shoulder = [0.0, side * SHOULDER_OFFSET_Y, SHOULDER_OFFSET_Z];
-    // Upper arm: ShoulderPitch about y, then ShoulderRoll about z.
-    let upper = [UPPER_ARM_LENGTH, side * ELBOW_OFFSET_Y, 0.0];
-    let elbow = add(shoulder, shoulder_rotation(shoulder_pitch, shoulder_roll, upper));
-    // Forearm: ElbowYaw about x, then ElbowRoll about z, applied to the forearm's axis.
-    let (roll_sin, roll_cos) = elbow_roll.sin_cos();
-    let (yaw_sin, yaw_cos) = elbow_yaw.sin_cos();
-    let axis =
-        shoulder_rotation(shoulder_pitch, shoulder_roll, [roll_cos, roll_sin * yaw_cos, roll_sin * yaw_sin]);
-    let wrist = add(elbow, scale(axis, LOWER_ARM_LENGTH));
-    let hand = add(wrist, scale(axis, HAND_OFFSET_X));
-    [shoulder, elbow, wrist, hand]
+pub fn arm_points(arm: &ArmJoints, pose: &Pose) -> [[f64; 3]; 4] {
+    arm.points.map(|frame| pose.transform(frame).translation.map(|metres| 1000.0 * metres))
 }
 
 /// How far (mm) an arm's segments (upper arm, forearm, hand) run inside the body: 0 when
 /// the arm is clear of it.
-pub fn intrusion(arm: Arm, angles: ArmAngles) -> f64 {
-    let points = arm_points(arm, angles);
+pub fn intrusion(arm: &ArmJoints, pose: &Pose) -> f64 {
+    let points = arm_points(arm, pose);
     let mut inside = 0.0;
     for segment in points.windows(2) {
         for zone in &BODY {
@@ -123,24 +100,8 @@ pub fn intrusion(arm: Arm, angles: ArmAngles) -> f64 {
 /// Whether an arm may go from a pose `from` to a pose `to`: a clear arm never enters the
 /// body. An arm inside already (protection was off, or the DCM put it there) is not held:
 /// holding it would leave it stuck, and no measure of depth decreases along every way out.
-pub fn allowed(arm: Arm, from: ArmAngles, to: ArmAngles) -> bool {
+pub fn allowed(arm: &ArmJoints, from: &Pose, to: &Pose) -> bool {
     intrusion(arm, to) == 0.0 || intrusion(arm, from) > 0.0
-}
-
-/// `Ry(pitch) · Rz(roll) · v`.
-fn shoulder_rotation(pitch: f64, roll: f64, v: [f64; 3]) -> [f64; 3] {
-    let (roll_sin, roll_cos) = roll.sin_cos();
-    let rolled = [roll_cos * v[0] - roll_sin * v[1], roll_sin * v[0] + roll_cos * v[1], v[2]];
-    let (pitch_sin, pitch_cos) = pitch.sin_cos();
-    [pitch_cos * rolled[0] + pitch_sin * rolled[2], rolled[1], -pitch_sin * rolled[0] + pitch_cos * rolled[2]]
-}
-
-fn add(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
-}
-
-fn scale(v: [f64; 3], k: f64) -> [f64; 3] {
-    [v[0] * k, v[1] * k, v[2] * k]
 }
 
 /// Length of the segment `from`→`to` inside `zone` (slab clipping).
@@ -167,22 +128,65 @@ fn length_inside(from: [f64; 3], to: [f64; 3], zone: &Zone) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    use naobroker_dcm::device::{DeviceModel, RobotDescription};
+
     use super::*;
+
+    /// Placing joints' angles: ShoulderPitch, ShoulderRoll, ElbowYaw, ElbowRoll (WristYaw 0).
+    pub(crate) type ArmAngles = [f64; 4];
 
     fn mirrored(angles: ArmAngles) -> ArmAngles {
         [angles[0], -angles[1], -angles[2], -angles[3]]
     }
 
+    fn nao() -> Body {
+        Body::new(&DeviceModel::new(RobotDescription::nao_v6()).unwrap()).unwrap()
+    }
+
+    /// The arm's joints and the model's pose with the arm at `angles`, every other joint 0.
+    fn placed(arm: Arm, angles: ArmAngles) -> (ArmJoints, Pose) {
+        let body = nao();
+        let joints = ArmJoints::find(&body, arm).unwrap();
+        let kinematics = body.kinematics.as_ref().unwrap();
+        let mut model_angles = vec![0.0; kinematics.model.joint_names().len()];
+        let motor_value = |motor: usize| {
+            joints.motors[..4].iter().position(|&m| m == motor).map_or(0.0, |slot| angles[slot])
+        };
+        kinematics.angles_from_motors(motor_value, &mut model_angles);
+        let mut pose = Pose::new(&kinematics.model);
+        pose.update(&kinematics.model, &model_angles);
+        (joints, pose)
+    }
+
+    /// How far the arm at `angles` runs inside the body (mm).
+    pub(crate) fn intrusion_at(arm: Arm, angles: ArmAngles) -> f64 {
+        let (joints, pose) = placed(arm, angles);
+        intrusion(&joints, &pose)
+    }
+
+    fn allowed_between(arm: Arm, from: ArmAngles, to: ArmAngles) -> bool {
+        let (joints, from) = placed(arm, from);
+        allowed(&joints, &from, &placed(arm, to).1)
+    }
+
+    fn close(a: [f64; 3], b: [f64; 3]) -> bool {
+        (0..3).all(|axis| (a[axis] - b[axis]).abs() < 1e-9)
+    }
+
     #[test]
     fn straight_arm_reaches_as_far_as_the_links_add_up() {
-        let [shoulder, elbow, wrist, hand] = arm_points(Arm::Left, [0.0, 0.0, 0.0, 0.0]);
-        assert_eq!(shoulder, [0.0, 98.0, 100.0]);
-        assert_eq!(elbow, [105.0, 113.0, 100.0]);
-        assert!((wrist[0] - 160.95).abs() < 1e-9 && (hand[0] - 218.7).abs() < 1e-9);
-        let hanging = arm_points(Arm::Right, [std::f64::consts::FRAC_PI_2, 0.0, 0.0, 0.0]);
-        let hand = hanging[3];
-        assert!(hand[0].abs() < 1e-9 && (hand[1] + 113.0).abs() < 1e-9 && (hand[2] + 118.7).abs() < 1e-9);
+        let (joints, pose) = placed(Arm::Left, [0.0, 0.0, 0.0, 0.0]);
+        let [shoulder, elbow, wrist, hand] = arm_points(&joints, &pose);
+        assert!(close(shoulder, [0.0, 98.0, 100.0]));
+        assert!(close(elbow, [105.0, 113.0, 100.0]));
+        assert!(close(wrist, [160.95, 113.0, 100.0]));
+        // HandOffsetX 57.75 forward, HandOffsetZ 12.31 below the forearm's axis.
+        assert!(close(hand, [218.7, 113.0, 87.69]), "{hand:?}");
+        let (joints, pose) = placed(Arm::Right, [std::f64::consts::FRAC_PI_2, 0.0, 0.0, 0.0]);
+        let hand = arm_points(&joints, &pose)[3];
+        // Hanging: the hand's offset below the forearm now points backward.
+        assert!(close(hand, [-12.31, -113.0, -118.7]), "{hand:?}");
     }
 
     #[test]
@@ -195,19 +199,19 @@ mod tests {
             ("hands crossed in front of the chest", [0.5, -0.3, 0.0, -1.54]),
         ];
         for (name, left) in poses {
-            assert_eq!(intrusion(Arm::Left, left), 0.0, "{name}, left arm");
-            assert_eq!(intrusion(Arm::Right, mirrored(left)), 0.0, "{name}, right arm");
+            assert_eq!(intrusion_at(Arm::Left, left), 0.0, "{name}, left arm");
+            assert_eq!(intrusion_at(Arm::Right, mirrored(left)), 0.0, "{name}, right arm");
         }
     }
 
     #[test]
     fn a_forearm_bent_into_the_belly_or_a_hand_pressed_into_the_thigh_intrudes() {
         let belly = [std::f64::consts::FRAC_PI_2, 0.0, 0.0, -1.54];
-        assert!(intrusion(Arm::Left, belly) > 50.0);
-        assert!(intrusion(Arm::Right, mirrored(belly)) > 50.0);
+        assert!(intrusion_at(Arm::Left, belly) > 50.0);
+        assert!(intrusion_at(Arm::Right, mirrored(belly)) > 50.0);
         let thigh = [std::f64::consts::FRAC_PI_2, -0.3142, 0.0, -0.0349];
-        assert!(intrusion(Arm::Left, thigh) > 10.0);
-        assert!(intrusion(Arm::Right, mirrored(thigh)) > 10.0);
+        assert!(intrusion_at(Arm::Left, thigh) > 10.0);
+        assert!(intrusion_at(Arm::Right, mirrored(thigh)) > 10.0);
     }
 
     #[test]
@@ -216,15 +220,20 @@ mod tests {
         let edge = [std::f64::consts::FRAC_PI_2, 0.0, 0.0, -0.15];
         let inside = [std::f64::consts::FRAC_PI_2, 0.0, 0.0, -0.17];
         let deep = [std::f64::consts::FRAC_PI_2, 0.0, 0.0, -1.54];
-        assert_eq!(intrusion(Arm::Left, edge), 0.0, "the hanging hand clears the legs' box down to -0.159");
-        assert!(
-            intrusion(Arm::Left, inside) > 0.0 && intrusion(Arm::Left, inside) < intrusion(Arm::Left, deep)
+        assert_eq!(
+            intrusion_at(Arm::Left, edge),
+            0.0,
+            "the hanging hand clears the legs' box down to -0.159"
         );
-        assert!(!allowed(Arm::Left, clear, inside), "into the body");
-        assert!(!allowed(Arm::Left, edge, deep), "through the body");
-        assert!(allowed(Arm::Left, clear, edge), "clear to clear");
-        assert!(allowed(Arm::Left, deep, inside), "on its way out");
-        assert!(allowed(Arm::Left, inside, clear));
+        assert!(
+            intrusion_at(Arm::Left, inside) > 0.0
+                && intrusion_at(Arm::Left, inside) < intrusion_at(Arm::Left, deep)
+        );
+        assert!(!allowed_between(Arm::Left, clear, inside), "into the body");
+        assert!(!allowed_between(Arm::Left, edge, deep), "through the body");
+        assert!(allowed_between(Arm::Left, clear, edge), "clear to clear");
+        assert!(allowed_between(Arm::Left, deep, inside), "on its way out");
+        assert!(allowed_between(Arm::Left, inside, clear));
     }
 
     #[test]

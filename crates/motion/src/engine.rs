@@ -13,6 +13,7 @@ use crate::fall::{self, Direction, FallDetector, FallManagerConfig, FallStep, Po
 use crate::reflexes::Switches;
 use crate::trajectory::Track;
 
+mod cartesian_steps;
 mod reflex_steps;
 mod smart_stiffness;
 mod tasks;
@@ -152,6 +153,8 @@ pub struct Engine {
     previous: Vec<f64>,
     collision_stops: u64,
     cycle: u64,
+    /// Forward kinematics of the sensed and commanded angles, with a kinematic model.
+    cartesian: Option<cartesian_steps::CartesianState>,
 }
 
 impl Engine {
@@ -177,6 +180,7 @@ impl Engine {
             0 => u64::MAX,
             legs => legs,
         };
+        let cartesian = cartesian_steps::CartesianState::new(&body, slots)?;
         let mut engine = Engine {
             protective: fall::protective_posture(&body),
             body,
@@ -198,12 +202,15 @@ impl Engine {
             previous: vec![0.0; count],
             collision_stops: 0,
             cycle: 0,
+            cartesian,
         };
         engine.actuators.read(&mut engine.read);
         for (index, motor) in engine.motors.iter_mut().enumerate() {
             motor.position = engine.read[index];
             motor.stiffness = engine.read[count + index];
         }
+        engine.update_cartesian();
+        engine.update_commanded_pose();
         Ok(engine)
     }
 
@@ -262,6 +269,7 @@ impl Engine {
         self.currents.read(&mut self.currents_read);
         self.follow_the_dcm();
         self.previous.iter_mut().zip(&self.motors).for_each(|(previous, state)| *previous = state.position);
+        self.update_cartesian();
         let mut positions_sent = 0u64;
         let mut stiffness_sent = 0u64;
         match self.fall_step() {
@@ -281,6 +289,7 @@ impl Engine {
         let (positions, stiffness) = self.run_tasks(now, target_time, request, output);
         positions_sent |= positions;
         stiffness_sent |= stiffness;
+        self.update_commanded_pose();
         self.hold_arms_out_of_the_body(positions_sent);
         for motor in 0..self.motors.len() {
             if positions_sent & (1 << motor) != 0 {

@@ -208,7 +208,8 @@ pub fn target(entry: &(usize, [Option<f64>; 3]), direction: Direction) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collision::{intrusion, Arm};
+    use crate::collision::tests::intrusion_at;
+    use crate::collision::Arm;
 
     fn run(detector: &mut FallDetector, cycles: usize, angles: (f64, f64), stiff: bool) -> Vec<FallStep> {
         (0..cycles).map(|_| detector.step(true, angles.0, angles.1, stiff)).collect()
@@ -261,7 +262,7 @@ mod tests {
             for (arm, prefix) in [(Arm::Left, "L"), (Arm::Right, "R")] {
                 let angles = ["ShoulderPitch", "ShoulderRoll", "ElbowYaw", "ElbowRoll"]
                     .map(|joint| posture(&format!("{prefix}{joint}"), column));
-                assert_eq!(intrusion(arm, angles), 0.0, "{arm:?}, column {column}");
+                assert_eq!(intrusion_at(arm, angles), 0.0, "{arm:?}, column {column}");
             }
         }
     }

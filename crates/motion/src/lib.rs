@@ -4,6 +4,7 @@
 #![deny(unsafe_code, unreachable_pub)]
 
 pub mod body;
+pub mod cartesian;
 pub mod collision;
 pub mod engine;
 mod events;
@@ -49,9 +50,9 @@ pub enum StartError {
     Period { period_ms: u32, dcm_period_us: u32 },
     #[error("[motion.fall_manager] tilt_rad = {0}: a positive angle in rad")]
     Tilt(f64),
-    /// The robot lacks a device a joint needs.
+    /// The robot lacks a device a joint needs, or its kinematic model is wrong.
     #[error(transparent)]
-    Body(#[from] body::MissingDevice),
+    Body(#[from] body::BodyError),
     /// A joint's key is not among the DCM's real-time keys.
     #[error(transparent)]
     Slots(#[from] NotRealTimeKey),

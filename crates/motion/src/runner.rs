@@ -11,6 +11,7 @@ use std::sync::Arc;
 use naobroker_dcm::cycle::{CycleContext, RequestChannel};
 use naobroker_rt::{report_queue, Cadence, Cycle, Pace, ReportReader, RtThread, ThreadSpec};
 
+use crate::cartesian::Published;
 use crate::engine::{Engine, EngineOutput, FromEngine};
 use crate::reflexes::Switches;
 
@@ -46,6 +47,8 @@ pub struct MotionShared {
     applied: AtomicU64,
     /// Reports the queue to the API had no room for.
     pub(crate) reports_dropped: AtomicU64,
+    /// Each cycle's Cartesian data, when the robot has a kinematic model.
+    pub cartesian: Option<Published>,
 }
 
 impl MotionShared {
@@ -120,7 +123,11 @@ pub fn prepare(engine: Engine, mut channel: RequestChannel) -> std::io::Result<(
         collision_stops: AtomicU64::new(0),
         applied: AtomicU64::new(0),
         reports_dropped: AtomicU64::new(0),
+        cartesian: engine.kinematics().map(|kinematics| Published::new(kinematics)),
     });
+    if let Some(published) = &shared.cartesian {
+        engine.publish_cartesian(published);
+    }
     let (commands, incoming) = rtrb::RingBuffer::new(COMMAND_QUEUE);
     // Every task that can be queued or running at once: the API frees them before it
     // queues a command, so the motion thread always has room to hand them back.

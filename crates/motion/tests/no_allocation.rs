@@ -1,7 +1,9 @@
 //! Proof that the motion thread does not allocate (nor free) while tasks start, replace one
 //! another, arrive and are killed, smart stiffness lowers idle joints and gives them back,
-//! and the robot falls and stands up again: the motion cycle runs on its real-time thread,
-//! in lockstep with a manual-clock DCM on the simulated NAO, counted from its first cycle.
+//! and the robot falls and stands up again, while every cycle updates and publishes the
+//! Cartesian data (forward kinematics of the sensed and commanded angles): the motion cycle
+//! runs on its real-time thread, in lockstep with a manual-clock DCM on the simulated NAO,
+//! counted from its first cycle.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -13,7 +15,9 @@ use naobroker_dcm::cycle::{
 };
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
+use naobroker_kinematics::Pose;
 use naobroker_motion::body::Body;
+use naobroker_motion::cartesian::Source;
 use naobroker_motion::engine::{Channel, Engine, FromEngine, MotionTask, ToEngine, TrackEntry};
 use naobroker_motion::fall::FallManagerConfig;
 use naobroker_motion::runner::{self, MotionPorts};
@@ -100,6 +104,23 @@ impl Bench {
             next_id: 0,
             _hooks: hooks,
             _motion: thread,
+        }
+    }
+
+    /// The published commanded pose is the forward kinematics of the commanded angles.
+    fn assert_cartesian_data_follow_the_commands(&self) {
+        let shared = &self.ports.shared;
+        let kinematics = self.body.kinematics.as_ref().expect("NAO V6 has a kinematic model");
+        let model = &kinematics.model;
+        let mut angles = vec![0.0; model.joint_names().len()];
+        kinematics.angles_from_motors(|motor| shared.position(motor), &mut angles);
+        let mut pose = Pose::new(model);
+        pose.update(model, &angles);
+        let published = shared.cartesian.as_ref().expect("Cartesian data are published");
+        for effector in ["Head", "LArm", "RArm", "LLeg", "RLeg"] {
+            let slot = kinematics.frame_slot(effector).unwrap();
+            let expected = pose.transform(model.frame(effector).unwrap());
+            assert_eq!(published.read(|snapshot| snapshot.transform(Source::Commanded, slot)), expected);
         }
     }
 
@@ -219,6 +240,7 @@ fn the_motion_thread_does_not_allocate() {
     assert!(lowered, "smart stiffness lowered idle joints");
     assert!(bench.ports.shared.cycles() > 200, "{} motion cycles", bench.ports.shared.cycles());
     assert_eq!(bench.ports.shared.refused(), 0, "the DCM took every request");
+    bench.assert_cartesian_data_follow_the_commands();
     assert_eq!(MOTION_THREAD_COUNT.load(Ordering::SeqCst), 0, "allocations or frees on the motion thread");
 }
 

@@ -52,16 +52,17 @@ impl Engine {
         sent
     }
 
-    /// Collision protection: an arm whose new pose would enter the torso or the legs is
-    /// held at its pose of the start of the cycle.
+    /// Collision protection: an arm whose new pose (the commanded pose just updated) would
+    /// enter the torso or the legs is held at its pose of the start of the cycle; the
+    /// commanded pose is updated again when one was.
     pub(super) fn hold_arms_out_of_the_body(&mut self, positions_sent: u64) {
-        for arm in self.arms.into_iter().flatten() {
+        let Some(cartesian) = &self.cartesian else { return };
+        let mut held = false;
+        for arm in self.arms.iter().flatten() {
             if positions_sent & arm.mask == 0 || !self.switches.collision_protection(arm.arm) {
                 continue;
             }
-            let from = arm.angles(|motor| self.previous[motor]);
-            let to = arm.angles(|motor| self.motors[motor].position);
-            if collision::allowed(arm.arm, from, to) {
+            if collision::allowed(arm, &cartesian.before, &cartesian.commanded) {
                 continue;
             }
             for &motor in arm.motors.iter().filter(|&&motor| positions_sent & (1 << motor) != 0) {
@@ -70,6 +71,10 @@ impl Engine {
                 state.sent_position = Some(state.position);
             }
             self.collision_stops += 1;
+            held = true;
+        }
+        if held {
+            self.update_commanded_pose();
         }
     }
 }

@@ -71,6 +71,9 @@ impl MotionCycle {
             let stiffness = self.engine.commanded_stiffness(motor);
             shared.stiffnesses[motor].store(stiffness.to_bits(), Ordering::Release);
         }
+        if let Some(cartesian) = &shared.cartesian {
+            self.engine.publish_cartesian(cartesian);
+        }
         shared.applied.store(self.taken, Ordering::Release);
         shared.collision_stops.store(self.engine.collision_stops(), Ordering::Relaxed);
         shared.cycles.fetch_add(1, Ordering::AcqRel);
