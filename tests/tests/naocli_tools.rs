@@ -1,4 +1,4 @@
-//! naocli's qicli verbs against the real broker: get, set, --json, top's counters, trace.
+//! naocli's qicli verbs against the real broker: get, set, --json, top, trace, log (broker and modules).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -171,4 +171,48 @@ fn log_shows_the_brokers_lines_and_the_lines_modules_send() {
         json!({"level": "WARN", "module": "naocli", "target": "probe::arm", "message": "arm hot"})
     );
     assert!(broker.call_error("ServiceDirectory.log", &["LOUD", "probe", "x"]).contains("expected TRACE"));
+}
+
+/// A module process started with `stderr` piped and `RUST_LOG` set, killed by the test.
+fn module_process(broker: &TestBroker, rust_log: &str) -> Process {
+    let process = Process::spawn(
+        Command::new(bin("echo"))
+            .arg(&broker.url)
+            .env("RUST_LOG", rust_log)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+    );
+    broker.wait_for_module("Echo", true);
+    process
+}
+
+#[test]
+fn a_module_process_logs_to_stderr_by_rust_log_and_to_the_brokers_log() {
+    let broker = TestBroker::start("");
+    let mut echo = module_process(&broker, "debug");
+    echo.kill();
+    broker.wait_for_module("Echo", false);
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut echo.child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(stderr.contains("DEBUG") && stderr.contains("connecting to the broker"), "{stderr}");
+    assert!(stderr.contains("INFO") && stderr.contains("module registered, serving"), "{stderr}");
+
+    let mut viewer = Process::spawn(
+        Command::new(bin("naocli")).args(["--url", &broker.url, "--json", "log"]).stdout(Stdio::piped()),
+    );
+    let lines = lines_of(&mut viewer);
+    // The viewer subscribes at some point: start the module again until its line shows.
+    let forwarded = line_provoked(
+        &lines,
+        || {
+            let mut echo = module_process(&broker, "info");
+            std::thread::sleep(Duration::from_millis(300));
+            echo.kill();
+            broker.wait_for_module("Echo", false);
+        },
+        |line| line["module"] == "Echo",
+    );
+    assert_eq!(forwarded["level"], "INFO", "{forwarded}");
+    assert_eq!(forwarded["target"], "naobroker_framework::remote", "{forwarded}");
+    assert!(forwarded["message"].as_str().unwrap().starts_with("module registered, serving"), "{forwarded}");
 }

@@ -15,9 +15,12 @@ use crate::session::Session;
 /// The session reconnects and registers the module again if the broker restarts.
 pub async fn serve<M: Module>(url: &str, module: M) -> Result<ClientSession, CallError> {
     let name = module.name();
+    tracing::debug!(module = %name, %url, "connecting to the broker");
     let session = ClientSession::connect(url, &name).await?;
     attach(&session, module).await?;
     forward_logs(&session);
+    // After forward_logs, so that the broker's log shows it too.
+    tracing::info!(module = %name, %url, "module registered, serving");
     Ok(session)
 }
 
