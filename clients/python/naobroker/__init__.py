@@ -39,6 +39,10 @@ says how many: NAOqi callbacks call the module's ``eventsLost(event, count)`` if
 one, streams call their ``on_lost(event, count)``; otherwise a warning is logged
 (``logging`` logger "naobroker").
 
+Logging. ``logging.getLogger().addHandler(BrokerLogHandler(session))`` forwards a script's
+``logging`` records to the broker's log stream, where ``naocli log`` shows them under the
+session's name (logs.py).
+
 Authentication. A broker listening beyond loopback asks for ZeroMQ CURVE: give the
 broker's public key and this client's key pair, Z85 text (40 characters each, e.g. from
 ``zmq.curve_keypair()``), as ``server_key=``, ``public_key=``, ``secret_key=``, or in the
@@ -62,6 +66,7 @@ import msgpack
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
+from .logs import BrokerLogHandler  # noqa: F401 - part of the package's API
 from .served import ServedModule
 from .tasks import failure_text, stop_requested
 
