@@ -63,7 +63,8 @@ pub enum StartError {
     Hook(#[from] ChannelError),
 }
 
-/// Start the motion thread and its DCM hook; the module to add to the broker.
+/// Start the motion thread and its DCM hook; the module to add to the broker, and the thread's
+/// counters (for a watch that logs their growth).
 /// `dcm_priority` is the DCM's SCHED_FIFO priority: the motion thread runs just below.
 pub fn start(
     config: &MotionConfig,
@@ -71,7 +72,7 @@ pub fn start(
     channel: RequestChannel,
     broker: Broker,
     dcm_priority: u8,
-) -> Result<ALMotion, StartError> {
+) -> Result<(ALMotion, Arc<runner::MotionShared>), StartError> {
     let shared = Arc::clone(dcm.shared());
     let dcm_period_us = shared.period_us;
     let motion_us = config.period_ms * 1000;
@@ -116,5 +117,7 @@ pub fn start(
         shared: ports.shared,
     };
     broker.reserve_keys("ALMotion", events::UNPREFIXED_NAMES);
-    Ok(ALMotion::new(body, started, hook, Arc::clone(&shared.slots), broker, period_ms as i32))
+    let counters = Arc::clone(&started.shared);
+    let motion = ALMotion::new(body, started, hook, Arc::clone(&shared.slots), broker, period_ms as i32);
+    Ok((motion, counters))
 }

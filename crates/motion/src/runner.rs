@@ -74,6 +74,19 @@ impl MotionShared {
     pub fn refused(&self) -> u64 {
         self.refused.load(Ordering::Relaxed)
     }
+
+    /// The trouble counters, named as `ALMotion.stats` names them: cycles skipped (the thread
+    /// fell behind), requests the DCM refused, cycles an arm was held by collision protection,
+    /// reports the API had no room for.
+    pub fn trouble(&self) -> [(&'static str, u64); 4] {
+        let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        [
+            ("skipped", load(&self.skipped)),
+            ("refused", load(&self.refused)),
+            ("collision_stops", load(&self.collision_stops)),
+            ("reports_dropped", load(&self.reports_dropped)),
+        ]
+    }
 }
 
 /// The API side's ends of a motion thread.

@@ -65,7 +65,7 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
     let dcm_module = Dcm::new(dcm.clone(), reports, wake, broker.clone(), config.dcm.event_decimation)
         .with_preferences(Arc::clone(&store), config.dcm.robot.clone());
     broker.add_module(dcm_module)?;
-    let motion =
+    let (motion, motion_counters) =
         naobroker_motion::start(&config.motion, &dcm, motion_channel, broker.clone(), config.dcm.priority)?;
     broker.add_module(motion)?;
     broker.add_module(naobroker_sensors::start(&dcm, broker.clone())?)?;
@@ -75,6 +75,7 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
         .map(|address| format!("tcp://{address}"))
         .collect();
     watch::dcm_counters(Arc::clone(dcm.shared()));
+    watch::motion_counters(motion_counters);
     let curve_endpoints = config.broker.curve.as_ref().map(|curve| curve.listen.clone()).unwrap_or_default();
     tracing::info!(
         robot = %model.robot,
