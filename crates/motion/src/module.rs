@@ -17,6 +17,7 @@ use crate::events::MemoryWrite;
 use crate::runner::MotionThread;
 use client::Client;
 
+mod cartesian_queries;
 mod client;
 mod joint_methods;
 mod postures;
@@ -166,6 +167,28 @@ impl Module for ALMotion {
             "killTasksUsingResources",
             "Stops the tasks using these joints.",
             tasks::kill_tasks_using_resources,
+        )
+        .add(
+            "getPosition",
+            "getPosition(name, frame, useSensorValues): [x, y, z, wx, wy, wz] of a chain's end, \"Torso\", \
+             a joint or a camera in FRAME_TORSO (0), FRAME_WORLD (1) or FRAME_ROBOT (2).",
+            cartesian_queries::get_position,
+        )
+        .add(
+            "getTransform",
+            "getTransform(name, frame, useSensorValues): the same as a 4x4 matrix, row-major (16 floats).",
+            cartesian_queries::get_transform,
+        )
+        .add(
+            "getCOM",
+            "getCOM(name, frame, useSensorValues): centre of mass of \"Body\", a chain, \"Torso\" or \
+             a joint.",
+            cartesian_queries::get_com,
+        )
+        .add(
+            "getMass",
+            "getMass(name): kg, of \"Body\", a chain, \"Torso\" or a joint.",
+            cartesian_queries::get_mass,
         )
         .add(
             "stats",
