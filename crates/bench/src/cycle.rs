@@ -44,9 +44,14 @@ impl BusyLoad {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let thread = std::thread::spawn(move || {
-            let mut set = nix::sched::CpuSet::new();
-            let _ = set.set(cpu);
-            let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set);
+            let spec = ThreadSpec {
+                name: "busy-load",
+                role: "busy load",
+                priority: None,
+                cpu: Some(cpu),
+                mlock: false,
+            };
+            make_realtime(&spec);
             let mut x = 0u64;
             while !flag.load(Ordering::Relaxed) {
                 x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));

@@ -4,14 +4,9 @@
 pub struct Samples(pub Vec<f64>);
 
 impl Samples {
+    /// The `p`th percentile (0..=100), nearest rank; NaN without samples.
     pub fn percentile(&self, p: f64) -> f64 {
-        let mut sorted = self.0.clone();
-        sorted.sort_by(f64::total_cmp);
-        if sorted.is_empty() {
-            return f64::NAN;
-        }
-        let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
-        sorted[rank.min(sorted.len() - 1)]
+        naobroker_plot::percentile(&self.0, p / 100.0).unwrap_or(f64::NAN)
     }
 
     pub fn p50(&self) -> f64 {

@@ -37,9 +37,10 @@ pub(crate) fn to_json(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| format!("{value}"))
 }
 
-/// A value as a JSON tree, to nest in the lines `--json` prints.
+/// A value as a JSON tree, to nest in the lines `--json` prints and the recordings' messages
+/// (its text when JSON cannot hold it).
 pub(crate) fn json_of(value: &Value) -> serde_json::Value {
-    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+    serde_json::to_value(value).unwrap_or_else(|_| serde_json::Value::String(value.to_string()))
 }
 
 pub(crate) fn print_line(line: &str) -> Result<(), CallError> {

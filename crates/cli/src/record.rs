@@ -10,6 +10,7 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
 
 use crate::mcap_file::{McapFileError, RecordingFile};
+use crate::output::json_of;
 
 /// How long the rows sent after `DCM.stopRecord` are waited for, once none arrive.
 const LAST_ROWS_QUIET: Duration = Duration::from_millis(300);
@@ -96,10 +97,6 @@ async fn follow_events(
         });
     }
     Ok(received)
-}
-
-fn json_of(value: &Value) -> serde_json::Value {
-    serde_json::to_value(value).unwrap_or_else(|_| serde_json::Value::String(value.to_string()))
 }
 
 /// Record until interrupted; the file is complete (summary and index written) on return.

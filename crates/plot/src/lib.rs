@@ -183,8 +183,10 @@ pub fn histogram_panels(path: &Path, title: &str, x_label: &str, panels: &[Panel
     root.present().map_err(|e| drawing_error(path, e))
 }
 
-/// The `p`-quantile (0..=1) of `samples`, or `None` when there are none.
-fn percentile(samples: &[f64], p: f64) -> Option<f64> {
+/// The `p`-quantile (0..=1) of `samples` by nearest rank (the sorted finite samples' value at
+/// rank `round(p * (n - 1))`), or `None` when there are none: what the histograms mark and the
+/// benchmarks print.
+pub fn percentile(samples: &[f64], p: f64) -> Option<f64> {
     let mut sorted: Vec<f64> = samples.iter().copied().filter(|v| v.is_finite()).collect();
     sorted.sort_by(f64::total_cmp);
     let last = sorted.len().checked_sub(1)?;
@@ -194,6 +196,15 @@ fn percentile(samples: &[f64], p: f64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percentiles_are_nearest_rank_over_the_finite_samples() {
+        let samples = [5.0, 1.0, f64::NAN, 3.0, 2.0, 4.0];
+        assert_eq!(percentile(&samples, 0.0), Some(1.0));
+        assert_eq!(percentile(&samples, 0.5), Some(3.0));
+        assert_eq!(percentile(&samples, 0.99), Some(5.0));
+        assert_eq!(percentile(&[f64::NAN], 0.5), None);
+    }
 
     #[test]
     fn samples_past_the_range_land_in_the_last_bin() {
