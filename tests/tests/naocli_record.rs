@@ -40,6 +40,8 @@ fn read_back(path: &std::path::Path) -> Vec<(String, String, u64, Json)> {
         let schema = message.channel.schema.as_ref().expect("every channel has a schema");
         assert_eq!(schema.encoding, "jsonschema");
         assert_eq!(message.channel.message_encoding, "json");
+        let json_schema: Json = serde_json::from_slice(&schema.data).expect("the schema is JSON");
+        assert_eq!(json_schema["type"], "object", "Foxglove wants an object schema");
         let json: Json = serde_json::from_slice(&message.data).unwrap();
         messages.push((message.channel.topic.clone(), schema.name.clone(), message.log_time, json));
     }
