@@ -1,11 +1,14 @@
 //! ALMemory, NAOqi's blackboard: data, events and micro-events, subscriptions, read beside
-//! the lock-free real-time slots (`naobroker-rtslots`) the DCM publishes its values through.
+//! the lock-free real-time slots (`naobroker-rtslots`) the DCM publishes its values through,
+//! which also answer to NAOqi 2.1's older key names.
 #![deny(unsafe_code, unreachable_pub)]
 
+mod aliases;
 mod error;
 mod module;
 mod store;
 
+pub use aliases::NAOQI_21_ALIASES;
 pub use error::StoreError;
 pub use module::{ALMemory, MemoryConfig};
 pub use store::{EntryKind, Store, DCM_OWNED_PREFIXES};

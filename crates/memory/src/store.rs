@@ -8,6 +8,7 @@ use dashmap::DashMap;
 use naobroker_framework::Value;
 use naobroker_rtslots::{timestamp_now, RtSlots, SlotKind};
 
+use crate::aliases::Aliases;
 use crate::error::StoreError;
 
 /// Keys only the DCM may write (seed 003: modules ask the DCM, never ALMemory); its
@@ -51,17 +52,25 @@ fn no_key(key: &str) -> StoreError {
     StoreError::NoKey { key: key.to_owned() }
 }
 
-/// ALMemory's data: a concurrent map for module data and the DCM's real-time slots.
-/// Shared with every thread that reads memory in-process.
+/// ALMemory's data: a concurrent map for module data and the DCM's real-time slots, which
+/// also answer to NAOqi 2.1's older names (`aliases`). Shared with every thread that
+/// reads memory in-process.
 #[derive(Debug)]
 pub struct Store {
     pub(crate) data: DashMap<String, Entry>,
     slots: Arc<RtSlots>,
+    aliases: Aliases,
 }
 
 impl Store {
     pub fn new(slots: Arc<RtSlots>) -> Arc<Store> {
-        Arc::new(Store { data: DashMap::new(), slots })
+        let aliases = Aliases::for_layout(slots.layout());
+        Arc::new(Store { data: DashMap::new(), slots, aliases })
+    }
+
+    /// The real-time slot a key reads: its own, or the one of the key it is an alias of.
+    pub fn slot_index(&self, key: &str) -> Option<usize> {
+        self.slots.layout().index_of(key).or_else(|| self.aliases.slot(key))
     }
 
     pub fn slots(&self) -> &Arc<RtSlots> {
@@ -74,7 +83,7 @@ impl Store {
 
     /// The value of a key: a real-time slot, or module data.
     pub fn get(&self, key: &str) -> Option<Value> {
-        if let Some(index) = self.slots.layout().index_of(key) {
+        if let Some(index) = self.slot_index(key) {
             let raw = self.slots.get(index);
             return Some(match self.slots.layout().kind(index) {
                 SlotKind::Float => Value::F64(raw),
@@ -87,14 +96,14 @@ impl Store {
 
     /// Unix time (µs) of the key's last write.
     pub fn timestamp(&self, key: &str) -> Option<u64> {
-        if self.slots.layout().index_of(key).is_some() {
+        if self.slot_index(key).is_some() {
             return Some(self.slots.updated_us());
         }
         self.data.get(key).map(|entry| entry.unix_us)
     }
 
     pub fn kind(&self, key: &str) -> Option<EntryKind> {
-        if self.slots.layout().index_of(key).is_some() {
+        if self.slot_index(key).is_some() {
             return Some(EntryKind::Data);
         }
         self.data.get(key).map(|entry| entry.kind)
@@ -106,7 +115,7 @@ impl Store {
     /// only: ALMemory refuses clients every key under the DCM's prefixes.
     pub fn insert(&self, key: &str, value: Value, kind: EntryKind) -> Result<(), StoreError> {
         let owned = Store::is_dcm_owned(key);
-        if self.slots.layout().index_of(key).is_some() || (owned && kind == EntryKind::Data) {
+        if self.slot_index(key).is_some() || (owned && kind == EntryKind::Data) {
             return Err(owned_by_dcm(key));
         }
         let unix_us = timestamp_now();
@@ -132,7 +141,7 @@ impl Store {
     /// The DCM's own data (its preferences): a key it owns that is neither a real-time
     /// slot nor an event. Only the DCM, holding the store in-process, calls this.
     pub fn insert_owned(&self, key: &str, value: Value) -> Result<(), StoreError> {
-        if !Store::is_dcm_owned(key) || self.slots.layout().index_of(key).is_some() {
+        if !Store::is_dcm_owned(key) || self.slot_index(key).is_some() {
             return Err(StoreError::NotDcmData { key: key.to_owned() });
         }
         let entry = Entry { value, unix_us: timestamp_now(), kind: EntryKind::Data };
@@ -161,7 +170,7 @@ impl Store {
     /// Remove a key. The DCM's data and real-time values are never removed; its events
     /// only by the broker's own code (ALMemory refuses clients).
     pub fn remove(&self, key: &str) -> Result<(), StoreError> {
-        if self.slots.layout().index_of(key).is_some() {
+        if self.slot_index(key).is_some() {
             return Err(cannot_remove(key));
         }
         if !Store::is_dcm_owned(key) {
@@ -174,9 +183,10 @@ impl Store {
         }
     }
 
-    /// Every key, real-time slots first.
+    /// Every key, real-time slots (and their aliases) first.
     pub fn keys(&self) -> Vec<String> {
         let mut keys: Vec<String> = self.slots.layout().names().map(str::to_owned).collect();
+        keys.extend(self.aliases.names().map(str::to_owned));
         keys.extend(self.data.iter().map(|entry| entry.key().clone()));
         keys
     }
@@ -233,5 +243,47 @@ mod tests {
         store.remove("DCM/PostProcess").unwrap();
         let error = store.remove("DCM/PostProcess").unwrap_err();
         assert!(error.to_string().contains("no key named"), "{error}");
+    }
+
+    const ACCELEROMETER_X: &str = "Device/SubDeviceList/InertialSensor/AccelerometerX/Sensor/Value";
+    const ACC_X: &str = "Device/SubDeviceList/InertialSensor/AccX/Sensor/Value";
+    const GYR_Z: &str = "Device/SubDeviceList/InertialSensor/GyrZ/Sensor/Value";
+
+    /// A robot with an accelerometer's X axis and no gyrometer.
+    fn inertial_store() -> Arc<Store> {
+        let mut layout = SlotLayout::new();
+        layout.add("DCM/Time", SlotKind::Int);
+        layout.add(ACCELEROMETER_X, SlotKind::Float);
+        Store::new(RtSlots::new(layout))
+    }
+
+    #[test]
+    fn an_alias_reads_the_slot_of_its_key_live() {
+        let store = inertial_store();
+        let slot = store.slots().layout().index_of(ACCELEROMETER_X).unwrap();
+        assert_eq!(store.slot_index(ACC_X), Some(slot));
+        for value in [0.0, -9.81, 3.25] {
+            store.slots().set(slot, value);
+            assert_eq!(store.get(ACC_X), Some(Value::F64(value)));
+            assert_eq!(store.get(ACC_X), store.get(ACCELEROMETER_X));
+        }
+        assert_eq!(store.kind(ACC_X), Some(EntryKind::Data));
+        assert_eq!(store.timestamp(ACC_X), store.timestamp(ACCELEROMETER_X));
+    }
+
+    #[test]
+    fn an_alias_is_listed_and_refuses_writes_as_its_key_does() {
+        let store = inertial_store();
+        let keys = store.keys();
+        assert!(keys.iter().any(|key| key == ACC_X), "{keys:?}");
+        assert!(!keys.iter().any(|key| key == GYR_Z), "no gyrometer, no GyrZ: {keys:?}");
+        assert_eq!(store.get(GYR_Z), None);
+        for kind in [EntryKind::Data, EntryKind::Event, EntryKind::MicroEvent] {
+            let error = store.insert(ACC_X, Value::F64(1.0), kind).unwrap_err();
+            assert_eq!(error, StoreError::OwnedByDcm { key: ACC_X.to_owned() });
+        }
+        assert!(store.insert_owned(ACC_X, Value::F64(1.0)).is_err(), "the DCM's data never shadows it");
+        assert_eq!(store.remove(ACC_X).unwrap_err(), StoreError::CannotRemove { key: ACC_X.to_owned() });
+        assert_eq!(store.get(ACC_X), Some(Value::F64(0.0)));
     }
 }

@@ -129,7 +129,7 @@ pub(super) fn get_type(
 }
 
 /// `[key, type, description]` of each key; the description says which keys the DCM
-/// writes every cycle.
+/// writes every cycle, and which key a NAOqi 2.1 name stands for.
 pub(super) fn get_description_list(
     this: &mut ALMemory,
     _: &ModuleContext,
@@ -138,12 +138,17 @@ pub(super) fn get_description_list(
     keys.iter()
         .map(|key| {
             let kind = this.store.kind(key).ok_or_else(|| no_key(key))?;
-            let description = if this.store.slots().layout().index_of(key).is_some() {
-                "written by the DCM every cycle (real-time slot)"
-            } else {
-                ""
+            let layout = this.store.slots().layout();
+            let description = match this.store.slot_index(key) {
+                Some(_) if layout.index_of(key).is_some() => {
+                    "written by the DCM every cycle (real-time slot)".to_owned()
+                }
+                Some(index) => {
+                    format!("NAOqi 2.1 name of {}, written by the DCM every cycle", layout.name(index))
+                }
+                None => String::new(),
             };
-            Ok(vec![key.clone(), kind.as_str().to_owned(), description.to_owned()])
+            Ok(vec![key.clone(), kind.as_str().to_owned(), description])
         })
         .collect()
 }
@@ -157,7 +162,7 @@ pub(super) fn get_data_on_change(
 ) -> impl Future<Output = Result<Value, CallError>> {
     let current = this.store.get(&key);
     let store = Arc::clone(&this.store);
-    let is_slot = store.slots().layout().index_of(&key).is_some();
+    let is_slot = store.slot_index(&key).is_some();
     let receiver = (!is_slot).then(|| {
         let (sender, receiver) = oneshot::channel();
         this.events.borrow_mut().waiters.entry(key.clone()).or_default().push(sender);
