@@ -56,8 +56,10 @@ fn python_client_suite() {
     };
     assert!(
         status.success(),
-        "pytest failed (it needs pyzmq, msgpack and pytest: \
-         `python3 -m pip install ./clients/python pytest qi==3.1.5`):\n{stdout}\n{stderr}"
+        "pytest failed (it needs pyzmq, msgpack, pytest and qi in the first python3 on PATH: the \
+         README's test command makes them a virtual environment, `python3 -m venv .venv && \
+         .venv/bin/pip install -q ./clients/python pytest qi==3.1.5`, and runs cargo test with \
+         PATH=\"$PWD/.venv/bin:$PATH\"):\n{stdout}\n{stderr}"
     );
     assert!(stdout.contains(" passed"), "{stdout}");
 }

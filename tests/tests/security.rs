@@ -67,9 +67,16 @@ fn only_clients_on_the_allow_list_reach_a_curve_listener() {
         .env("NAOBROKER_PUBLIC_KEY", &client_public)
         .env("NAOBROKER_SECRET_KEY", &client_secret)
         .output()
-        .expect("python3 runs (python3 -m pip install ./clients/python)");
+        .expect("python3 runs");
     let stdout = String::from_utf8_lossy(&python.stdout);
-    assert!(stdout.contains("Device/SubDeviceList/"), "{stdout} {}", String::from_utf8_lossy(&python.stderr));
+    assert!(
+        stdout.contains("Device/SubDeviceList/"),
+        "{stdout} {}\n(the client needs pyzmq and msgpack in the first python3 on PATH: the README's \
+         test command makes them a virtual environment, `python3 -m venv .venv && .venv/bin/pip \
+         install -q ./clients/python pytest qi==3.1.5`, and runs cargo test with \
+         PATH=\"$PWD/.venv/bin:$PATH\")",
+        String::from_utf8_lossy(&python.stderr)
+    );
 }
 
 #[test]
