@@ -6,8 +6,10 @@ use std::collections::HashMap;
 
 use naobroker_kinematics::{Chain, Frame, Model, Part, Pose, Transform};
 
+mod plan;
 mod published;
 
+pub use plan::{JointPlan, Planner, Waypoint};
 pub use published::{Published, Snapshot};
 
 /// NAOqi's spaces: `FRAME_TORSO = 0`, `FRAME_WORLD = 1`, `FRAME_ROBOT = 2`.

@@ -17,6 +17,8 @@ use crate::events::MemoryWrite;
 use crate::runner::MotionThread;
 use client::Client;
 
+mod cartesian_args;
+mod cartesian_control;
 mod cartesian_queries;
 mod client;
 mod joint_methods;
@@ -189,6 +191,36 @@ impl Module for ALMotion {
             "getMass",
             "getMass(name): kg, of \"Body\", a chain, \"Torso\" or a joint.",
             cartesian_queries::get_mass,
+        )
+        .add(
+            "setPositions",
+            "setPositions(effectorNames, frames, positions, fractionMaxSpeed, axisMasks): chain ends (Head, \
+             LArm, RArm) toward Position6D targets through inverse kinematics, non-blocking.",
+            cartesian_control::set_positions,
+        )
+        .add(
+            "setTransforms",
+            "setTransforms(effectorNames, frames, transforms, fractionMaxSpeed, axisMasks): setPositions \
+             with 4x4 matrices (16 floats).",
+            cartesian_control::set_transforms,
+        )
+        .add_async_checked(
+            "positionInterpolations",
+            "positionInterpolations(effectorNames, frames, paths, axisMasks, relativeTimes): chain ends \
+             along Position6D paths (straight between points); blocks until done.",
+            cartesian_control::position_interpolations,
+        )
+        .add_async_checked(
+            "transformInterpolations",
+            "transformInterpolations(effectorNames, frames, paths, axisMasks, relativeTimes): with 4x4 \
+             matrices; blocks until done.",
+            cartesian_control::transform_interpolations,
+        )
+        .add_async_checked(
+            "positionInterpolation",
+            "positionInterpolation(chainName, space, path, axisMask, durations, isAbsolute): NAOqi 1.x; \
+             blocks until done.",
+            cartesian_control::position_interpolation,
         )
         .add(
             "stats",
