@@ -103,7 +103,8 @@ enum Command {
         #[arg(long, value_name = "FILE.mcap")]
         out: std::path::PathBuf,
     },
-    /// Plot recorded keys (all when none named) over the seconds since the recording's start into a PNG. Needs no broker.
+    /// Plot recorded keys (all when none named) over the seconds since the recording's start
+    /// into a PNG. Needs no broker.
     Plot {
         recording: std::path::PathBuf,
         keys: Vec<String>,
