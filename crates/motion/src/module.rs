@@ -25,6 +25,7 @@ mod joint_methods;
 mod postures;
 mod queries;
 mod reflex_methods;
+mod robot_info;
 mod tasks;
 mod unapplied;
 
@@ -221,6 +222,26 @@ impl Module for ALMotion {
             "positionInterpolation(chainName, space, path, axisMask, durations, isAbsolute): NAOqi 1.x; \
              blocks until done.",
             cartesian_control::position_interpolation,
+        )
+        .add(
+            "getSummary",
+            "The joints' stiffness, command and sensor, and the running tasks, as text.",
+            robot_info::get_summary,
+        )
+        .add(
+            "getRobotConfig",
+            "[[names], [values]]: model type, versions, which limbs the body has.",
+            robot_info::get_robot_config,
+        )
+        .add_async_checked(
+            "openHand",
+            "openHand(handName): \"LHand\" or \"RHand\" to 1.0; blocks until done.",
+            robot_info::open_hand,
+        )
+        .add_async_checked(
+            "closeHand",
+            "closeHand(handName): \"LHand\" or \"RHand\" to 0.0; blocks until done.",
+            robot_info::close_hand,
         )
         .add(
             "stats",
