@@ -62,24 +62,48 @@ impl Planner<'_> {
             JointPlan { angles: vec![Vec::new(); joints.len()], joints, times: Vec::new(), reached: true };
         let mut from_time = 0.0;
         for waypoint in waypoints {
-            let steps = steps(&from, &waypoint.target, waypoint.time - from_time);
+            let (target, reachable) = self.reachable(&mut pose, &angles, &waypoint.target)?;
+            let steps = steps(&from, &target, waypoint.time - from_time);
             for step in 1..=steps {
                 let fraction = f64::from(step) / f64::from(steps);
-                let target = between(&from, &waypoint.target, smooth(fraction));
-                let solution = solve(model, self.chain, &target, self.axis_mask, &angles, self.limits)?;
+                let step_target = between(&from, &target, smooth(fraction));
+                let solution = solve(model, self.chain, &step_target, self.axis_mask, &angles, self.limits)?;
                 for (&joint, &angle) in model.chain_joints(self.chain).iter().zip(&solution.angles) {
                     angles[joint] = angle;
                 }
-                plan.reached = solution.reached;
+                plan.reached = reachable && solution.reached;
                 plan.times.push(from_time + (waypoint.time - from_time) * fraction);
                 for (keys, &joint) in plan.angles.iter_mut().zip(&plan.joints) {
                     keys.push(angles[joint]);
                 }
             }
-            from = waypoint.target;
+            from = target;
             from_time = waypoint.time;
         }
         Ok(plan)
+    }
+}
+
+impl Planner<'_> {
+    /// `target`, or when it is out of reach the nearest pose the solver finds from
+    /// `angles`: the steps then head in a straight line for a pose they can reach (and
+    /// each does not search the whole range again). Whether `target` itself is reachable.
+    fn reachable(
+        &self,
+        pose: &mut Pose,
+        angles: &[f64],
+        target: &Transform,
+    ) -> Result<(Transform, bool), IkError> {
+        let solution = solve(self.model, self.chain, target, self.axis_mask, angles, self.limits)?;
+        if solution.reached {
+            return Ok((*target, true));
+        }
+        let mut nearest = angles.to_vec();
+        for (&joint, &angle) in self.model.chain_joints(self.chain).iter().zip(&solution.angles) {
+            nearest[joint] = angle;
+        }
+        pose.update(self.model, &nearest);
+        Ok((pose.transform(self.model.chain_end(self.chain)), false))
     }
 }
 
@@ -181,6 +205,31 @@ mod tests {
             assert!(off < 1e-3, "key {key}: {off} m off the line");
         }
         assert!(norm(sub(pose.transform(end).translation, target.translation)) < 1e-3);
+    }
+
+    #[test]
+    fn an_out_of_reach_target_heads_straight_for_the_nearest_pose() {
+        let model = Model::nao_v6();
+        let limits = limits(&model);
+        let start = vec![0.0; model.joint_names().len()];
+        let far = Transform::translation([1.0, 0.5, 0.3]);
+        let planner =
+            Planner { model: &model, chain: Chain::LArm, axis_mask: AXIS_MASK_POSITION, limits: &limits };
+        let plan = planner.plan(&start, &[Waypoint { time: 3.0, target: far }]).unwrap();
+        assert!(!plan.reached);
+        let mut angles = start.clone();
+        for (joint, keys) in plan.joints.iter().zip(&plan.angles) {
+            angles[*joint] = *keys.last().unwrap();
+        }
+        let mut pose = Pose::new(&model);
+        pose.update(&model, &angles);
+        let end = pose.transform(model.chain_end(Chain::LArm)).translation;
+        let shoulder = [0.0, 0.098, 0.1];
+        let reach = norm(sub(end, shoulder));
+        assert!(reach > 0.2, "stretched toward it: {reach} m from the shoulder");
+        let toward = sub(far.translation, shoulder);
+        let cosine = (0..3).map(|i| sub(end, shoulder)[i] * toward[i]).sum::<f64>() / (reach * norm(toward));
+        assert!(cosine > 0.99, "pointing at it: {cosine}");
     }
 
     #[test]
