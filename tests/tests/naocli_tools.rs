@@ -216,3 +216,32 @@ fn a_module_process_logs_to_stderr_by_rust_log_and_to_the_brokers_log() {
     assert_eq!(forwarded["target"], "naobroker_framework::remote", "{forwarded}");
     assert!(forwarded["message"].as_str().unwrap().starts_with("module registered, serving"), "{forwarded}");
 }
+
+#[test]
+fn a_live_verb_whose_reader_goes_ends_quietly_and_successfully() {
+    let broker = TestBroker::start("");
+    broker.call("ALMemory.insertData", &["Counter", "1"]);
+    let mut watcher = Process::spawn(
+        Command::new(bin("naocli"))
+            .args(["--url", &broker.url, "watch", "Counter"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    );
+    let mut first = String::new();
+    BufReader::new(watcher.child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert_eq!(first.trim(), "Counter: 1");
+    // The reader is gone (dropped above, as `| head -1` does); the next change ends naocli.
+    let started = Instant::now();
+    let status = loop {
+        assert!(started.elapsed() < Duration::from_secs(20), "naocli watch still runs");
+        broker.call("ALMemory.insertData", &["Counter", &started.elapsed().as_millis().to_string()]);
+        if let Some(status) = watcher.child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut watcher.child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+    assert_eq!(stderr, "");
+}

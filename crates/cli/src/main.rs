@@ -233,6 +233,7 @@ fn main() -> ExitCode {
     let system = actix_rt::System::new();
     match system.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(error) if error.message == output::READER_GONE => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("naocli: {error}");
             ExitCode::FAILURE

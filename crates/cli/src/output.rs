@@ -43,9 +43,16 @@ pub(crate) fn json_of(value: &Value) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or_else(|_| serde_json::Value::String(value.to_string()))
 }
 
+/// What [`print_line`] fails with once stdout's reader is gone (`naocli watch KEY | head -1`):
+/// naocli then ends quietly and successfully, as `cat` does.
+pub(crate) const READER_GONE: &str = "stdout's reader is gone";
+
 pub(crate) fn print_line(line: &str) -> Result<(), CallError> {
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{line}").and_then(|_| out.flush()).map_err(|e| CallError::new(e.to_string()))
+    writeln!(out, "{line}").and_then(|_| out.flush()).map_err(|error| match error.kind() {
+        std::io::ErrorKind::BrokenPipe => CallError::new(READER_GONE),
+        _ => CallError::new(error.to_string()),
+    })
 }
 
 /// A field of a map value.
