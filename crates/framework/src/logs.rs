@@ -109,14 +109,20 @@ impl<S: tracing::Subscriber> Layer<S> for LogForwarding {
     }
 }
 
-/// What a module process's `main` sets up when the author did not: `tracing` lines to stderr,
-/// filtered by `RUST_LOG` (`info` when unset), and forwarded to the broker. Does nothing when
-/// the process already has a `tracing` subscriber.
+/// What a module process's `main` sets up when the author did not: `tracing` lines to stderr
+/// (coloured only on a terminal: a file or a pipe gets plain text), filtered by `RUST_LOG`
+/// (`info` when unset), and forwarded to the broker. Does nothing when the process already
+/// has a `tracing` subscriber.
 pub(crate) fn init_module_logging() {
+    use std::io::IsTerminal;
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let output = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).finish();
+    let output = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .finish();
     let _ = output.with(LogForwarding).try_init();
 }
