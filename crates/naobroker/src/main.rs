@@ -42,7 +42,13 @@ fn main() -> std::process::ExitCode {
     let args = Args::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let stderr = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).finish();
+    // Colours on a terminal only: a log file or a pipe gets plain text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let stderr = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(ansi)
+        .with_writer(std::io::stderr)
+        .finish();
     // The same lines go to `naocli log` (the ServiceDirectory/Log event) while someone subscribes.
     let forwarded =
         tracing_subscriber::layer::SubscriberExt::with(stderr, naobroker_framework::LogForwarding);
