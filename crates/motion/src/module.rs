@@ -19,7 +19,9 @@ use client::Client;
 
 mod cartesian_args;
 mod cartesian_control;
+mod cartesian_planning;
 mod cartesian_queries;
+mod cartesian_tracks;
 mod client;
 mod joint_methods;
 mod postures;
@@ -35,6 +37,8 @@ pub struct ALMotion {
     slots: Arc<RtSlots>,
     broker: Broker,
     period_ms: i32,
+    /// Where Cartesian calls are planned, away from the broker's thread (from the first one).
+    cartesian_planning: Option<cartesian_control::Planning>,
     /// The motion cycle's wake-ups and the ALMemory writes to perform, until `started`.
     signal: Option<(UnixDatagram, UnboundedReceiver<MemoryWrite>)>,
     _thread: MotionThread,
@@ -58,6 +62,7 @@ impl ALMotion {
             slots,
             broker,
             period_ms,
+            cartesian_planning: None,
             signal: Some((started.wake, to_raise)),
             _thread: started.thread,
             _hook: hook,
@@ -193,13 +198,13 @@ impl Module for ALMotion {
             "getMass(name): kg, of \"Body\", a chain, \"Torso\" or a joint.",
             cartesian_queries::get_mass,
         )
-        .add(
+        .add_async_checked(
             "setPositions",
             "setPositions(effectorNames, frames, positions, fractionMaxSpeed, axisMasks): chain ends (Head, \
              LArm, RArm) toward Position6D targets through inverse kinematics, non-blocking.",
             cartesian_control::set_positions,
         )
-        .add(
+        .add_async_checked(
             "setTransforms",
             "setTransforms(effectorNames, frames, transforms, fractionMaxSpeed, axisMasks): setPositions \
              with 4x4 matrices (16 floats).",

@@ -1,38 +1,44 @@
-//! ALMotion's Cartesian control: `setPositions`, `setTransforms` (reactive),
-//! `positionInterpolations`, `transformInterpolations` (NAOqi 2.x, blocking) and
-//! `positionInterpolation` (NAOqi 1.x, blocking). A chain end's targets go through the
-//! kinematic model's inverse kinematics, within the joints' limits, into an ordinary joint
-//! task: key frames sub-sampled along straight lines (`cartesian/plan.rs`).
+//! ALMotion's Cartesian control: `setPositions`, `setTransforms` (reactive, answered once
+//! their task has started), `positionInterpolations`, `transformInterpolations` (NAOqi 2.x,
+//! blocking) and `positionInterpolation` (NAOqi 1.x, blocking). A chain end's targets go
+//! through the kinematic model's inverse kinematics, within the joints' limits, into an
+//! ordinary joint task: key frames sub-sampled along straight lines (`cartesian/plan.rs`).
+//! The handler checks the arguments and snapshots what planning needs; the planning itself
+//! runs on ALMotion's planning thread (`cartesian_planning.rs`), never on the broker's.
 
 use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::Arc;
 
 use naobroker_framework::{CallError, ModuleContext, Value};
-use naobroker_kinematics::{Chain, Pose, Transform};
+use naobroker_kinematics::{Pose, Transform};
 
 use super::cartesian_args::{self, Form};
+use super::cartesian_planning::OffThread;
 use super::cartesian_queries::cartesian;
+use super::cartesian_tracks::{self, Move, PlanRequest, Planned};
 use super::client::Client;
 use super::ALMotion;
-use crate::cartesian::{JointPlan, Kinematics, Planner, Source, Space, Waypoint};
-use crate::engine::{Channel, TrackEntry};
+use crate::cartesian::{Kinematics, Source, Space};
 use crate::shapes;
-use crate::trajectory::Track;
 
-/// One chain end's move: its frame, axis mask, and targets (in that frame) with their times
-/// (none: as fast as `fractionMaxSpeed` allows).
-struct Move {
-    chain: Chain,
-    space: Space,
-    axis_mask: u8,
-    targets: Vec<Transform>,
-    times: Option<Vec<f64>>,
-}
+/// At most this many Cartesian calls wait for their planning at a time (all callers
+/// together); one more is refused at once with an error naming the limit.
+const PLANNING_LIMIT: usize = 16;
+
+/// The end of a blocking call's task (`Ok(false)`: killed or replaced).
+type TaskEnd = Pin<Box<dyn Future<Output = Result<bool, CallError>>>>;
+
+/// ALMotion's planning thread: a call's plan in, its started task out (a blocking call's
+/// end to wait for), in call order.
+pub(super) type Planning = OffThread<PlanRequest, Result<Option<TaskEnd>, CallError>>;
 
 pub(super) fn set_positions(
     this: &mut ALMotion,
     _: &ModuleContext,
     (names, frames, positions, fraction, masks): (Value, Value, Value, f64, Value),
-) -> Result<(), CallError> {
+) -> Result<impl Future<Output = Result<(), CallError>>, CallError> {
     reactive(this, "setPositions", Form::Position6D, (&names, &frames, &positions, &masks), fraction)
 }
 
@@ -40,7 +46,7 @@ pub(super) fn set_transforms(
     this: &mut ALMotion,
     _: &ModuleContext,
     (names, frames, transforms, fraction, masks): (Value, Value, Value, f64, Value),
-) -> Result<(), CallError> {
+) -> Result<impl Future<Output = Result<(), CallError>>, CallError> {
     reactive(this, "setTransforms", Form::Matrix, (&names, &frames, &transforms, &masks), fraction)
 }
 
@@ -71,8 +77,8 @@ pub(super) fn position_interpolation(
     if !absolute {
         let (kinematics, _) = cartesian(this)?;
         let start = commanded_angles(&this.client, kinematics);
-        for step in &mut moves {
-            let current = in_space(this, step.space, current_end(kinematics, step.chain, &start))?;
+        for (space, step) in &mut moves {
+            let current = in_space(this, *space, current_end(kinematics, step, &start))?;
             let from = current.to_position6d();
             for target in &mut step.targets {
                 let delta = target.to_position6d();
@@ -80,44 +86,97 @@ pub(super) fn position_interpolation(
             }
         }
     }
-    let tracks = tracks(this, &moves, None)?;
-    let finished = this.client.begin("positionInterpolation", tracks)?;
-    Ok(async move { finished.await.map(|_| ()) })
+    let planned = submit(this, "positionInterpolation", moves, None)?;
+    Ok(async move { finish(planned.await?).await })
 }
 
 fn reactive(
-    this: &ALMotion,
+    this: &mut ALMotion,
     task: &'static str,
     form: Form,
     arguments: (&Value, &Value, &Value, &Value),
     fraction: f64,
-) -> Result<(), CallError> {
+) -> Result<impl Future<Output = Result<(), CallError>>, CallError> {
     let fraction = shapes::fraction(fraction)?;
     let moves = moves(form, arguments, None)?;
-    let tracks = tracks(this, &moves, Some(fraction))?;
-    this.client.start(task, tracks)?;
-    Ok(())
+    let planned = submit(this, task, moves, Some(fraction))?;
+    Ok(async move { planned.await?.map(|_| ()) })
 }
 
 fn timed(
-    this: &ALMotion,
+    this: &mut ALMotion,
     task: &'static str,
     form: Form,
     arguments: (&Value, &Value, &Value, &Value),
     times: &Value,
 ) -> Result<impl Future<Output = Result<(), CallError>>, CallError> {
     let moves = moves(form, arguments, Some(times))?;
-    let tracks = tracks(this, &moves, None)?;
-    let finished = this.client.begin(task, tracks)?;
-    Ok(async move { finished.await.map(|_| ()) })
+    let planned = submit(this, task, moves, None)?;
+    Ok(async move { finish(planned.await?).await })
 }
 
-/// A call's moves, checked whole.
+/// A blocking call's answer: once its task has ended.
+async fn finish(started: Result<Option<TaskEnd>, CallError>) -> Result<(), CallError> {
+    match started? {
+        Some(end) => end.await.map(|_| ()),
+        None => Ok(()),
+    }
+}
+
+/// Snapshot what the moves' planning needs (the targets in FRAME_TORSO, the commanded
+/// angles) and queue it on the planning thread; the future gives the started task.
+fn submit(
+    this: &mut ALMotion,
+    task: &'static str,
+    moves: Vec<(Space, Move)>,
+    fraction: Option<f64>,
+) -> Result<impl Future<Output = Result<Result<Option<TaskEnd>, CallError>, CallError>>, CallError> {
+    let (kinematics, _) = cartesian(this)?;
+    let start = commanded_angles(&this.client, kinematics);
+    let mut in_torso = Vec::with_capacity(moves.len());
+    for (space, mut step) in moves {
+        let to_torso = torso_in(this, space)?.inverse();
+        step.targets.iter_mut().for_each(|target| *target = to_torso.then(target));
+        in_torso.push(step);
+    }
+    let request = PlanRequest {
+        task,
+        blocking: fraction.is_none(),
+        body: Arc::clone(&this.client.body),
+        start,
+        moves: in_torso,
+        fraction,
+    };
+    planning(this)?.submit(request)
+}
+
+/// The planning thread, started by the first Cartesian call (on the actor's thread).
+fn planning(this: &mut ALMotion) -> Result<&Planning, CallError> {
+    let planning = match this.cartesian_planning.take() {
+        Some(planning) => planning,
+        None => {
+            let client = Rc::clone(&this.client);
+            let deliver = move |planned: Planned| -> Result<Option<TaskEnd>, CallError> {
+                let tracks = planned.tracks?;
+                if planned.blocking {
+                    Ok(Some(Box::pin(client.begin(planned.task, tracks)?)))
+                } else {
+                    client.start(planned.task, tracks)?;
+                    Ok(None)
+                }
+            };
+            OffThread::spawn("ALMotion planning", PLANNING_LIMIT, cartesian_tracks::plan, deliver)?
+        }
+    };
+    Ok(this.cartesian_planning.insert(planning))
+}
+
+/// A call's moves, checked whole, each with the frame its targets are in.
 fn moves(
     form: Form,
     (names, frames, paths, masks): (&Value, &Value, &Value, &Value),
     times: Option<&Value>,
-) -> Result<Vec<Move>, CallError> {
+) -> Result<Vec<(Space, Move)>, CallError> {
     let chains = cartesian_args::effectors("effectorNames", names)?;
     let spaces = cartesian_args::spaces(frames, chains.len())?;
     let axis_masks = cartesian_args::axis_masks(masks, chains.len())?;
@@ -139,12 +198,8 @@ fn moves(
         .zip(spaces)
         .zip(axis_masks)
         .zip(targets.into_iter().zip(times))
-        .map(|(((chain, space), axis_mask), (targets, times))| Move {
-            chain,
-            space,
-            axis_mask,
-            targets,
-            times,
+        .map(|(((chain, space), axis_mask), (targets, times))| {
+            (space, Move { chain, axis_mask, targets, times })
         })
         .collect())
 }
@@ -157,10 +212,10 @@ fn commanded_angles(client: &Client, kinematics: &Kinematics) -> Vec<f64> {
 }
 
 /// The chain end's transform in FRAME_TORSO at `angles`.
-fn current_end(kinematics: &Kinematics, chain: Chain, angles: &[f64]) -> Transform {
+fn current_end(kinematics: &Kinematics, step: &Move, angles: &[f64]) -> Transform {
     let mut pose = Pose::new(&kinematics.model);
     pose.update(&kinematics.model, angles);
-    pose.transform(kinematics.model.chain_end(chain))
+    pose.transform(kinematics.model.chain_end(step.chain))
 }
 
 /// FRAME_TORSO in FRAME_ROBOT (and FRAME_WORLD), of the command model.
@@ -174,75 +229,4 @@ fn torso_in(this: &ALMotion, space: Space) -> Result<Transform, CallError> {
 
 fn in_space(this: &ALMotion, space: Space, in_torso: Transform) -> Result<Transform, CallError> {
     Ok(torso_in(this, space)?.then(&in_torso))
-}
-
-/// The joint tasks' tracks for `moves`: timed by their times, or (`fraction`) at that
-/// fraction of the slowest joint's maximum speed.
-fn tracks(this: &ALMotion, moves: &[Move], fraction: Option<f64>) -> Result<Vec<TrackEntry>, CallError> {
-    let (kinematics, _) = cartesian(this)?;
-    let client = &this.client;
-    let model = &kinematics.model;
-    let body_joint = |name: &str| client.body.joints.iter().position(|joint| joint.name == name);
-    let limits: Vec<(f64, f64)> = model
-        .joint_names()
-        .iter()
-        .map(|name| {
-            body_joint(name)
-                .map_or((0.0, 0.0), |j| (client.body.joints[j].spec.min, client.body.joints[j].spec.max))
-        })
-        .collect();
-    let start = commanded_angles(client, kinematics);
-    let mut tracks = Vec::new();
-    for step in moves {
-        let torso_in_space = torso_in(this, step.space)?;
-        let to_torso = torso_in_space.inverse();
-        let times = step.times.clone().unwrap_or_else(|| vec![PROVISIONAL_S]);
-        let waypoints: Vec<Waypoint> = step
-            .targets
-            .iter()
-            .zip(&times)
-            .map(|(target, &time)| Waypoint { time, target: to_torso.then(target) })
-            .collect();
-        let planner = Planner { model, chain: step.chain, axis_mask: step.axis_mask, limits: &limits };
-        let mut plan = planner.plan(&start, &waypoints).map_err(|error| CallError::new(error.to_string()))?;
-        if !plan.reached {
-            tracing::info!(
-                chain = step.chain.name(),
-                "Cartesian target out of reach: moving to the nearest pose"
-            );
-        }
-        if let Some(fraction) = fraction {
-            retime(&mut plan, &start, |joint| {
-                body_joint(&model.joint_names()[joint])
-                    .map_or(f64::INFINITY, |j| fraction * client.body.joints[j].spec.max_velocity)
-            });
-        }
-        for (&joint, values) in plan.joints.iter().zip(plan.angles) {
-            let Some(body_joint) = body_joint(&model.joint_names()[joint]) else { continue };
-            let track = Track::Keys { times: plan.times.clone(), values };
-            tracks.push(client.track(body_joint, Channel::Position, track, false));
-        }
-    }
-    Ok(tracks)
-}
-
-/// The duration a reactive move is planned with before it is timed by speed: long enough
-/// that its steps are as short as they can be.
-const PROVISIONAL_S: f64 = 1000.0;
-
-/// Time `plan` so that each joint's peak speed (the smooth profile's 1.5 × its mean) is
-/// at most `speed(joint)`; at least one motion cycle.
-fn retime(plan: &mut JointPlan, start: &[f64], speed: impl Fn(usize) -> f64) {
-    let duration = plan
-        .joints
-        .iter()
-        .zip(&plan.angles)
-        .map(|(&joint, values)| {
-            let travel: f64 =
-                std::iter::once(&start[joint]).chain(values).zip(values).map(|(a, b)| (b - a).abs()).sum();
-            1.5 * travel / speed(joint)
-        })
-        .fold(0.02, f64::max);
-    let Some(&planned) = plan.times.last() else { return };
-    plan.times.iter_mut().for_each(|time| *time *= duration / planned);
 }
