@@ -5,6 +5,7 @@
 //! what makes cargo build it).
 #![deny(unsafe_code)]
 
+pub mod cartesian;
 pub mod hostile;
 pub mod lola;
 
