@@ -1,70 +1,29 @@
-//! NAO's StandInit and crouch postures and the methods that go to them (`wakeUp`, `rest`),
-//! each a stiffness task and a posture task run one after the other.
+//! The methods that go to NAO's StandInit and Crouch postures (`wakeUp`, `rest`), each a
+//! stiffness task and a posture task run one after the other; the postures' joint tables are
+//! ALRobotPosture's library (`naobroker_posture::library`), one table per posture.
 
 use std::future::Future;
 use std::rc::Rc;
 
 use naobroker_framework::{CallError, ModuleContext};
+use naobroker_posture::library::{Posture, CROUCH, STAND_INIT};
 
+use super::client::Client;
 use super::ALMotion;
 
-/// NAO's StandInit posture (radians), used by `wakeUp`.
-const STAND_INIT: &[(&str, f64)] = &[
-    ("HeadYaw", 0.0),
-    ("HeadPitch", 0.0),
-    ("LShoulderPitch", 1.40),
-    ("LShoulderRoll", 0.30),
-    ("LElbowYaw", -1.39),
-    ("LElbowRoll", -1.00),
-    ("LWristYaw", 0.0),
-    ("LHand", 0.25),
-    ("LHipYawPitch", 0.0),
-    ("LHipRoll", 0.0),
-    ("LHipPitch", -0.45),
-    ("LKneePitch", 0.70),
-    ("LAnklePitch", -0.35),
-    ("LAnkleRoll", 0.0),
-    ("RHipRoll", 0.0),
-    ("RHipPitch", -0.45),
-    ("RKneePitch", 0.70),
-    ("RAnklePitch", -0.35),
-    ("RAnkleRoll", 0.0),
-    ("RShoulderPitch", 1.40),
-    ("RShoulderRoll", -0.30),
-    ("RElbowYaw", 1.39),
-    ("RElbowRoll", 1.00),
-    ("RWristYaw", 0.0),
-    ("RHand", 0.25),
-];
-
-/// NAO's crouch, used by `rest` before stiffness goes off.
-const CROUCH: &[(&str, f64)] = &[
-    ("HeadYaw", 0.0),
-    ("HeadPitch", 0.0),
-    ("LShoulderPitch", 1.50),
-    ("LShoulderRoll", 0.15),
-    ("LElbowYaw", -1.20),
-    ("LElbowRoll", -0.50),
-    ("LWristYaw", 0.0),
-    ("LHand", 0.25),
-    ("LHipYawPitch", 0.0),
-    ("LHipRoll", 0.0),
-    ("LHipPitch", -0.87),
-    ("LKneePitch", 2.09),
-    ("LAnklePitch", -1.18),
-    ("LAnkleRoll", 0.0),
-    ("RHipRoll", 0.0),
-    ("RHipPitch", -0.87),
-    ("RKneePitch", 2.09),
-    ("RAnklePitch", -1.18),
-    ("RAnkleRoll", 0.0),
-    ("RShoulderPitch", 1.50),
-    ("RShoulderRoll", -0.15),
-    ("RElbowYaw", 1.20),
-    ("RElbowRoll", 0.50),
-    ("RWristYaw", 0.0),
-    ("RHand", 0.25),
-];
+/// The joints of `posture`'s table the robot has and their angles, one joint per motor
+/// (the table names RHipYawPitch beside LHipYawPitch, whose motor it shares).
+fn table(client: &Client, posture: &Posture) -> Result<(Vec<usize>, Vec<f64>), CallError> {
+    let (joints, targets) = client.posture(posture.joints)?;
+    let drives = client.body.drivers(&joints);
+    Ok(joints
+        .into_iter()
+        .zip(targets)
+        .zip(drives)
+        .filter(|(_, drives)| *drives)
+        .map(|(pair, _)| pair)
+        .unzip())
+}
 
 pub(super) fn wake_up(
     this: &mut ALMotion,
@@ -76,7 +35,7 @@ pub(super) fn wake_up(
         let all: Vec<usize> = (0..client.body.joints.len()).collect();
         let ones = vec![1.0; all.len()];
         client.clone().run("wakeUp", client.stiffness_tracks(&all, &ones, 0.5)).await?;
-        let (joints, targets) = client.posture(STAND_INIT)?;
+        let (joints, targets) = table(&client, &STAND_INIT)?;
         let completed = client.clone().run("wakeUp", client.with_speed(&joints, &targets, 0.3)).await?;
         client.awake.set(completed);
         Ok(())
@@ -90,7 +49,7 @@ pub(super) fn rest(
 ) -> impl Future<Output = Result<(), CallError>> {
     let client = Rc::clone(&this.client);
     async move {
-        let (joints, targets) = client.posture(CROUCH)?;
+        let (joints, targets) = table(&client, &CROUCH)?;
         client.clone().run("rest", client.with_speed(&joints, &targets, 0.3)).await?;
         let all: Vec<usize> = (0..client.body.joints.len()).collect();
         let zeros = vec![0.0; all.len()];
