@@ -5,6 +5,7 @@
 //! measured in the same run, never absolute targets alone.
 #![deny(unsafe_code)]
 
+mod cartesian;
 mod cycle;
 mod helpers;
 mod ingest;
@@ -77,6 +78,12 @@ enum Command {
         #[arg(long, default_value_t = 100)]
         block: usize,
     },
+    /// ALMotion's Cartesian planning time (setPositions, positionInterpolations), and another
+    /// client's ALMemory.getData while setPositions calls keep the planning thread busy.
+    Cartesian {
+        #[arg(long, default_value_t = 3000)]
+        calls: usize,
+    },
     #[command(hide = true)]
     TcpEcho { request_bytes: usize, reply_bytes: usize },
     #[command(hide = true)]
@@ -101,6 +108,7 @@ fn main() {
         }
         Command::Lola { seconds } => lola::run(seconds, cli.json),
         Command::Qi { calls, block } => qi::run(calls, block.max(1), cli.json),
+        Command::Cartesian { calls } => cartesian::run(calls, cli.json),
         Command::TcpEcho { request_bytes, reply_bytes } => helpers::tcp_echo(request_bytes, reply_bytes),
         Command::ZmqEcho { url } => helpers::zmq_echo(&url),
         Command::Subscriber { url, event, count } => helpers::subscriber(&url, &event, count),
