@@ -1,50 +1,19 @@
-//! ALMotion's Cartesian tests' robot: the real broker under the manual clock and one
-//! session, with the calls those tests make (positions, transforms, blocking moves).
+//! ALMotion's Cartesian tests' calls on the shared robot (positions, transforms, blocking
+//! moves) and their checks.
 
-use naobroker_framework::blocking::Session;
 use naobroker_framework::Value;
 
-use crate::TestBroker;
+use crate::robot::Robot;
 
-/// A broker under the manual clock, and a session to it.
-pub struct Robot {
-    _broker: TestBroker,
-    pub session: Session,
-}
+/// DCM cycles the joints get to settle after a move, before the sensors are read.
+const SETTLE_CYCLES: u64 = 100;
 
+/// The Cartesian tests' calls on the shared robot.
 impl Robot {
-    pub fn start() -> Robot {
-        let broker = TestBroker::start("start_time_ms = 0\n");
-        let session = Session::connect(&broker.url).unwrap();
-        Robot { _broker: broker, session }
-    }
-
-    pub fn motion(&self, method: &str, args: Vec<Value>) -> Value {
-        self.session.call("ALMotion", method, args).unwrap_or_else(|e| panic!("ALMotion.{method}: {e}"))
-    }
-
-    pub fn error(&self, method: &str, args: Vec<Value>) -> String {
-        match self.session.call("ALMotion", method, args) {
-            Ok(value) => panic!("ALMotion.{method} answered {value}"),
-            Err(error) => error.message,
-        }
-    }
-
-    pub fn step(&self, n: u64) {
-        self.session.call("DCM", "step", vec![n.into()]).unwrap();
-    }
-
-    /// Post a blocking ALMotion call and step until it is done, then let the joints settle.
+    /// Post a blocking ALMotion call, step until it is done, then let the joints settle.
     pub fn run(&self, method: &str, args: Vec<Value>) {
-        let task = self.session.post("ALMotion", method, args).unwrap_or_else(|e| panic!("{method}: {e}"));
-        for _ in 0..2000 {
-            if self.motion("isRunning", vec![task.into()]) != Value::from(true) {
-                self.step(100);
-                return;
-            }
-            self.step(2);
-        }
-        panic!("{method} still running after 2000 motion cycles");
+        self.run_to_end(method, args);
+        self.step(SETTLE_CYCLES);
     }
 
     pub fn floats(&self, method: &str, args: Vec<Value>) -> Vec<f64> {

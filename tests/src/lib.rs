@@ -8,6 +8,7 @@
 pub mod cartesian;
 pub mod hostile;
 pub mod lola;
+pub mod robot;
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};

@@ -1,8 +1,7 @@
 //! ALMotion under the manual clock: one motion cycle per two DCM cycles, so every
 //! check below is exact and repeatable.
 
-use naobroker_e2e::TestBroker;
-use naobroker_framework::blocking::Session;
+use naobroker_e2e::robot::Robot;
 use naobroker_framework::{from_value, Value};
 
 const YAW: &str = "Device/SubDeviceList/HeadYaw/Position/Actuator/Value";
@@ -11,40 +10,17 @@ const PITCH_STIFFNESS: &str = "Device/SubDeviceList/HeadPitch/Hardness/Actuator/
 /// One DCM cycle of HeadYaw at its 8 rad/s, plus the 1/4096 rad precision.
 const MAX_STEP: f64 = 8.0 * 0.010 + 1.0 / 4096.0;
 
-struct Robot {
-    _broker: TestBroker,
-    session: Session,
-}
-
-impl Robot {
-    fn new() -> Robot {
-        let broker = TestBroker::start("start_time_ms = 0\n");
-        let session = Session::connect(&broker.url).unwrap();
-        Robot { _broker: broker, session }
-    }
-
-    fn call(&self, module: &str, method: &str, args: Vec<Value>) -> Value {
-        self.session.call(module, method, args).unwrap_or_else(|e| panic!("{module}.{method}: {e}"))
-    }
-
-    fn error(&self, method: &str, args: Vec<Value>) -> String {
-        self.session.call("ALMotion", method, args).unwrap_err().message
-    }
-
-    fn motion(&self, method: &str, args: Vec<Value>) -> Value {
-        self.call("ALMotion", method, args)
-    }
-
-    fn step(&self, n: u64) -> i64 {
-        self.call("DCM", "step", vec![n.into()]).as_i64().unwrap()
-    }
-
-    fn memory(&self, key: &str) -> f64 {
-        self.call("ALMemory", "getData", vec![key.into()]).as_f64().unwrap()
-    }
-
+/// These tests' calls beyond the shared robot's.
+trait MotionTestCalls {
     /// What a module driving the robot directly does: `DCM.set` with ClearAll, `value`
     /// reached `in_ms` from now.
+    fn dcm_set(&self, actuator: &str, value: f64, in_ms: i64);
+
+    /// Step one DCM cycle at a time while `task` runs: (time, HeadYaw sent) each cycle.
+    fn follow(&self, task: u64, limit: usize) -> Vec<(i64, f64)>;
+}
+
+impl MotionTestCalls for Robot {
     fn dcm_set(&self, actuator: &str, value: f64, in_ms: i64) {
         let now = self.call("DCM", "getTime", vec![0.into()]).as_i64().unwrap();
         let command = Value::Array(vec![v(value), (now + in_ms).into()]);
@@ -52,14 +28,9 @@ impl Robot {
         self.call("DCM", "set", vec![request]);
     }
 
-    fn running(&self, task: u64) -> bool {
-        self.motion("isRunning", vec![task.into()]) == Value::from(true)
-    }
-
-    /// Step one DCM cycle at a time while `task` runs: (time, HeadYaw sent) each cycle.
     fn follow(&self, task: u64, limit: usize) -> Vec<(i64, f64)> {
         let mut trace = Vec::new();
-        while self.running(task) {
+        while self.is_running(task) {
             assert!(trace.len() < limit, "task {task} still running after {limit} cycles");
             let time = self.step(1);
             trace.push((time, self.memory(YAW)));
@@ -81,7 +52,7 @@ fn assert_speed_limited(trace: &[(i64, f64)]) {
 
 #[test]
 fn angle_interpolation_reaches_its_key_frame_exactly_on_time_within_speed_limits() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     robot.motion("setStiffnesses", vec!["Head".into(), v(1.0)]);
     robot.step(4);
     let task = robot
@@ -109,7 +80,7 @@ fn angle_interpolation_reaches_its_key_frame_exactly_on_time_within_speed_limits
 
 #[test]
 fn a_joint_driven_by_the_dcm_then_by_almotion_does_not_jump() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     robot.motion("setStiffnesses", vec!["Head".into(), v(1.0)]);
     robot.dcm_set("HeadYaw/Position/Actuator/Value", 1.2, 300);
     robot.step(40);
@@ -126,7 +97,7 @@ fn a_joint_driven_by_the_dcm_then_by_almotion_does_not_jump() {
 
 #[test]
 fn kill_all_stops_motion_within_one_cycle() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     robot.motion("setAngles", vec!["HeadYaw".into(), v(2.0), v(0.5)]);
     robot.step(20);
     let moving = robot.memory(YAW);
@@ -145,7 +116,7 @@ fn kill_all_stops_motion_within_one_cycle() {
 
 #[test]
 fn smart_stiffness_lowers_idle_joints_restores_them_first_and_leaves_dcm_users_alone() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     assert_eq!(robot.motion("getSmartStiffnessEnabled", vec![]), Value::from(true));
     robot.motion("setStiffnesses", vec!["Head".into(), v(1.0)]);
     robot.step(70);
@@ -171,7 +142,7 @@ fn smart_stiffness_lowers_idle_joints_restores_them_first_and_leaves_dcm_users_a
 
 #[test]
 fn posted_blocking_calls_can_be_waited_for_and_stopped() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     let task = robot
         .session
         .post("ALMotion", "angleInterpolation", vec!["HeadYaw".into(), v(1.0), v(5.0), true.into()])
@@ -192,7 +163,7 @@ fn posted_blocking_calls_can_be_waited_for_and_stopped() {
 
 #[test]
 fn wake_up_and_rest() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     assert_eq!(robot.motion("robotIsWakeUp", vec![]), Value::from(false));
     let task = robot.session.post("ALMotion", "wakeUp", vec![]).unwrap();
     robot.follow(task, 1000);
@@ -218,7 +189,7 @@ fn wake_up_and_rest() {
 
 #[test]
 fn bad_input_is_named() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     let cases: Vec<(&str, Vec<Value>, &str)> = vec![
         ("setAngles", vec!["Tail".into(), v(0.0), v(0.5)], "unknown joint or chain \"Tail\""),
         ("setAngles", vec!["Head".into(), Value::Array(vec![v(0.1)]), v(0.5)], "1 number for 2 joints"),
@@ -289,8 +260,8 @@ fn motion_cycle_events_arrive_once_per_cycle_pre_before_post() {
     use naobroker_protocol::Envelope;
     use zeromq::{Socket, SocketRecv, SocketSend, ZmqMessage};
 
-    let robot = Robot::new();
-    let url = robot._broker.url.clone();
+    let robot = Robot::start();
+    let url = robot.broker.url.clone();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let mut socket = runtime.block_on(async {
         let mut socket = zeromq::DealerSocket::new();

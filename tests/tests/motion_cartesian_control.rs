@@ -3,7 +3,8 @@
 //! positionInterpolation through inverse kinematics, checked on the sensors; bad calls
 //! refused with nothing started.
 
-use naobroker_e2e::cartesian::{assert_close, distance, position_value, Robot};
+use naobroker_e2e::cartesian::{assert_close, distance, position_value};
+use naobroker_e2e::robot::Robot;
 use naobroker_framework::Value;
 
 const FRAME_TORSO: i64 = 0;

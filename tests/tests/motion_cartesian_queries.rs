@@ -3,7 +3,8 @@
 //! NAO V6's published link lengths (Aldebaran's "Links" tables), not by the kinematics
 //! crate.
 
-use naobroker_e2e::cartesian::{assert_close, Robot};
+use naobroker_e2e::cartesian::assert_close;
+use naobroker_e2e::robot::Robot;
 
 const FRAME_TORSO: i64 = 0;
 const FRAME_WORLD: i64 = 1;

@@ -4,8 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use naobroker_e2e::TestBroker;
-use naobroker_framework::blocking::Session;
+use naobroker_e2e::robot::Robot;
 use naobroker_framework::{from_value, Value};
 use naobroker_protocol::Envelope;
 use zeromq::{Socket, SocketRecv, SocketSend, ZmqMessage};
@@ -16,48 +15,27 @@ const WRIST: &str = "Device/SubDeviceList/LWristYaw/Position/Actuator/Value";
 const ELBOW_ROLL: &str = "Device/SubDeviceList/LElbowRoll/Position/Actuator/Value";
 const YAW_STIFFNESS: &str = "Device/SubDeviceList/HeadYaw/Hardness/Actuator/Value";
 
-struct Robot {
-    broker: TestBroker,
-    session: Session,
+/// These tests' calls beyond the shared robot's.
+trait ReflexTestCalls {
+    fn tilt(&self, angle_y: Value);
+
+    /// Every joint's stiffness as the DCM sends it.
+    fn stiffnesses(&self) -> Vec<f64>;
+
+    fn stiffen_body(&self);
+
+    /// Wait (generously) until ALMemory's `key` holds `value`: ALMotion writes it off the
+    /// motion thread, after the cycle that decided it.
+    fn wait_for(&self, key: &str, value: Value);
+
+    fn stats(&self, name: &str) -> u64;
 }
 
-impl Robot {
-    fn new() -> Robot {
-        Robot::with("")
-    }
-
-    /// `top_extra`: configuration sections (e.g. `[motion.fall_manager]`).
-    fn with(top_extra: &str) -> Robot {
-        let broker = TestBroker::start_with(top_extra, "start_time_ms = 0\n");
-        let session = Session::connect(&broker.url).unwrap();
-        Robot { broker, session }
-    }
-
-    fn call(&self, module: &str, method: &str, args: Vec<Value>) -> Value {
-        self.session.call(module, method, args).unwrap_or_else(|e| panic!("{module}.{method}: {e}"))
-    }
-
-    fn motion(&self, method: &str, args: Vec<Value>) -> Value {
-        self.call("ALMotion", method, args)
-    }
-
-    fn step(&self, n: u64) -> i64 {
-        self.call("DCM", "step", vec![n.into()]).as_i64().unwrap()
-    }
-
-    fn memory(&self, key: &str) -> Value {
-        self.call("ALMemory", "getData", vec![key.into()])
-    }
-
-    fn number(&self, key: &str) -> f64 {
-        self.memory(key).as_f64().unwrap()
-    }
-
+impl ReflexTestCalls for Robot {
     fn tilt(&self, angle_y: Value) {
         self.call("DCM", "simulateSensor", vec![ANGLE_Y.into(), angle_y]);
     }
 
-    /// Every joint's stiffness as the DCM sends it.
     fn stiffnesses(&self) -> Vec<f64> {
         let keys = self.call("ALMemory", "getDataList", vec!["/Hardness/Actuator/Value".into()]);
         from_value(self.call("ALMemory", "getListData", vec![keys])).unwrap()
@@ -68,11 +46,9 @@ impl Robot {
         self.step(2);
     }
 
-    /// Wait (generously) until ALMemory's `key` holds `value`: ALMotion writes it off the
-    /// motion thread, after the cycle that decided it.
     fn wait_for(&self, key: &str, value: Value) {
         let started = Instant::now();
-        while self.memory(key) != value {
+        while self.data(key) != value {
             assert!(started.elapsed() < Duration::from_secs(10), "{key} never became {value}");
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -145,7 +121,7 @@ impl EventTap {
 
 #[test]
 fn a_fall_kills_the_tasks_protects_then_cuts_the_stiffness_with_naoqis_events() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     let mut tap =
         EventTap::new(&robot.broker.url, &["robotIsFalling", "ALMotion/RobotIsFalling", "robotHasFallen"]);
     assert_eq!(robot.motion("getFallManagerEnabled", vec![]), Value::from(true), "on by default");
@@ -174,11 +150,11 @@ fn a_fall_kills_the_tasks_protects_then_cuts_the_stiffness_with_naoqis_events() 
     );
     robot.wait_for("ALMotion/RobotIsFalling", true.into());
     // A task asked for during the fall is refused: the fall manager comes first.
-    let wrist = robot.number(WRIST);
+    let wrist = robot.memory(WRIST);
     robot.motion("setAngles", vec!["LWristYaw".into(), 1.0.into(), 1.0.into()]);
     robot.step(8);
-    assert_eq!(robot.number(WRIST), wrist);
-    assert!((robot.number(HEAD_PITCH) - 0.5).abs() < 1e-3, "head tucked in: {}", robot.number(HEAD_PITCH));
+    assert_eq!(robot.memory(WRIST), wrist);
+    assert!((robot.memory(HEAD_PITCH) - 0.5).abs() < 1e-3, "head tucked in: {}", robot.memory(HEAD_PITCH));
     assert!(
         robot.stiffnesses().iter().all(|&s| s == 1.0),
         "stiff while protecting: {:?}",
@@ -192,7 +168,7 @@ fn a_fall_kills_the_tasks_protects_then_cuts_the_stiffness_with_naoqis_events() 
     assert!(stiffness.iter().all(|&s| s == 0.0), "{stiffness:?}");
     assert_eq!(tap.until("robotHasFallen"), [("robotHasFallen".to_owned(), Value::from(true))]);
     robot.wait_for("ALMotion/RobotIsFalling", false.into());
-    assert_eq!(robot.memory("robotIsFalling"), Value::from(false));
+    assert_eq!(robot.data("robotIsFalling"), Value::from(false));
 
     // Lying down is not falling: the robot may be stiffened to get up.
     robot.stiffen_body();
@@ -209,12 +185,12 @@ fn a_fall_kills_the_tasks_protects_then_cuts_the_stiffness_with_naoqis_events() 
     robot.tilt(0.9.into());
     robot.step(20);
     assert!(robot.stiffnesses().iter().all(|&s| s == 1.0), "{:?}", robot.stiffnesses());
-    assert_eq!(robot.memory("ALMotion/RobotIsFalling"), Value::from(false));
+    assert_eq!(robot.data("ALMotion/RobotIsFalling"), Value::from(false));
 }
 
 #[test]
 fn the_fall_manager_is_configured_under_motion() {
-    let robot = Robot::with("[motion.fall_manager]\nenabled = false\n");
+    let robot = Robot::start_with("[motion.fall_manager]\nenabled = false\n");
     assert_eq!(robot.motion("getFallManagerEnabled", vec![]), Value::from(false));
     robot.motion("setSmartStiffnessEnabled", vec![false.into()]);
     robot.stiffen_body();
@@ -228,7 +204,7 @@ fn the_fall_manager_is_configured_under_motion() {
 
 #[test]
 fn the_motion_cycle_raises_pre_process_first_and_what_its_sensors_caused_before_post_process() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     let mut tap =
         EventTap::new(&robot.broker.url, &["ALMotion/PreProcess", "robotIsFalling", "ALMotion/PostProcess"]);
     robot.stiffen_body();
@@ -256,7 +232,7 @@ fn the_motion_cycle_raises_pre_process_first_and_what_its_sensors_caused_before_
 
 #[test]
 fn collision_protection_holds_an_arm_at_its_last_safe_pose() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     for chain in ["LArm", "RArm", "Arms"] {
         assert_eq!(
             robot.motion("getCollisionProtectionEnabled", vec![chain.into()]),
@@ -288,11 +264,11 @@ fn collision_protection_holds_an_arm_at_its_last_safe_pose() {
                 vec!["LElbowRoll".into(), (-1.54).into(), 1.0.into(), true.into()],
             )
             .unwrap();
-        while robot.motion("isRunning", vec![task.into()]) == Value::from(true) {
+        while robot.is_running(task) {
             robot.step(2);
         }
         robot.step(2);
-        robot.number(ELBOW_ROLL)
+        robot.memory(ELBOW_ROLL)
     };
     let held = bend(&robot);
     assert!((-0.2..-0.1).contains(&held), "held at {held}");
@@ -314,16 +290,16 @@ fn collision_protection_holds_an_arm_at_its_last_safe_pose() {
     robot.motion("setCollisionProtectionEnabled", vec!["Arms".into(), true.into()]);
     robot.motion("setAngles", vec![joints, hanging, 1.0.into()]);
     robot.step(60);
-    assert!((robot.number(ELBOW_ROLL) + 0.0349).abs() < 1e-3, "moved out: {}", robot.number(ELBOW_ROLL));
+    assert!((robot.memory(ELBOW_ROLL) + 0.0349).abs() < 1e-3, "moved out: {}", robot.memory(ELBOW_ROLL));
     assert_eq!(robot.stats("collision_stops"), stops);
 }
 
 #[test]
 fn queries_answer_with_what_the_last_call_set() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     robot.motion("setStiffnesses", vec!["Head".into(), 1.0.into()]);
     robot.step(70);
-    let sent = robot.number(YAW_STIFFNESS);
+    let sent = robot.memory(YAW_STIFFNESS);
     assert!((sent - 0.6).abs() < 1e-3, "smart stiffness holds the idle joint at 60 %: {sent}");
     let answered: Vec<f64> = from_value(robot.motion("getStiffnesses", vec!["HeadYaw".into()])).unwrap();
     assert!((answered[0] - 0.6).abs() < 1e-9, "getStiffnesses answers the stiffness commanded: {answered:?}");
@@ -347,19 +323,19 @@ fn queries_answer_with_what_the_last_call_set() {
 
 #[test]
 fn switching_smart_stiffness_off_gives_the_lowered_joints_their_stiffness_back() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     robot.motion("setStiffnesses", vec!["Head".into(), 1.0.into()]);
     robot.step(70);
-    assert!((robot.number(YAW_STIFFNESS) - 0.6).abs() < 1e-3, "lowered: {}", robot.number(YAW_STIFFNESS));
+    assert!((robot.memory(YAW_STIFFNESS) - 0.6).abs() < 1e-3, "lowered: {}", robot.memory(YAW_STIFFNESS));
     robot.motion("setSmartStiffnessEnabled", vec![false.into()]);
     robot.step(2);
     let answered: Vec<f64> = from_value(robot.motion("getStiffnesses", vec!["Head".into()])).unwrap();
     assert_eq!(answered, [1.0, 1.0], "restored by the next motion cycle");
     robot.step(2);
-    assert_eq!(robot.number(YAW_STIFFNESS), 1.0, "and sent to the DCM");
+    assert_eq!(robot.memory(YAW_STIFFNESS), 1.0, "and sent to the DCM");
     robot.step(70);
-    assert_eq!(robot.number(YAW_STIFFNESS), 1.0, "no longer lowered");
+    assert_eq!(robot.memory(YAW_STIFFNESS), 1.0, "no longer lowered");
     robot.motion("setSmartStiffnessEnabled", vec![true.into()]);
     robot.step(70);
-    assert!((robot.number(YAW_STIFFNESS) - 0.6).abs() < 1e-3, "lowered again once back on");
+    assert!((robot.memory(YAW_STIFFNESS) - 0.6).abs() < 1e-3, "lowered again once back on");
 }

@@ -1,52 +1,24 @@
 //! ALMotion's getSummary, getRobotConfig, openHand and closeHand against the real broker
 //! under the manual clock.
 
-use naobroker_e2e::TestBroker;
-use naobroker_framework::blocking::Session;
+use naobroker_e2e::robot::Robot;
 use naobroker_framework::{from_value, Value};
 
 const LHAND_SENSOR: &str = "Device/SubDeviceList/LHand/Position/Sensor/Value";
 
-struct Robot {
-    _broker: TestBroker,
-    session: Session,
+/// These tests' calls beyond the shared robot's.
+trait RobotInfoCalls {
+    /// A joint's angle, commanded or sensed.
+    fn angle(&self, joint: &str, use_sensors: bool) -> f64;
+
+    fn summary(&self) -> String;
 }
 
-impl Robot {
-    fn new() -> Robot {
-        let broker = TestBroker::start("start_time_ms = 0\n");
-        let session = Session::connect(&broker.url).unwrap();
-        Robot { _broker: broker, session }
-    }
-
-    fn call(&self, module: &str, method: &str, args: Vec<Value>) -> Value {
-        self.session.call(module, method, args).unwrap_or_else(|e| panic!("{module}.{method}: {e}"))
-    }
-
-    fn motion(&self, method: &str, args: Vec<Value>) -> Value {
-        self.call("ALMotion", method, args)
-    }
-
-    fn step(&self, n: u64) {
-        self.call("DCM", "step", vec![n.into()]);
-    }
-
+impl RobotInfoCalls for Robot {
     fn angle(&self, joint: &str, use_sensors: bool) -> f64 {
         let angles: Vec<f64> =
             from_value(self.motion("getAngles", vec![joint.into(), use_sensors.into()])).unwrap();
         angles[0]
-    }
-
-    /// Post a blocking call and step the DCM until its task has ended; the DCM cycles it took.
-    fn run(&self, method: &str, args: Vec<Value>) -> u64 {
-        let task = self.session.post("ALMotion", method, args).unwrap();
-        let mut cycles = 0;
-        while self.motion("isRunning", vec![task.into()]) == Value::from(true) {
-            assert!(cycles < 10_000, "{method} still running after {cycles} DCM cycles");
-            self.step(1);
-            cycles += 1;
-        }
-        cycles
     }
 
     fn summary(&self) -> String {
@@ -65,34 +37,34 @@ fn joint_line(summary: &str, joint: &str) -> Vec<String> {
 
 #[test]
 fn open_and_close_hand_block_until_the_hand_is_there() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     robot.motion("setStiffnesses", vec!["LHand".into(), 1.0.into()]);
     robot.step(2);
-    let cycles = robot.run("openHand", vec!["LHand".into()]);
+    let cycles = robot.run_to_end("openHand", vec!["LHand".into()]);
     assert!(cycles > 1, "a stroke takes several cycles: {cycles}");
     assert_eq!(robot.angle("LHand", false), 1.0);
     robot.step(20);
-    let sensed = robot.call("ALMemory", "getData", vec![LHAND_SENSOR.into()]).as_f64().unwrap();
+    let sensed = robot.memory(LHAND_SENSOR);
     assert!((sensed - 1.0).abs() < 0.01, "the simulated hand opened: {sensed}");
     assert_eq!(robot.angle("RHand", false), 0.0, "the other hand did not move");
 
-    robot.run("closeHand", vec!["LHand".into()]);
+    robot.run_to_end("closeHand", vec!["LHand".into()]);
     assert_eq!(robot.angle("LHand", false), 0.0);
     robot.motion("setStiffnesses", vec!["RHand".into(), 1.0.into()]);
-    robot.run("openHand", vec!["RHand".into()]);
+    robot.run_to_end("openHand", vec!["RHand".into()]);
     assert_eq!(robot.angle("RHand", false), 1.0);
 
     for bad in ["LArm", "Hand", "HeadYaw", ""] {
-        let error = robot.session.call("ALMotion", "openHand", vec![bad.into()]).unwrap_err().message;
+        let error = robot.error("openHand", vec![bad.into()]);
         assert!(error.contains("handName must be \"LHand\" or \"RHand\""), "{bad}: {error}");
     }
-    let error = robot.session.call("ALMotion", "closeHand", vec![1.into()]).unwrap_err().message;
+    let error = robot.error("closeHand", vec![1.into()]);
     assert!(!error.is_empty());
 }
 
 #[test]
 fn the_summary_shows_each_joint_and_the_running_tasks() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     robot.motion("setStiffnesses", vec!["Head".into(), 1.0.into()]);
     robot.motion("setAngles", vec!["HeadYaw".into(), 0.5.into(), 0.1.into()]);
     robot.step(10);
@@ -119,7 +91,7 @@ fn the_summary_shows_each_joint_and_the_running_tasks() {
 
 #[test]
 fn the_robot_config_is_a_nao_h25() {
-    let robot = Robot::new();
+    let robot = Robot::start();
     let config = robot.motion("getRobotConfig", vec![]);
     let [names, values]: [Value; 2] = from_value::<Vec<Value>>(config).unwrap().try_into().unwrap();
     let names: Vec<String> = from_value(names).unwrap();

@@ -9,7 +9,7 @@
 
 use std::thread::JoinHandle;
 
-use naobroker_e2e::TestBroker;
+use naobroker_e2e::robot::Robot;
 use naobroker_framework::blocking::Session;
 use naobroker_framework::{from_value, Value};
 
@@ -18,39 +18,59 @@ const KNEE: &str = "Device/SubDeviceList/LKneePitch/Position/Actuator/Value";
 /// DCM cycles a move may take at most: each step of a path lasts well under 200.
 const MAX_CYCLES: usize = 3000;
 
-struct Robot {
-    broker: TestBroker,
-    session: Session,
-}
-
 /// What a move did: its answer and the postures `PostureChanged` named along the way.
 struct Moved {
     reached: bool,
     postures: Vec<String>,
 }
 
-impl Robot {
-    fn new() -> Robot {
-        let broker = TestBroker::start("start_time_ms = 0\n");
-        let session = Session::connect(&broker.url).unwrap();
-        let robot = Robot { broker, session };
-        robot.call("ALMotion", "setFallManagerEnabled", vec![false.into()]);
-        robot
-    }
+/// The robot with the fall manager off, as it is for a robot lying down on purpose.
+fn robot_without_fall_manager() -> Robot {
+    let robot = Robot::start();
+    robot.motion("setFallManagerEnabled", vec![false.into()]);
+    robot
+}
 
-    fn call(&self, module: &str, method: &str, args: Vec<Value>) -> Value {
-        self.session.call(module, method, args).unwrap_or_else(|e| panic!("{module}.{method}: {e}"))
-    }
+/// These tests' calls beyond the shared robot's.
+trait PostureTestCalls {
+    /// An ALRobotPosture query's answer (`getPosture`, `getPostureFamily`).
+    fn posture(&self, method: &str) -> String;
 
+    /// The value of an event ALMemory holds, once raised.
+    fn last_event(&self, event: &str) -> Option<String>;
+
+    fn motion_tasks(&self) -> usize;
+
+    fn lie(&self, angle_y: Option<f64>);
+
+    /// Call `method(name, speed)` from another connection (it blocks until the move ends)
+    /// and step the DCM one cycle at a time until it answers; `each_cycle` sees the robot
+    /// and the postures announced so far after every cycle.
+    fn move_to(
+        &self,
+        method: &str,
+        name: &str,
+        speed: f64,
+        each_cycle: impl FnMut(&Robot, &[String]),
+    ) -> Moved;
+
+    /// Call ALRobotPosture's `method(name, speed)` from another connection, on a thread.
+    fn start_move(
+        &self,
+        method: &str,
+        name: &str,
+        speed: f64,
+    ) -> JoinHandle<Result<Value, naobroker_framework::CallError>>;
+
+    /// `goToPosture`, then the checks every posture gets: reached, recognised, its family.
+    fn go_to(&self, name: &str, family: &str, each_cycle: impl FnMut(&Robot, &[String])) -> Vec<String>;
+}
+
+impl PostureTestCalls for Robot {
     fn posture(&self, method: &str) -> String {
         from_value(self.call("ALRobotPosture", method, vec![])).unwrap()
     }
 
-    fn step(&self) {
-        self.call("DCM", "step", vec![1.into()]);
-    }
-
-    /// The value of an event ALMemory holds, once raised.
     fn last_event(&self, event: &str) -> Option<String> {
         self.session.call("ALMemory", "getData", vec![event.into()]).ok().and_then(|v| from_value(v).ok())
     }
@@ -63,9 +83,6 @@ impl Robot {
         self.call("DCM", "simulateSensor", vec![ANGLE_Y.into(), angle_y.map_or(Value::Nil, Value::F64)]);
     }
 
-    /// Call `method(name, speed)` from another connection (it blocks until the move ends)
-    /// and step the DCM one cycle at a time until it answers; `each_cycle` sees the robot
-    /// and the postures announced so far after every cycle.
     fn move_to(
         &self,
         method: &str,
@@ -73,13 +90,13 @@ impl Robot {
         speed: f64,
         mut each_cycle: impl FnMut(&Robot, &[String]),
     ) -> Moved {
-        let call = self.start(method, name, speed);
+        let call = self.start_move(method, name, speed);
         let mut postures: Vec<String> = Vec::new();
         let mut last = self.last_event("PostureChanged");
         let mut cycles = 0;
         while !call.is_finished() {
             assert!(cycles < MAX_CYCLES, "{method}({name}) still running after {MAX_CYCLES} cycles");
-            self.step();
+            self.step(1);
             cycles += 1;
             let now = self.last_event("PostureChanged");
             if now != last {
@@ -92,7 +109,7 @@ impl Robot {
         Moved { reached: answer == Value::from(true), postures }
     }
 
-    fn start(
+    fn start_move(
         &self,
         method: &str,
         name: &str,
@@ -105,7 +122,6 @@ impl Robot {
         })
     }
 
-    /// `goToPosture`, then the checks every posture gets: reached, recognised, its family.
     fn go_to(&self, name: &str, family: &str, each_cycle: impl FnMut(&Robot, &[String])) -> Vec<String> {
         let moved = self.move_to("goToPosture", name, 0.8, each_cycle);
         assert!(moved.reached, "goToPosture({name}) answered false after {:?}", moved.postures);
@@ -121,7 +137,7 @@ fn nothing(_: &Robot, _: &[String]) {}
 
 #[test]
 fn every_posture_is_reached_through_its_intermediate_postures_and_recognised() {
-    let robot = Robot::new();
+    let robot = robot_without_fall_manager();
     // The simulated joints start at 0 rad or their nearest limit: NAOqi's StandZero.
     assert_eq!(robot.posture("getPosture"), "StandZero");
     assert_eq!(robot.go_to("StandInit", "Standing", nothing), ["StandInit"]);
@@ -161,7 +177,7 @@ fn every_posture_is_reached_through_its_intermediate_postures_and_recognised() {
 
 #[test]
 fn apply_posture_goes_straight_there() {
-    let robot = Robot::new();
+    let robot = robot_without_fall_manager();
     let moved = robot.move_to("applyPosture", "Crouch", 0.5, nothing);
     assert!(moved.reached);
     assert_eq!(moved.postures, ["StandZero", "Crouch"], "from where it was, no StandInit on the way");
@@ -171,11 +187,11 @@ fn apply_posture_goes_straight_there() {
 
 #[test]
 fn go_to_posture_from_no_posture_starts_from_the_nearest_one() {
-    let robot = Robot::new();
+    let robot = robot_without_fall_manager();
     robot.call("ALMotion", "setStiffnesses", vec!["Body".into(), 1.0.into()]);
     robot.call("ALMotion", "setAngles", vec!["LKneePitch".into(), 0.5.into(), 0.5.into()]);
     for _ in 0..100 {
-        robot.step();
+        robot.step(1);
     }
     assert_eq!(robot.posture("getPosture"), "Unknown", "one knee half-bent");
     assert_eq!(robot.posture("getPostureFamily"), "Standing", "the legs still stand");
@@ -187,18 +203,18 @@ fn go_to_posture_from_no_posture_starts_from_the_nearest_one() {
 
 #[test]
 fn stop_move_interrupts_the_move_and_its_motion_task() {
-    let robot = Robot::new();
-    let call = robot.start("goToPosture", "Crouch", 0.2);
+    let robot = robot_without_fall_manager();
+    let call = robot.start_move("goToPosture", "Crouch", 0.2);
     let mut cycles = 0;
     while robot.last_event("PostureChanged").as_deref() != Some("StandInit") {
         assert!(cycles < MAX_CYCLES, "StandInit never reached");
-        robot.step();
+        robot.step(1);
         cycles += 1;
     }
     // Half-way down to the crouch.
-    while robot.broker.memory(KNEE) < 1.4 {
+    while robot.memory(KNEE) < 1.4 {
         assert!(cycles < MAX_CYCLES, "the knees never bent");
-        robot.step();
+        robot.step(1);
         cycles += 1;
     }
     robot.call("ALRobotPosture", "stopMove", vec![]);
@@ -208,21 +224,21 @@ fn stop_move_interrupts_the_move_and_its_motion_task() {
     let mut cycles = 0;
     while robot.motion_tasks() > 0 {
         assert!(cycles < 10, "ALMotion's task still runs");
-        robot.step();
+        robot.step(1);
         cycles += 1;
     }
-    let knee = robot.broker.memory(KNEE);
+    let knee = robot.memory(KNEE);
     for _ in 0..50 {
-        robot.step();
+        robot.step(1);
     }
-    assert_eq!(robot.broker.memory(KNEE), knee, "the knees stopped where they were");
+    assert_eq!(robot.memory(KNEE), knee, "the knees stopped where they were");
     assert!(knee < 2.0, "short of the crouch's 2.11 rad: {knee}");
     assert_eq!(robot.posture("getPosture"), "Unknown");
 }
 
 #[test]
 fn lists_and_refusals() {
-    let robot = Robot::new();
+    let robot = robot_without_fall_manager();
     let list: Vec<String> = from_value(robot.call("ALRobotPosture", "getPostureList", vec![])).unwrap();
     assert_eq!(
         list,
@@ -248,7 +264,7 @@ fn lists_and_refusals() {
     assert!(speed.contains("maxSpeedFraction: expected a number in (0, 1], got 1.5"), "{speed}");
     let tries = error("setMaxTryNumber", vec![0.into()]);
     assert!(tries.contains("expected at least 1 try, got 0"), "{tries}");
-    robot.step();
+    robot.step(1);
     assert_eq!(robot.motion_tasks(), 0, "nothing moved");
     assert_eq!(robot.call("ALRobotPosture", "setMaxTryNumber", vec![1.into()]), Value::Nil);
 }
