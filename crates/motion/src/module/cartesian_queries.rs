@@ -59,16 +59,27 @@ pub(super) fn transform_in(published: &Published, slot: usize, space: Space, sou
     }
 }
 
+/// The transform of `name`'s frame in `frame`: what `getPosition` and `getTransform` answer,
+/// each in its own form.
+fn named_transform(
+    this: &ALMotion,
+    name: &str,
+    frame: &Value,
+    use_sensors: bool,
+) -> Result<Transform, CallError> {
+    let (kinematics, published) = cartesian(this)?;
+    let slot = frame_slot(kinematics, name)?;
+    let space = space("frame", frame)?;
+    Ok(transform_in(published, slot, space, source(use_sensors)))
+}
+
 /// `getPosition(name, frame, useSensorValues)`: Position6D `[x, y, z, wx, wy, wz]`.
 pub(super) fn get_position(
     this: &mut ALMotion,
     _: &ModuleContext,
     (name, frame, use_sensors): (String, Value, bool),
 ) -> Result<Vec<f64>, CallError> {
-    let (kinematics, published) = cartesian(this)?;
-    let slot = frame_slot(kinematics, &name)?;
-    let space = space("frame", &frame)?;
-    Ok(transform_in(published, slot, space, source(use_sensors)).to_position6d().to_vec())
+    Ok(named_transform(this, &name, &frame, use_sensors)?.to_position6d().to_vec())
 }
 
 /// `getTransform(name, frame, useSensorValues)`: the 4x4 matrix, row-major, 16 floats.
@@ -77,10 +88,7 @@ pub(super) fn get_transform(
     _: &ModuleContext,
     (name, frame, use_sensors): (String, Value, bool),
 ) -> Result<Vec<f64>, CallError> {
-    let (kinematics, published) = cartesian(this)?;
-    let slot = frame_slot(kinematics, &name)?;
-    let space = space("frame", &frame)?;
-    Ok(transform_in(published, slot, space, source(use_sensors)).to_matrix16().to_vec())
+    Ok(named_transform(this, &name, &frame, use_sensors)?.to_matrix16().to_vec())
 }
 
 /// `getCOM(name, frame, useSensorValues)`: the centre of mass of "Body", a chain, "Torso"
