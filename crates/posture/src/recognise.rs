@@ -73,15 +73,8 @@ impl Reading {
     /// The library posture the robot is in: the torso lies as the posture's does and every
     /// joint is within [`POSTURE_TOLERANCE_RAD`]; the nearest if several are.
     pub fn posture(&self) -> Option<&'static Posture> {
-        let torso = self.torso()?;
-        LIBRARY
-            .iter()
-            .copied()
-            .filter(|posture| posture.torso == torso)
-            .map(|posture| (self.distance(posture, |_| true), posture))
-            .filter(|(distance, _)| *distance <= POSTURE_TOLERANCE_RAD)
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, posture)| posture)
+        let (distance, posture) = self.nearest_with_distance()?;
+        (distance <= POSTURE_TOLERANCE_RAD).then_some(posture)
     }
 
     /// The posture family: the recognised posture's; else, lying on the belly or back, that
@@ -108,6 +101,12 @@ impl Reading {
     /// whose torso lies as the robot's does (NAOqi first goes to the nearest posture).
     /// `None` when the torso lies on a side or between upright and lying.
     pub fn nearest(&self) -> Option<&'static Posture> {
+        self.nearest_with_distance().map(|(_, posture)| posture)
+    }
+
+    /// The posture whose torso lies as the robot's does and whose joints are nearest the
+    /// sensed ones (the first in the library on a tie), with that distance (rad).
+    fn nearest_with_distance(&self) -> Option<(f64, &'static Posture)> {
         let torso = self.torso()?;
         LIBRARY
             .iter()
@@ -115,7 +114,6 @@ impl Reading {
             .filter(|posture| posture.torso == torso)
             .map(|posture| (self.distance(posture, |_| true), posture))
             .min_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, posture)| posture)
     }
 }
 
