@@ -152,3 +152,32 @@ fn bad_cartesian_commands_are_refused_with_what_was_wrong() {
     assert!(error.contains("2 time(s) for 1 path point(s)"), "{error}");
     assert_eq!(robot.motion("getTaskList", vec![]), Value::Array(vec![]), "nothing started");
 }
+
+/// Hostile arguments are refused at once, naming what was wrong, or planned in bounded time:
+/// NaN, a path too long to plan, an effector twice, a target a million kilometres away.
+#[test]
+fn hostile_cartesian_arguments_are_refused_or_bounded() {
+    let robot = Robot::start();
+    robot.stand_zero();
+    let set = |names: Value, position: Value| vec![names, FRAME_TORSO.into(), position, 0.5.into(), 7.into()];
+    let nan = position_value(&[0.1, f64::NAN, 0.1, 0.0, 0.0, 0.0]);
+    let error = robot.error("setPositions", set("LArm".into(), nan));
+    assert!(error.contains("paths: LArm point 1: not finite"), "{error}");
+    let twice = Value::Array(vec!["LArm".into(), "LArm".into()]);
+    let six = position_value(&[0.1, 0.1, 0.1, 0.0, 0.0, 0.0]);
+    let error = robot.error("setPositions", set(twice, Value::Array(vec![six.clone(), six.clone()])));
+    assert!(error.contains("effectorNames: LArm named twice"), "{error}");
+    // As many points as the broker's 16 MB frame lets through comfortably.
+    let points = 100_000;
+    let path = Value::Array(vec![six; points]);
+    let times = Value::Array((1..=points).map(|second| Value::from(second as f64)).collect());
+    let error = robot.error("positionInterpolations", vec!["LArm".into(), 0.into(), path, 7.into(), times]);
+    assert!(error.contains("a path of 100000 points; at most 200"), "{error}");
+    assert_eq!(robot.motion("getTaskList", vec![]), Value::Array(vec![]), "nothing started");
+    // Out of reach by far: the hand heads for the nearest pose, planned in bounded time.
+    let far = position_value(&[1e9, 1e9, 1e9, 0.0, 0.0, 0.0]);
+    assert_eq!(robot.motion("setPositions", set("LArm".into(), far)), Value::Nil);
+    robot.step(300);
+    let hand = robot.position("LArm", FRAME_TORSO, false);
+    assert!(hand.iter().all(|v| v.is_finite()) && hand[0] > 0.1, "stretched forward: {hand:?}");
+}

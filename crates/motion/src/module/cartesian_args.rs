@@ -32,16 +32,26 @@ impl Form {
         }
     }
 
-    fn transform(self, numbers: &[f64]) -> Option<Transform> {
-        match self {
-            Form::Position6D => Some(Transform::from_position6d(numbers.try_into().ok()?)),
-            Form::Matrix => Transform::from_matrix16(numbers.try_into().ok()?),
+    /// The target `numbers` stand for, or what is wrong with them.
+    fn transform(self, numbers: &[f64]) -> Result<Transform, &'static str> {
+        if numbers.iter().any(|number| !number.is_finite()) {
+            return Err("not finite");
         }
+        let transform = match self {
+            Form::Position6D => numbers.try_into().ok().map(Transform::from_position6d),
+            Form::Matrix => numbers.try_into().ok().and_then(Transform::from_matrix16),
+        };
+        transform.ok_or("not a rigid transform")
     }
 }
 
 /// The chains naobroker moves through inverse kinematics.
 const CONTROLLED: [Chain; 3] = [Chain::Head, Chain::LArm, Chain::RArm];
+
+/// The most points a path may have: each costs the planning thread an inverse kinematics
+/// solve of its own and up to a few hundred short steps, so a huge path would hold every
+/// Cartesian call behind it for minutes.
+pub(super) const MAX_PATH_POINTS: usize = 200;
 
 /// The effectors a call names: one name or a list.
 pub(super) fn effectors(argument: &str, value: &Value) -> Result<Vec<Chain>, CallError> {
@@ -52,7 +62,7 @@ pub(super) fn effectors(argument: &str, value: &Value) -> Result<Vec<Chain>, Cal
     if names.is_empty() {
         return Err(CallError::new(format!("{argument}: no effector named")));
     }
-    names
+    let chains = names
         .into_iter()
         .map(|name| {
             let text = name.as_str().ok_or_else(|| {
@@ -73,7 +83,18 @@ pub(super) fn effectors(argument: &str, value: &Value) -> Result<Vec<Chain>, Cal
                 ))),
             }
         })
-        .collect()
+        .collect::<Result<Vec<Chain>, CallError>>()?;
+    if let Some((index, chain)) =
+        chains.iter().enumerate().find(|(index, chain)| chains[..*index].contains(chain))
+    {
+        return Err(CallError::new(format!(
+            "{argument}: {} named twice (entries {} and {})",
+            chain.name(),
+            chains.iter().position(|c| c == chain).unwrap_or_default() + 1,
+            index + 1
+        )));
+    }
+    Ok(chains)
 }
 
 fn number(value: &Value) -> Option<f64> {
@@ -167,16 +188,19 @@ pub(super) fn paths(
         .zip(chains)
         .map(|(entry, chain)| {
             let points = path_points(entry, width).unwrap_or_default();
+            if points.len() > MAX_PATH_POINTS {
+                return Err(CallError::new(format!(
+                    "{argument}: {}: a path of {} points; at most {MAX_PATH_POINTS}",
+                    chain.name(),
+                    points.len()
+                )));
+            }
             points
                 .iter()
                 .enumerate()
                 .map(|(index, numbers)| {
-                    form.transform(numbers).ok_or_else(|| {
-                        CallError::new(format!(
-                            "{argument}: {} point {}: not a rigid transform (or not finite)",
-                            chain.name(),
-                            index + 1
-                        ))
+                    form.transform(numbers).map_err(|wrong| {
+                        CallError::new(format!("{argument}: {} point {}: {wrong}", chain.name(), index + 1))
                     })
                 })
                 .collect()
@@ -268,6 +292,15 @@ mod tests {
         let skewed: Vec<Value> = (0..16).map(|i| Value::from(f64::from(i))).collect();
         let message = error(paths("paths", &array(skewed), &one, Form::Matrix));
         assert!(message.contains("LArm point 1: not a rigid transform"), "{message}");
+        let nan = array([0.1, f64::NAN, 0.2, 0.0, 0.0, 0.0].map(Value::from).to_vec());
+        let message = error(paths("paths", &array(vec![position(0.1), nan]), &one, Form::Position6D));
+        assert!(message.contains("LArm point 2: not finite"), "{message}");
+        let huge = array(vec![position(0.1); MAX_PATH_POINTS + 1]);
+        let message = error(paths("paths", &huge, &one, Form::Position6D));
+        assert!(message.contains("LArm: a path of 201 points; at most 200"), "{message}");
+        let many = array(vec!["LArm".into(), "RArm".into(), "LArm".into()]);
+        let message = effectors("effectorNames", &many).unwrap_err().message;
+        assert!(message.contains("LArm named twice (entries 1 and 3)"), "{message}");
         let message = times("times", &array(vec![2.0.into(), 1.0.into()]), &one, &[2]).unwrap_err().message;
         assert!(message.contains("positive and increasing"), "{message}");
         let message = times("times", &Value::from(1.0), &one, &[2]).unwrap_err().message;

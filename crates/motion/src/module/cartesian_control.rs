@@ -137,6 +137,16 @@ fn submit(
     for (space, mut step) in moves {
         let to_torso = torso_in(this, space)?.inverse();
         step.targets.iter_mut().for_each(|target| *target = to_torso.then(target));
+        // Finite numbers far enough out overflow on the way (a relative path's sum, too).
+        let overflowed =
+            step.targets.iter().position(|target| !target.to_matrix16().iter().all(|v| v.is_finite()));
+        if let Some(index) = overflowed {
+            return Err(CallError::new(format!(
+                "paths: {} point {}: too far to be expressed in FRAME_TORSO",
+                step.chain.name(),
+                index + 1
+            )));
+        }
         in_torso.push(step);
     }
     let request = PlanRequest {
