@@ -24,11 +24,6 @@ impl Transform {
         Transform { rotation: IDENTITY_ROTATION, translation }
     }
 
-    /// A pure rotation of `angle` around the unit vector `axis`.
-    pub fn rotation_about(axis: [f64; 3], angle: f64) -> Transform {
-        Transform { rotation: axis_angle(axis, angle), translation: [0.0; 3] }
-    }
-
     /// `self * child`: the child's transform expressed in the frame `self` is expressed in.
     pub fn then(&self, child: &Transform) -> Transform {
         Transform {

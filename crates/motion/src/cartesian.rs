@@ -89,11 +89,6 @@ impl Kinematics {
         }
     }
 
-    /// The motor of a model joint.
-    pub fn motor(&self, joint: usize) -> Option<usize> {
-        self.motors[joint]
-    }
-
     /// The publication slot of a frame name: "Torso", a joint, a chain end, a camera.
     pub fn frame_slot(&self, name: &str) -> Option<usize> {
         self.frame_slots.get(name).copied()
