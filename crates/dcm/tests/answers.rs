@@ -2,7 +2,7 @@
 //! by the simulation, and a hardware whose devices miss some answers.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, StartedCycle};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
@@ -50,12 +50,7 @@ fn run(
     let hardware = hardware(&model);
     let StartedCycle { thread: cycle, channels: _channels, reports: _reports, wake: _wake } =
         CycleThread::start(Arc::clone(&model), hardware, RtSlots::new(layout), dcm_slots, &config).unwrap();
-    let target = cycle.shared().grant(cycles);
-    let started = Instant::now();
-    while cycle.shared().cycles() < target {
-        assert!(started.elapsed() < Duration::from_secs(10), "the cycle did not run");
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    assert!(cycle.shared().step_blocking(cycles, Duration::from_secs(10)), "the cycle did not run");
     (model, cycle)
 }
 

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use naobroker_dcm::cycle::{
     ClockMode, CycleConfig, CycleContext, CycleThread, DcmSlots, Phase, RequestChannel, StartedCycle,
@@ -24,12 +24,7 @@ fn start(producers: &'static [&'static str]) -> StartedCycle {
 
 fn step(cycle: &CycleThread, n: u64) {
     let shared = cycle.shared();
-    let target = shared.grant(n);
-    let started = Instant::now();
-    while shared.cycles() < target {
-        assert!(started.elapsed() < Duration::from_secs(20), "the cycle stopped at {}", shared.cycles());
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    assert!(shared.step_blocking(n, Duration::from_secs(20)), "the cycle stopped at {}", shared.cycles());
 }
 
 /// A postProcess hook counting the cycles it ran in; its id.

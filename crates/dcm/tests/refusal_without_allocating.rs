@@ -3,7 +3,7 @@
 //! refused request is kept for the producer's next one.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use naobroker_alloc_counter::{counted, start_counting, Counting};
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
@@ -46,12 +46,7 @@ fn a_refused_request_costs_no_allocation_and_is_reused() {
     fill.push(head, UpdateType::Merge, (0..CAPACITY).map(|n| command(1_000_000 + n as i32)).collect());
     dcm.send(fill).unwrap();
     let shared = Arc::clone(cycle.shared());
-    let target = shared.grant(1);
-    let started = Instant::now();
-    while shared.cycles() < target {
-        assert!(started.elapsed() < Duration::from_secs(20), "the DCM did not cycle");
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    assert!(shared.step_blocking(1, Duration::from_secs(20)), "the DCM did not cycle");
     motion.keep_requests(1, 4);
 
     let mut refusals = Vec::with_capacity(3);

@@ -74,10 +74,7 @@ impl Bench {
     }
 
     fn step(&self) {
-        let target = self.shared().grant(1);
-        while self.shared().cycles() < target {
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        assert!(self.shared().step_blocking(1, Duration::from_secs(20)), "the cycle did not run");
     }
 
     /// Step cycles until `done` (the I/O thread works beside the cycle).

@@ -7,7 +7,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use naobroker_alloc_counter::{counted, start_counting, Counting};
 use naobroker_dcm::cycle::{
@@ -154,12 +154,7 @@ impl Bench {
     /// the motion thread reported.
     fn step(&mut self, n: u64) {
         let shared = Arc::clone(self.dcm.shared());
-        let target = shared.grant(n);
-        let started = Instant::now();
-        while shared.cycles() < target {
-            assert!(started.elapsed() < Duration::from_secs(20), "the DCM stopped at {}", shared.cycles());
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        assert!(shared.step_blocking(n, Duration::from_secs(20)), "the DCM stopped at {}", shared.cycles());
         while let Ok(report) = self.ports.reports.queue.pop() {
             match report {
                 FromEngine::Finished { completed: true, .. } => self.seen.completed += 1,

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use naobroker_alloc_counter::{allocations_seen_on_a_new_thread, counted, start_counting, Counting};
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel, StartedCycle};
@@ -34,12 +34,7 @@ impl Bench {
 
     fn step(&self, n: u64) {
         let shared = self.cycle.shared();
-        let target = shared.grant(n);
-        let started = Instant::now();
-        while shared.cycles() < target {
-            assert!(started.elapsed() < Duration::from_secs(20), "the cycle stopped at {}", shared.cycles());
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        assert!(shared.step_blocking(n, Duration::from_secs(20)), "the cycle stopped at {}", shared.cycles());
     }
 }
 

@@ -100,6 +100,21 @@ impl Shared {
         self.pace.grant(n)
     }
 
+    /// Manual clock, from a thread that may block (tests, tools): run `n` more cycles and
+    /// wait until they ran, `within` at most. Whether they did. The broker's `DCM.step`
+    /// waits without blocking instead.
+    pub fn step_blocking(&self, n: u64, within: std::time::Duration) -> bool {
+        let target = self.grant(n);
+        let started = std::time::Instant::now();
+        while self.cycles() < target {
+            if started.elapsed() > within {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        true
+    }
+
     /// Manual clock: the thread takes in what producers queued without waiting for a cycle.
     pub(super) fn wake(&self) {
         self.pace.wake();
