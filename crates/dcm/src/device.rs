@@ -50,6 +50,11 @@ pub struct RobotDescription {
     /// The kinematic and mass model's numbers (`[kinematics]`), for ALMotion's Cartesian layer.
     #[serde(default)]
     pub kinematics: Option<naobroker_kinematics::Description>,
+    /// What a physical simulation adds (`[physics]`: servos, collision shapes, feet, inertial
+    /// unit, sonars, start pose), read by `naobroker-physics`; kept as a table here, so that
+    /// the DCM does not depend on the simulator.
+    #[serde(default)]
+    pub physics: Option<toml::Table>,
 }
 
 /// The NAO V6 description shipped with naobroker.
@@ -232,6 +237,7 @@ mod tests {
                 devices,
                 preferences,
                 kinematics: None,
+                physics: None,
             })
         };
         let error = model(vec![spec("X/Value", DeviceKind::Interpolated), spec("X", DeviceKind::Sensor)])

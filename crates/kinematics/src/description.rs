@@ -24,6 +24,10 @@ pub struct Description {
 pub struct LinkMass {
     pub mass_kg: f64,
     pub com_m: [f64; 3],
+    /// The inertia tensor about the centre of mass, in the joint's frame, kg·m²:
+    /// `[Ixx, Iyy, Izz, Ixy, Ixz, Iyz]` (the physics needs it; kinematics does not).
+    #[serde(default)]
+    pub inertia_kg_m2: Option<[f64; 6]>,
 }
 
 /// One joint and the link it moves.
@@ -44,6 +48,9 @@ pub struct JointDescription {
     /// The mass and centre of mass of the link it moves (in the joint's frame).
     pub mass_kg: f64,
     pub com_m: [f64; 3],
+    /// As [`LinkMass::inertia_kg_m2`].
+    #[serde(default)]
+    pub inertia_kg_m2: Option<[f64; 6]>,
 }
 
 /// A named point on a link: chain ends ("Head", "LArm", ...) and cameras.

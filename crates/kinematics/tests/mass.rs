@@ -24,7 +24,7 @@ const LEFT_ARM_AND_LEG: [(f64, [f64; 3]); 12] = [
 ];
 const TORSO: (f64, [f64; 3]) = (1.04956, [-4.13, 0.09, 43.42]);
 const NECK: (f64, [f64; 3]) = (0.07842, [-0.01, 0.0, 126.5 - 27.42]);
-const HEAD: (f64, [f64; 3]) = (0.65937, [1.09, 1.46, 126.5 + 57.19]);
+const HEAD: (f64, [f64; 3]) = (0.65973, [1.09, 1.46, 126.5 + 57.19]);
 
 fn all_links() -> Vec<(f64, [f64; 3])> {
     let mut links = vec![TORSO, NECK, HEAD];
@@ -44,7 +44,7 @@ fn total_mass_is_the_tables_sum_and_nao_v6s_weight() {
     assert!((5.3..5.5).contains(&model.total_mass()), "{}", model.total_mass());
     assert_eq!(model.mass("Body"), Some(model.total_mass()));
     assert_eq!(model.mass("Torso"), Some(1.04956));
-    assert_eq!(model.mass("HeadPitch"), Some(0.65937));
+    assert_eq!(model.mass("HeadPitch"), Some(0.65973));
     let arm = 0.09304 + 0.15777 + 0.06483 + 0.07761 + 0.18533;
     assert!((model.mass("LArm").unwrap() - arm).abs() < 1e-12);
     assert!((model.mass("RArm").unwrap() - arm).abs() < 1e-12);

@@ -9,6 +9,9 @@ use crate::ffi::{mjData, mjModel};
 use crate::library::{api, Api, Contact};
 use crate::MujocoError;
 
+/// MuJoCo's number of geom groups (`mjNGROUP`).
+const GROUPS: usize = 6;
+
 /// Kinds of named objects (MuJoCo's `mjtObj` values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Object {
@@ -192,6 +195,11 @@ impl Simulation {
         triple(self.numbers(self.d().subtree_com, self.m().nbody * 3), body)
     }
 
+    /// A geom's centre, world frame.
+    pub fn geom_position(&self, geom: usize) -> [f64; 3] {
+        triple(self.numbers(self.d().geom_xpos, self.m().ngeom * 3), geom)
+    }
+
     /// A site's position, world frame.
     pub fn site_position(&self, site: usize) -> [f64; 3] {
         triple(self.numbers(self.d().site_xpos, self.m().nsite * 3), site)
@@ -232,18 +240,27 @@ impl Simulation {
         })
     }
 
-    /// The distance along the unit `direction` from `from` to the first geom hit, leaving
-    /// out `exclude_body`'s geoms; `None` when nothing is hit.
-    pub fn ray(&self, from: [f64; 3], direction: [f64; 3], exclude_body: Option<usize>) -> Option<f64> {
+    /// The distance along the unit `direction` from `from` to the first geom of geom group
+    /// `group` (any group: `None`) hit, leaving out `exclude_body`'s geoms; `None` when
+    /// nothing is hit.
+    pub fn ray(
+        &self,
+        from: [f64; 3],
+        direction: [f64; 3],
+        group: Option<usize>,
+        exclude_body: Option<usize>,
+    ) -> Option<f64> {
         let mut geom: c_int = -1;
-        // SAFETY: 3-element inputs, a 1-element output; no geom group filter, no normal.
+        let groups: [u8; GROUPS] =
+            std::array::from_fn(|index| u8::from(group.is_none_or(|group| group == index)));
+        // SAFETY: 3-element inputs, mjNGROUP group flags, a 1-element output, no normal.
         let distance = unsafe {
             (self.api.ray)(
                 self.model.as_ptr(),
                 self.data.as_ptr(),
                 from.as_ptr(),
                 direction.as_ptr(),
-                std::ptr::null(),
+                groups.as_ptr(),
                 1,
                 exclude_body.map_or(-1, |body| body as c_int),
                 &mut geom,
@@ -344,7 +361,7 @@ mod tests {
         assert_eq!(dim, 3);
         assert!((sim.sensordata()[adr + 2] - 9.81).abs() < 0.05, "proper acceleration at rest is +g");
         assert_eq!(
-            sim.ray([0.0, 0.0, 1.0], [0.0, 0.0, -1.0], Some(body)).map(|d| (d * 1e6).round()),
+            sim.ray([0.0, 0.0, 1.0], [0.0, 0.0, -1.0], None, Some(body)).map(|d| (d * 1e6).round()),
             Some(1e6)
         );
     }
