@@ -10,6 +10,10 @@ use naobroker_protocol::Envelope;
 use zeromq::{Socket, SocketRecv, SocketSend, ZmqMessage};
 
 const ANGLE_Y: &str = "InertialSensor/AngleY/Sensor/Value";
+const GYROSCOPE_Y: &str = "InertialSensor/GyroscopeY/Sensor/Value";
+const POST_PROCESS: &str = "ALMotion/PostProcess";
+/// The fall manager's events and the cycle's last, which dates them.
+const FALL_EVENTS: [&str; 4] = ["robotIsFalling", "ALMotion/RobotIsFalling", "robotHasFallen", POST_PROCESS];
 const HEAD_PITCH: &str = "Device/SubDeviceList/HeadPitch/Position/Actuator/Value";
 const WRIST: &str = "Device/SubDeviceList/LWristYaw/Position/Actuator/Value";
 const ELBOW_ROLL: &str = "Device/SubDeviceList/LElbowRoll/Position/Actuator/Value";
@@ -18,6 +22,9 @@ const YAW_STIFFNESS: &str = "Device/SubDeviceList/HeadYaw/Hardness/Actuator/Valu
 /// These tests' calls beyond the shared robot's.
 trait ReflexTestCalls {
     fn tilt(&self, angle_y: Value);
+
+    /// The gyroscope's rate about y (rad/s): a body turning, or at rest.
+    fn turn(&self, rate_y: Value);
 
     /// Every joint's stiffness as the DCM sends it.
     fn stiffnesses(&self) -> Vec<f64>;
@@ -34,6 +41,10 @@ trait ReflexTestCalls {
 impl ReflexTestCalls for Robot {
     fn tilt(&self, angle_y: Value) {
         self.call("DCM", "simulateSensor", vec![ANGLE_Y.into(), angle_y]);
+    }
+
+    fn turn(&self, rate_y: Value) {
+        self.call("DCM", "simulateSensor", vec![GYROSCOPE_Y.into(), rate_y]);
     }
 
     fn stiffnesses(&self) -> Vec<f64> {
@@ -105,6 +116,27 @@ impl EventTap {
         })
     }
 
+    /// The fall manager's events up to and including the first named `last` (the cycle
+    /// events between them left out), and the DCM time of the motion cycle that raised it
+    /// (its postProcess comes right after).
+    fn fall_events_until(&mut self, last: &str) -> (Vec<(String, Value)>, i64) {
+        let mut events = Vec::new();
+        loop {
+            let event = self.next();
+            if event.0 == POST_PROCESS {
+                continue;
+            }
+            let done = event.0 == last;
+            events.push(event);
+            if done {
+                break;
+            }
+        }
+        let (name, value) = self.next();
+        assert_eq!(name, POST_PROCESS, "{value}");
+        (events, from_value::<(u64, i64)>(value).unwrap().1)
+    }
+
     /// Events up to and including the first named `last`.
     fn until(&mut self, last: &str) -> Vec<(String, Value)> {
         let mut events = Vec::new();
@@ -120,10 +152,9 @@ impl EventTap {
 }
 
 #[test]
-fn a_fall_kills_the_tasks_protects_then_cuts_the_stiffness_with_naoqis_events() {
+fn a_fall_kills_the_tasks_protects_cuts_the_stiffness_and_ends_at_rest_with_naoqis_events() {
     let robot = Robot::start();
-    let mut tap =
-        EventTap::new(&robot.broker.url, &["robotIsFalling", "ALMotion/RobotIsFalling", "robotHasFallen"]);
+    let mut tap = EventTap::new(&robot.broker.url, &FALL_EVENTS);
     assert_eq!(robot.motion("getFallManagerEnabled", vec![]), Value::from(true), "on by default");
     // Idle joints keep their stiffness all along: what is checked is the fall manager's.
     robot.motion("setSmartStiffnessEnabled", vec![false.into()]);
@@ -138,14 +169,16 @@ fn a_fall_kills_the_tasks_protects_then_cuts_the_stiffness_with_naoqis_events() 
     robot.step(2);
     assert_eq!(robot.motion("isRunning", vec![wave.into()]), Value::from(true));
 
-    // Falling backward: one motion cycle sees it.
+    // Falling backward, turning fast: one motion cycle sees it.
     robot.tilt((-0.9).into());
-    robot.step(2);
+    robot.turn((-3.0).into());
+    let seen = robot.step(2);
     let ended = robot.motion("wait", vec![wave.into(), 10_000.into()]);
     assert_eq!(ended, Value::from(true), "tasks killed");
     assert_eq!(robot.motion("getTaskList", vec![]), Value::Array(vec![]));
+    let (events, started) = tap.fall_events_until("ALMotion/RobotIsFalling");
     assert_eq!(
-        tap.until("ALMotion/RobotIsFalling"),
+        events,
         [("robotIsFalling".into(), true.into()), ("ALMotion/RobotIsFalling".to_owned(), Value::from(true))]
     );
     robot.wait_for("ALMotion/RobotIsFalling", true.into());
@@ -161,12 +194,24 @@ fn a_fall_kills_the_tasks_protects_then_cuts_the_stiffness_with_naoqis_events() 
         robot.stiffnesses()
     );
 
-    // 100 ms after the fall was seen, every stiffness goes off.
+    // 100 ms after the fall was seen, every stiffness goes off; the body still turns, so
+    // the fall goes on: still falling, tasks still refused (stiffening included).
     robot.step(4);
     assert!(robot.stiffnesses().iter().all(|&s| s == 0.0), "limp: {:?}", robot.stiffnesses());
     let stiffness: Vec<f64> = from_value(robot.motion("getStiffnesses", vec!["Body".into()])).unwrap();
     assert!(stiffness.iter().all(|&s| s == 0.0), "{stiffness:?}");
-    assert_eq!(tap.until("robotHasFallen"), [("robotHasFallen".to_owned(), Value::from(true))]);
+    robot.stiffen_body();
+    robot.step(40);
+    assert!(robot.stiffnesses().iter().all(|&s| s == 0.0), "refused: {:?}", robot.stiffnesses());
+    assert_eq!(robot.data("ALMotion/RobotIsFalling"), Value::from(true));
+
+    // On the ground, at rest: the fifth motion cycle reading it ends the fall, not before.
+    robot.turn(0.2.into());
+    let at_rest = robot.step(2);
+    robot.step(10);
+    let (events, fallen) = tap.fall_events_until("robotHasFallen");
+    assert_eq!(events, [("robotHasFallen".to_owned(), Value::from(true))]);
+    assert_eq!(fallen - started, at_rest - seen + 4 * 20, "five cycles of 20 ms at rest");
     robot.wait_for("ALMotion/RobotIsFalling", false.into());
     assert_eq!(robot.data("robotIsFalling"), Value::from(false));
 
@@ -189,6 +234,26 @@ fn a_fall_kills_the_tasks_protects_then_cuts_the_stiffness_with_naoqis_events() 
 }
 
 #[test]
+fn a_limp_robot_falls_and_one_that_never_rests_has_fallen_3_s_after_the_start() {
+    let robot = Robot::start();
+    let mut tap = EventTap::new(&robot.broker.url, &FALL_EVENTS);
+    robot.step(4);
+    assert!(robot.stiffnesses().iter().all(|&s| s == 0.0), "limp: {:?}", robot.stiffnesses());
+    // Limp, toppling forward: a fall all the same (nothing holds the robot up).
+    robot.tilt(0.9.into());
+    robot.turn(3.0.into());
+    robot.step(2);
+    let (events, started) = tap.fall_events_until("ALMotion/RobotIsFalling");
+    assert_eq!(events[0], ("robotIsFalling".to_owned(), Value::from(true)));
+    // Turning all along: robotHasFallen 3 s after the start all the same.
+    robot.step(2 * 150);
+    let (events, fallen) = tap.fall_events_until("robotHasFallen");
+    assert_eq!(events, [("robotHasFallen".to_owned(), Value::from(true))]);
+    assert_eq!(fallen - started, 3000);
+    robot.wait_for("ALMotion/RobotIsFalling", false.into());
+}
+
+#[test]
 fn the_fall_manager_is_configured_under_motion() {
     let robot = Robot::start_with("[motion.fall_manager]\nenabled = false\n");
     assert_eq!(robot.motion("getFallManagerEnabled", vec![]), Value::from(false));
@@ -207,7 +272,6 @@ fn the_motion_cycle_raises_pre_process_first_and_what_its_sensors_caused_before_
     let robot = Robot::start();
     let mut tap =
         EventTap::new(&robot.broker.url, &["ALMotion/PreProcess", "robotIsFalling", "ALMotion/PostProcess"]);
-    robot.stiffen_body();
     robot.step(4);
     robot.tilt(0.9.into());
     robot.step(2);

@@ -18,7 +18,7 @@ mod reflex_steps;
 mod smart_stiffness;
 mod tasks;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 /// What a track drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,7 +69,8 @@ pub enum FromEngine {
     Finished { id: u64, completed: bool },
     /// The fall manager saw a fall: tasks killed, protective posture under way.
     Falling { time: DcmTime, direction: Direction },
-    /// The fall sequence is over: every stiffness was sent off.
+    /// The fall is over: every stiffness was sent off and the body came to rest (or the
+    /// fall manager stopped waiting for it to).
     Fallen { time: DcmTime },
     /// The robot is upright: the fall manager is armed.
     Upright,
@@ -144,10 +145,10 @@ pub struct Engine {
     currents_read: Vec<f64>,
     /// AngleX, AngleY, when the robot has an inertial unit.
     angles: Option<FastAccess>,
+    /// GyroscopeX, Y, Z, when the robot has them: they tell when a fall is over.
+    gyroscope: Option<FastAccess>,
     fall: FallDetector,
     protective: Posture,
-    /// Motors whose stiffness says the robot holds itself up (its legs).
-    legs: u64,
     arms: [Option<ArmJoints>; 2],
     /// Position commands at the start of the cycle: an arm's last safe pose.
     previous: Vec<f64>,
@@ -172,14 +173,11 @@ impl Engine {
         let count = body.motors.len();
         let has_angles = fall::ANGLE_KEYS.iter().all(|key| slots.layout().index_of(key).is_some());
         let angles = if has_angles { Some(slots.fast_access(&fall::ANGLE_KEYS)?) } else { None };
+        let has_gyroscope = fall::GYROSCOPE_KEYS.iter().all(|key| slots.layout().index_of(key).is_some());
+        let gyroscope = if has_gyroscope { Some(slots.fast_access(&fall::GYROSCOPE_KEYS)?) } else { None };
         let arms = Arm::BOTH.map(|arm| ArmJoints::find(&body, arm));
         let switches =
             Arc::new(Switches::new(has_angles, fall_config.enabled, arms.map(|arm| arm.is_some())));
-        let leg_motors = body.motors.iter().enumerate().filter(|(_, m)| m.spec.chain.ends_with("Leg"));
-        let legs = match leg_motors.fold(0u64, |mask, (index, _)| mask | 1 << index) {
-            0 => u64::MAX,
-            legs => legs,
-        };
         let cartesian = cartesian_steps::CartesianState::new(&body, slots)?;
         let mut engine = Engine {
             protective: fall::protective_posture(&body),
@@ -197,7 +195,7 @@ impl Engine {
             actuators,
             currents,
             angles,
-            legs,
+            gyroscope,
             arms,
             previous: vec![0.0; count],
             collision_stops: 0,
@@ -279,12 +277,15 @@ impl Engine {
                 positions_sent |= self.drive_protective_posture(direction, dt);
             }
             FallStep::Protecting(direction) => positions_sent |= self.drive_protective_posture(direction, dt),
-            FallStep::Finished => {
+            FallStep::StiffnessOff { fallen } => {
                 stiffness_sent = self.all_stiffness_off(target_time, request);
-                output.reports.push(FromEngine::Fallen { time: now });
+                if fallen {
+                    output.reports.push(FromEngine::Fallen { time: now });
+                }
             }
+            FallStep::Fallen => output.reports.push(FromEngine::Fallen { time: now }),
             FallStep::Upright => output.reports.push(FromEngine::Upright),
-            FallStep::Idle => {}
+            FallStep::Settling | FallStep::Idle => {}
         }
         let (positions, stiffness) = self.run_tasks(now, target_time, request, output);
         positions_sent |= positions;

@@ -11,7 +11,7 @@ use crate::engine::FromEngine;
 pub(crate) const ROBOT_IS_FALLING: &str = "robotIsFalling";
 /// NAOqi 2.5's name for the same event.
 pub(crate) const ALMOTION_ROBOT_IS_FALLING: &str = "ALMotion/RobotIsFalling";
-/// Raised when the fall sequence is over (stiffness off).
+/// Raised when the fall is over: stiffness off, the body at rest on the ground.
 pub(crate) const ROBOT_HAS_FALLEN: &str = "robotHasFallen";
 
 /// The fall manager's names without ALMotion's prefix: reserved for ALMotion in the
@@ -47,7 +47,7 @@ pub(crate) fn writes_for(report: FromEngine, queue: &UnboundedSender<MemoryWrite
             ]
         }
         FromEngine::Fallen { time } => {
-            tracing::warn!(time, "the robot has fallen: stiffness off");
+            tracing::warn!(time, "the robot has fallen: limp, at rest on the ground");
             vec![
                 MemoryWrite::Insert(ROBOT_IS_FALLING, false.into()),
                 MemoryWrite::Insert(ALMOTION_ROBOT_IS_FALLING, false.into()),

@@ -1,6 +1,7 @@
 //! The fall manager's detection and sequence, run in the motion cycle: past the tilt
-//! threshold, tasks are killed, a protective posture is driven for `PROTECT_MS`, then
-//! every joint's stiffness goes off (docs/motion.md, "Fall manager").
+//! threshold, tasks are killed, a protective posture is driven for `PROTECT_MS`, every
+//! joint's stiffness goes off, and the fall is over once the gyroscope shows the body at
+//! rest on the ground (docs/motion.md, "Fall manager").
 
 use serde::Deserialize;
 
@@ -28,8 +29,34 @@ pub const ANGLE_KEYS: [&str; 2] = [
     "Device/SubDeviceList/InertialSensor/AngleY/Sensor/Value",
 ];
 
+/// The inertial unit's angular velocities (rad/s), which tell when a fall is over; a robot
+/// without them ends its falls with the stiffness cut.
+pub const GYROSCOPE_KEYS: [&str; 3] = [
+    "Device/SubDeviceList/InertialSensor/GyroscopeX/Sensor/Value",
+    "Device/SubDeviceList/InertialSensor/GyroscopeY/Sensor/Value",
+    "Device/SubDeviceList/InertialSensor/GyroscopeZ/Sensor/Value",
+];
+
 /// How long the protective posture is driven before the stiffness goes off.
 const PROTECT_MS: i32 = 100;
+
+/// The body is at rest below this angular velocity (rad/s) on every axis. A NAO toppling
+/// from standing turns at several rad/s before it lands (a rigid body of NAO's 0.57 m
+/// pivoting on its feet reaches about 7 rad/s at the ground), and a roll or a bounce after
+/// landing still turns at more than 1; one lying still reads only the gyroscope's noise
+/// and the limp joints settling, well below 0.5.
+const AT_REST_RAD_S: f64 = 0.5;
+
+/// Consecutive motion cycles at rest, counted after the stiffness cut, that end the fall:
+/// a single quiet reading may be the turning point of a rock or a bounce, where the angular
+/// velocity crosses zero; five in a row (100 ms at 20 ms) outlast such a turning point.
+const AT_REST_CYCLES: u32 = 5;
+
+/// The fall is over this long after it started at the latest, still moving or not: a robot
+/// that never reads still (rolling down a slope, picked up, a gyroscope noisy or stuck)
+/// still gets `robotHasFallen` and its tasks back. A NAO falling from standing lies on the
+/// floor within about a second.
+const SETTLE_CAP_MS: i32 = 3000;
 
 /// The robot is upright again (and the fall manager armed) below this fraction of the threshold.
 const UPRIGHT_FRACTION: f64 = 0.5;
@@ -95,8 +122,15 @@ pub enum FallStep {
     Started(Direction),
     /// Keep driving the protective posture.
     Protecting(Direction),
-    /// The posture was held long enough: every stiffness off; the fall is over.
-    Finished,
+    /// The posture was held long enough: every stiffness off. `fallen`: the fall is over
+    /// too (a robot without a gyroscope cannot tell when it lies still).
+    StiffnessOff {
+        fallen: bool,
+    },
+    /// Limp, the body not yet at rest: nothing to drive, tasks still refused.
+    Settling,
+    /// The body is at rest on the ground (or the cap passed): the fall is over.
+    Fallen,
     /// The robot is upright: the fall manager is armed (again).
     Upright,
 }
@@ -107,9 +141,12 @@ enum Phase {
     /// being switched on): a robot lying down is not falling.
     WaitingUpright,
     Armed,
-    Protecting {
-        cycles_left: u32,
+    /// A fall under way, `cycle` motion cycles after the one that saw it start; `at_rest`:
+    /// the consecutive cycles since the stiffness cut whose gyroscope read the body still.
+    Falling {
+        cycle: u32,
         direction: Direction,
+        at_rest: u32,
     },
 }
 
@@ -117,45 +154,55 @@ enum Phase {
 #[derive(Debug)]
 pub struct FallDetector {
     tilt_rad: f64,
-    protect_cycles: u32,
+    /// The cycle of a fall at which the stiffness goes off (the posture held until then).
+    cut_cycle: u32,
+    /// The cycle of a fall at which it is over whatever the gyroscope says.
+    cap_cycle: u32,
     phase: Phase,
     enabled_seen: bool,
 }
 
+/// Motion cycles of `period_ms` covering `ms`, at least one.
+fn cycles_for(ms: i32, period_ms: i32) -> u32 {
+    let period_ms = period_ms.max(1);
+    ((ms + period_ms - 1) / period_ms).max(1) as u32
+}
+
 impl FallDetector {
     pub fn new(tilt_rad: f64, period_ms: i32, enabled: bool) -> FallDetector {
-        let protect_cycles = (PROTECT_MS + period_ms - 1) / period_ms.max(1);
         FallDetector {
             tilt_rad,
-            protect_cycles: protect_cycles.max(1) as u32,
+            cut_cycle: cycles_for(PROTECT_MS, period_ms),
+            cap_cycle: cycles_for(SETTLE_CAP_MS, period_ms),
             phase: Phase::WaitingUpright,
             enabled_seen: enabled,
         }
     }
 
-    /// A fall under way: tasks are refused until it is over.
-    pub fn protecting(&self) -> bool {
-        matches!(self.phase, Phase::Protecting { .. })
+    /// A fall under way, from its start until it is over: tasks are refused meanwhile.
+    pub fn under_way(&self) -> bool {
+        matches!(self.phase, Phase::Falling { .. })
     }
 
-    /// One motion cycle. `enabled`: the switch as the API last set it; `legs_stiff`:
-    /// whether the robot holds itself up (a limp robot tilting is carried, not falling).
+    /// One motion cycle, on the inertial unit's torso angles and, when the robot has one,
+    /// its gyroscope (rad/s about x, y, z). `enabled`: the switch as the API last set it.
     /// A fall under way always completes, even if the switch goes off meanwhile.
-    pub fn step(&mut self, enabled: bool, angle_x: f64, angle_y: f64, legs_stiff: bool) -> FallStep {
+    pub fn step(
+        &mut self,
+        enabled: bool,
+        angle_x: f64,
+        angle_y: f64,
+        gyroscope: Option<[f64; 3]>,
+    ) -> FallStep {
         if enabled != self.enabled_seen {
             self.enabled_seen = enabled;
-            if !self.protecting() {
+            if !self.under_way() {
                 self.phase = Phase::WaitingUpright;
             }
         }
         match self.phase {
-            Phase::Protecting { cycles_left: 0, .. } => {
-                self.phase = Phase::WaitingUpright;
-                FallStep::Finished
-            }
-            Phase::Protecting { cycles_left, direction } => {
-                self.phase = Phase::Protecting { cycles_left: cycles_left - 1, direction };
-                FallStep::Protecting(direction)
+            Phase::Falling { cycle, direction, at_rest } => {
+                self.fall_goes_on(cycle + 1, direction, at_rest, gyroscope)
             }
             _ if !enabled => FallStep::Idle,
             Phase::WaitingUpright => {
@@ -168,16 +215,42 @@ impl FallDetector {
                 }
             }
             Phase::Armed => {
-                let tilted = angle_x.abs() > self.tilt_rad || angle_y.abs() > self.tilt_rad;
-                if tilted && legs_stiff {
+                if angle_x.abs() > self.tilt_rad || angle_y.abs() > self.tilt_rad {
                     let direction = Direction::of(angle_x, angle_y);
-                    self.phase = Phase::Protecting { cycles_left: self.protect_cycles - 1, direction };
+                    self.phase = Phase::Falling { cycle: 0, direction, at_rest: 0 };
                     FallStep::Started(direction)
                 } else {
                     FallStep::Idle
                 }
             }
         }
+    }
+
+    /// Cycle `cycle` of a fall: the posture, then the cut, then waiting for the body to
+    /// rest (the cycles before the cut do not count: the joints still held the body).
+    fn fall_goes_on(
+        &mut self,
+        cycle: u32,
+        direction: Direction,
+        at_rest: u32,
+        gyroscope: Option<[f64; 3]>,
+    ) -> FallStep {
+        let (step, at_rest) = if cycle < self.cut_cycle {
+            (FallStep::Protecting(direction), 0)
+        } else if cycle == self.cut_cycle {
+            (FallStep::StiffnessOff { fallen: gyroscope.is_none() }, 0)
+        } else {
+            // A reading that is not a number is not at rest: the cap ends such a fall.
+            let still = gyroscope.is_some_and(|rates| rates.iter().all(|rate| rate.abs() < AT_REST_RAD_S));
+            let at_rest = if still { at_rest + 1 } else { 0 };
+            let over = at_rest >= AT_REST_CYCLES || cycle >= self.cap_cycle;
+            (if over { FallStep::Fallen } else { FallStep::Settling }, at_rest)
+        };
+        self.phase = match step {
+            FallStep::StiffnessOff { fallen: true } | FallStep::Fallen => Phase::WaitingUpright,
+            _ => Phase::Falling { cycle, direction, at_rest },
+        };
+        step
     }
 }
 
@@ -207,23 +280,101 @@ pub fn target(entry: &(usize, [Option<f64>; 3]), direction: Direction) -> Option
 
 #[cfg(test)]
 mod tests {
+    use naobroker_dcm::core::Request;
+
     use super::*;
     use crate::collision::tests::intrusion_at;
     use crate::collision::Arm;
+    use crate::engine::tests::{nao_with_slots, set_slot};
+    use crate::engine::{Engine, EngineOutput, FromEngine, MotionTask, ToEngine};
 
-    fn run(detector: &mut FallDetector, cycles: usize, angles: (f64, f64), stiff: bool) -> Vec<FallStep> {
-        (0..cycles).map(|_| detector.step(true, angles.0, angles.1, stiff)).collect()
+    /// The gyroscope of a body lying still, and of one toppling over.
+    const STILL: Option<[f64; 3]> = Some([0.0; 3]);
+    const TUMBLING: Option<[f64; 3]> = Some([0.2, 3.0, -0.4]);
+
+    fn run(
+        detector: &mut FallDetector,
+        cycles: usize,
+        angles: (f64, f64),
+        gyroscope: Option<[f64; 3]>,
+    ) -> Vec<FallStep> {
+        (0..cycles).map(|_| detector.step(true, angles.0, angles.1, gyroscope)).collect()
+    }
+
+    /// A detector on a 20 ms cycle that has seen the robot upright.
+    fn armed() -> FallDetector {
+        let mut detector = FallDetector::new(0.6, 20, true);
+        assert_eq!(detector.step(true, 0.0, 0.0, STILL), FallStep::Upright);
+        detector
     }
 
     #[test]
-    fn a_fall_kills_protects_for_100_ms_then_cuts_the_stiffness_once() {
+    fn a_fall_kills_protects_for_100_ms_cuts_the_stiffness_then_ends_once_at_rest() {
         let mut detector = FallDetector::new(0.6, 20, true);
-        assert_eq!(run(&mut detector, 2, (0.0, 0.0), true), [FallStep::Upright, FallStep::Idle]);
-        let steps = run(&mut detector, 7, (0.0, 0.9), true);
+        assert_eq!(run(&mut detector, 2, (0.0, 0.0), STILL), [FallStep::Upright, FallStep::Idle]);
+        let steps = run(&mut detector, 6, (0.0, 0.9), TUMBLING);
         assert_eq!(steps[0], FallStep::Started(Direction::Front));
         assert_eq!(steps[1..5], [FallStep::Protecting(Direction::Front); 4]);
-        assert_eq!(steps[5..], [FallStep::Finished, FallStep::Idle], "still tilted: not re-armed");
-        assert_eq!(run(&mut detector, 2, (0.0, 0.0), true), [FallStep::Upright, FallStep::Idle]);
+        assert_eq!(steps[5], FallStep::StiffnessOff { fallen: false }, "100 ms after the start");
+        assert_eq!(run(&mut detector, 20, (0.0, 1.5), TUMBLING), [FallStep::Settling; 20], "still turning");
+        // Just under the threshold on every axis, either sign: the fifth such cycle ends it.
+        let quiet = Some([0.49, -0.49, 0.3]);
+        assert_eq!(run(&mut detector, 4, (0.0, 1.5), quiet), [FallStep::Settling; 4]);
+        assert!(detector.under_way(), "tasks still refused");
+        assert_eq!(run(&mut detector, 1, (0.0, 1.5), quiet), [FallStep::Fallen]);
+        assert!(!detector.under_way());
+        assert_eq!(run(&mut detector, 2, (0.0, 1.5), STILL), [FallStep::Idle; 2], "lying: not re-armed");
+        assert_eq!(run(&mut detector, 2, (0.0, 0.0), STILL), [FallStep::Upright, FallStep::Idle]);
+    }
+
+    #[test]
+    fn at_rest_is_five_cycles_in_a_row_after_the_cut_under_half_a_radian_per_second_on_every_axis() {
+        // Still from the start: the cycles before the cut do not count.
+        let mut detector = armed();
+        let steps = run(&mut detector, 11, (0.9, 0.0), STILL);
+        assert_eq!(steps[0], FallStep::Started(Direction::Right));
+        assert_eq!(steps[5], FallStep::StiffnessOff { fallen: false });
+        assert_eq!(steps[6..10], [FallStep::Settling; 4]);
+        assert_eq!(steps[10], FallStep::Fallen, "200 ms after the start at the earliest");
+        // One axis at 0.5, or a reading that is not a number, starts the count again.
+        for moving in [[0.5, 0.0, 0.0], [0.0, -0.5, 0.0], [0.0, 0.0, 0.5], [f64::NAN, 0.0, 0.0]] {
+            let mut detector = armed();
+            assert_eq!(
+                run(&mut detector, 6, (0.0, 0.9), TUMBLING)[5],
+                FallStep::StiffnessOff { fallen: false }
+            );
+            assert_eq!(run(&mut detector, 4, (0.0, 1.5), STILL), [FallStep::Settling; 4]);
+            assert_eq!(run(&mut detector, 1, (0.0, 1.5), Some(moving)), [FallStep::Settling], "{moving:?}");
+            assert_eq!(run(&mut detector, 4, (0.0, 1.5), STILL), [FallStep::Settling; 4], "{moving:?}");
+            assert_eq!(run(&mut detector, 1, (0.0, 1.5), STILL), [FallStep::Fallen], "{moving:?}");
+        }
+    }
+
+    #[test]
+    fn a_fall_is_over_3_s_after_it_started_even_if_the_body_never_rests() {
+        for (period_ms, cut, cap) in [(20, 5, 150), (12, 9, 250)] {
+            let mut detector = FallDetector::new(0.6, period_ms, true);
+            detector.step(true, 0.0, 0.0, STILL);
+            let steps = run(&mut detector, cap + 2, (0.0, -0.9), TUMBLING);
+            assert_eq!(steps[0], FallStep::Started(Direction::Back), "{period_ms} ms");
+            assert_eq!(steps[cut], FallStep::StiffnessOff { fallen: false }, "{period_ms} ms");
+            assert!(steps[cut + 1..cap].iter().all(|&step| step == FallStep::Settling), "{period_ms} ms");
+            assert_eq!(
+                steps[cap..],
+                [FallStep::Fallen, FallStep::Idle],
+                "{period_ms} ms: 3 s after the start"
+            );
+        }
+    }
+
+    #[test]
+    fn without_a_gyroscope_the_fall_ends_with_the_stiffness_cut() {
+        let mut detector = FallDetector::new(0.6, 20, true);
+        detector.step(true, 0.0, 0.0, None);
+        let steps = run(&mut detector, 7, (0.0, 0.9), None);
+        assert_eq!(steps[1..5], [FallStep::Protecting(Direction::Front); 4]);
+        assert_eq!(steps[5..], [FallStep::StiffnessOff { fallen: true }, FallStep::Idle]);
+        assert!(!detector.under_way());
     }
 
     #[test]
@@ -234,23 +385,71 @@ mod tests {
             ((0.7, 0.2), Direction::Right),
             ((-0.7, 0.2), Direction::Left),
         ] {
-            let mut detector = FallDetector::new(0.6, 20, true);
-            detector.step(true, 0.0, 0.0, true);
-            assert_eq!(detector.step(true, angles.0, angles.1, true), FallStep::Started(direction));
+            let mut detector = armed();
+            assert_eq!(detector.step(true, angles.0, angles.1, STILL), FallStep::Started(direction));
         }
     }
 
     #[test]
-    fn a_limp_robot_a_robot_lying_down_or_a_disabled_manager_does_not_fall() {
+    fn a_robot_lying_down_or_a_disabled_manager_does_not_fall() {
         let mut detector = FallDetector::new(0.6, 20, true);
-        assert_eq!(run(&mut detector, 3, (1.5, 0.0), true), [FallStep::Idle; 3], "lying since start-up");
-        assert_eq!(run(&mut detector, 1, (0.0, 0.0), false), [FallStep::Upright]);
-        assert_eq!(run(&mut detector, 3, (0.0, 0.9), false), [FallStep::Idle; 3], "limp: carried");
-        assert_eq!(detector.step(false, 0.0, 0.9, true), FallStep::Idle, "switched off");
-        assert_eq!(detector.step(true, 0.0, 0.9, true), FallStep::Idle, "switched on while tilted");
-        assert_eq!(detector.step(true, 0.0, 0.2, true), FallStep::Upright);
-        assert_eq!(detector.step(true, 0.0, -0.9, true), FallStep::Started(Direction::Back));
-        assert_eq!(detector.step(false, 0.0, -0.9, true), FallStep::Protecting(Direction::Back), "completes");
+        assert_eq!(run(&mut detector, 3, (1.5, 0.0), STILL), [FallStep::Idle; 3], "lying since start-up");
+        assert_eq!(run(&mut detector, 1, (0.0, 0.0), STILL), [FallStep::Upright]);
+        assert_eq!(detector.step(false, 0.0, 0.9, TUMBLING), FallStep::Idle, "switched off");
+        assert_eq!(detector.step(true, 0.0, 0.9, TUMBLING), FallStep::Idle, "switched on while tilted");
+        assert_eq!(detector.step(true, 0.0, 0.2, STILL), FallStep::Upright);
+        assert_eq!(detector.step(true, 0.0, -0.9, TUMBLING), FallStep::Started(Direction::Back));
+        let protecting = FallStep::Protecting(Direction::Back);
+        assert_eq!(detector.step(false, 0.0, -0.9, TUMBLING), protecting, "completes");
+        let steps: Vec<FallStep> = (0..6).map(|_| detector.step(false, 0.0, -1.5, STILL)).collect();
+        let end = [FallStep::StiffnessOff { fallen: false }, FallStep::Settling, FallStep::Settling];
+        assert_eq!(steps[3..], end, "switched off, it still waits for the body to rest");
+        assert!(detector.under_way());
+    }
+
+    /// One motion cycle of `engine` at `time`: its reports.
+    fn engine_cycle(engine: &mut Engine, time: i32) -> Vec<FromEngine> {
+        let mut output = EngineOutput::default();
+        engine.cycle(time, &mut Request::default(), &mut output);
+        output.reports
+    }
+
+    /// Whether `engine` takes a new task (the reports of a refusal, if not).
+    fn takes_a_task(engine: &mut Engine, id: u64) -> Vec<FromEngine> {
+        let mut output = EngineOutput::default();
+        engine.command(ToEngine::Start(Box::new(MotionTask { id, tracks: Vec::new() })), &mut output);
+        output.reports
+    }
+
+    /// The engine as the motion thread runs it, on NAO V6 with ALMemory's slots as the DCM
+    /// left them at start-up: every stiffness 0.
+    #[test]
+    fn a_limp_robot_tilting_past_the_threshold_falls_and_tasks_wait_until_it_rests() {
+        let (mut engine, _, slots) = nao_with_slots();
+        assert!((0..engine.motors()).all(|motor| engine.stiffness(motor) == 0.0), "limp");
+        let reports = engine_cycle(&mut engine, 20);
+        assert!(reports.contains(&FromEngine::Upright), "{reports:?}");
+        set_slot(&slots, ANGLE_KEYS[1], 0.9);
+        set_slot(&slots, GYROSCOPE_KEYS[1], 3.0);
+        let reports = engine_cycle(&mut engine, 40);
+        assert!(
+            reports.contains(&FromEngine::Falling { time: 40, direction: Direction::Front }),
+            "{reports:?}"
+        );
+        for time in (60..=200).step_by(20) {
+            engine_cycle(&mut engine, time);
+        }
+        let refused = [FromEngine::Finished { id: 1, completed: false }];
+        assert_eq!(takes_a_task(&mut engine, 1), refused, "still turning, limp");
+        // On the ground: the fifth cycle at rest ends the fall.
+        set_slot(&slots, GYROSCOPE_KEYS[1], 0.0);
+        let fallen: Vec<FromEngine> = (220..=320)
+            .step_by(20)
+            .flat_map(|time| engine_cycle(&mut engine, time))
+            .filter(|report| matches!(report, FromEngine::Fallen { .. }))
+            .collect();
+        assert_eq!(fallen, [FromEngine::Fallen { time: 300 }]);
+        assert_eq!(takes_a_task(&mut engine, 2), [], "taken: the fall is over");
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! Proof that the motion thread does not allocate (nor free) while tasks start, replace one
 //! another, arrive and are killed, smart stiffness lowers idle joints and gives them back,
-//! and the robot falls and stands up again, while every cycle updates and publishes the
-//! Cartesian data (forward kinematics of the sensed and commanded angles): the motion cycle
-//! runs on its real-time thread, in lockstep with a manual-clock DCM on the simulated NAO,
-//! counted from its first cycle.
+//! and the robot falls, comes to rest and stands up again, while every cycle updates and
+//! publishes the Cartesian data (forward kinematics of the sensed and commanded angles): the
+//! motion cycle runs on its real-time thread, in lockstep with a manual-clock DCM on the
+//! simulated NAO, counted from its first cycle.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -213,12 +213,17 @@ fn the_motion_thread_does_not_allocate() {
         lowered |= (0..bench.body.motors.len()).any(|motor| bench.ports.shared.stiffness(motor) < 1.0);
         if round == 2 {
             // A fall: the running task is killed, the protective posture driven, every
-            // stiffness sent off; then upright, and stiff again.
+            // stiffness sent off while the body still turns; at rest, the fall is over;
+            // then upright, and stiff again.
             bench.everywhere(Channel::Position, 10.0, 0.0);
             bench.step(4);
             bench.force("InertialSensor/AngleY", 1.0);
+            bench.force("InertialSensor/GyroscopeY", 3.0);
+            bench.step(20);
+            bench.force("InertialSensor/GyroscopeY", 0.0);
             bench.step(20);
             bench.force("InertialSensor/AngleY", 0.0);
+            bench.step(4);
             bench.everywhere(Channel::Stiffness, 0.1, 1.0);
             bench.step(20);
         }

@@ -9,16 +9,13 @@ use crate::collision;
 use crate::fall::{self, Direction, FallStep};
 
 impl Engine {
-    /// The fall manager's step for this cycle, from the angles just read.
+    /// The fall manager's step for this cycle, from the inertial unit's angles and
+    /// gyroscope as the DCM last read them.
     pub(super) fn fall_step(&mut self) -> FallStep {
         let Some(angles) = &self.angles else { return FallStep::Idle };
         let (angle_x, angle_y) = (angles.get(0), angles.get(1));
-        let legs_stiff = self
-            .motors
-            .iter()
-            .enumerate()
-            .any(|(motor, state)| self.legs & (1 << motor) != 0 && state.stiffness > 0.0);
-        self.fall.step(self.switches.fall_manager(), angle_x, angle_y, legs_stiff)
+        let gyroscope = self.gyroscope.as_ref().map(|rates| [rates.get(0), rates.get(1), rates.get(2)]);
+        self.fall.step(self.switches.fall_manager(), angle_x, angle_y, gyroscope)
     }
 
     /// Move toward the protective posture as fast as each joint can; the motors moved.

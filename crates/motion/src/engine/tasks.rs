@@ -57,8 +57,8 @@ impl Engine {
     /// Apply a command from the API; the tasks it ends go into `output`.
     pub fn command(&mut self, command: ToEngine, output: &mut EngineOutput) {
         match command {
-            ToEngine::Start(task) if self.fall.protecting() => {
-                // The fall manager has priority over every task.
+            ToEngine::Start(task) if self.fall.under_way() => {
+                // The fall manager has priority over every task until the fall is over.
                 output.reports.push(FromEngine::Finished { id: task.id, completed: false });
                 output.retired.push(task);
             }

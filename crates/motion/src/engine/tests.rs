@@ -16,7 +16,7 @@ fn nao() -> (Engine, Arc<Body>) {
 }
 
 /// Also ALMemory's slots, where a test plays the DCM.
-fn nao_with_slots() -> (Engine, Arc<Body>, Arc<RtSlots>) {
+pub(crate) fn nao_with_slots() -> (Engine, Arc<Body>, Arc<RtSlots>) {
     let model = DeviceModel::new(RobotDescription::nao_v6()).unwrap();
     let (layout, _) = DcmSlots::layout(&model);
     let slots = RtSlots::new(layout);
@@ -25,7 +25,7 @@ fn nao_with_slots() -> (Engine, Arc<Body>, Arc<RtSlots>) {
     (engine, body, slots)
 }
 
-fn set_slot(slots: &RtSlots, key: &str, value: f64) {
+pub(crate) fn set_slot(slots: &RtSlots, key: &str, value: f64) {
     slots.set(slots.layout().index_of(key).unwrap(), value);
 }
 
@@ -88,10 +88,7 @@ fn a_value_that_is_not_a_number_keeps_the_previous_command() {
 #[test]
 fn the_cycle_a_fall_starts_reports_within_the_bound_the_motion_thread_reserves() {
     let (mut engine, body, slots) = nao_with_slots();
-    // Standing, stiff: the fall manager arms.
-    for motor in &body.motors {
-        set_slot(&slots, &motor.stiffness_key, 1.0);
-    }
+    // Upright: the fall manager arms.
     let mut output = EngineOutput::default();
     engine.cycle(20, &mut Request::default(), &mut output);
     assert!(output.reports.contains(&FromEngine::Upright), "{:?}", output.reports);

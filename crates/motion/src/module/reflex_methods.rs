@@ -16,7 +16,8 @@ pub(super) fn add_to(m: &mut Methods<ALMotion>) {
     .add(
         "setFallManagerEnabled",
         "Fall manager (on by default): past the tilt threshold, kill the tasks, protective posture, \
-         stiffness off; events robotIsFalling, ALMotion/RobotIsFalling, robotHasFallen.",
+         stiffness off; events robotIsFalling, ALMotion/RobotIsFalling, and robotHasFallen once \
+         the body is at rest.",
         set_fall_manager_enabled,
     )
     .add("getFallManagerEnabled", "Whether the fall manager is on.", get_fall_manager_enabled)
