@@ -31,4 +31,10 @@ pub enum SimError {
     Script(#[from] crate::script::ScriptError),
     #[error("step() drives a stepped simulator only (Cadence::Stepped)")]
     NotStepped,
+    #[error("the physical robot: {0}")]
+    Physics(#[from] naobroker_physics::PhysicsError),
+    #[error("{0} needs the physical robot (--physics)")]
+    NoPhysics(&'static str),
+    #[error("{0} comes from the physical robot's body: it cannot be scripted with --physics")]
+    SensedByPhysics(&'static str),
 }

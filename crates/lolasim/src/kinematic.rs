@@ -1,24 +1,25 @@
-//! The simulated NAO behind the socket: the shared simulated body (`naobroker-simbody`) on
-//! LoLA's 25 joints, driven by the kept actuator map, and the sensor map it reports.
+//! The kinematic NAO behind the socket (the default): the shared simulated body
+//! (`naobroker-simbody`) on LoLA's 25 joints, driven by the kept actuator map, and the sensor
+//! map it reports; no mass, no ground: the other sensors report their scripted values.
 
 use naobroker_dcm::device::DeviceModel;
-use naobroker_lola::names::{self, BatteryOrder};
-use naobroker_lola::{ActuatorMap, SensorKey, SensorMap};
+use naobroker_lola::names;
+use naobroker_lola::{ActuatorMap, SensorMap};
 use naobroker_simbody::{JointLimits, SimBody};
 
 use crate::error::SimError;
 use crate::options::CYCLE;
 use crate::script::ScriptedSensors;
 
-pub(crate) struct RobotBody {
+pub(crate) struct KinematicRobot {
     body: SimBody,
     /// What each sonar reports before the client enables it.
     sonar_at_rest: [f32; 2],
 }
 
-impl RobotBody {
+impl KinematicRobot {
     /// LoLA's joints with the description's limits and speeds (every one must be there).
-    pub(crate) fn new(model: &DeviceModel, battery: BatteryOrder) -> Result<RobotBody, SimError> {
+    pub(crate) fn new(model: &DeviceModel, sonar_at_rest: [f32; 2]) -> Result<KinematicRobot, SimError> {
         let limits = names::JOINTS
             .iter()
             .map(|&name| {
@@ -27,11 +28,7 @@ impl RobotBody {
                 Ok(JointLimits { min: joint.min, max: joint.max, max_velocity: joint.max_velocity })
             })
             .collect::<Result<Vec<_>, SimError>>()?;
-        let mut sonar_at_rest = [0.0; 2];
-        for (value, name) in sonar_at_rest.iter_mut().zip(names::sensor_names(SensorKey::Sonar, battery)) {
-            *value = model.sensor(name).map_or(0.0, |sensor| model.sensors[sensor].initial as f32);
-        }
-        Ok(RobotBody { body: SimBody::new(&limits), sonar_at_rest })
+        Ok(KinematicRobot { body: SimBody::new(&limits), sonar_at_rest })
     }
 
     /// One LoLA cycle (12 ms) of following `commands`.

@@ -45,13 +45,16 @@ mod body;
 pub mod control;
 mod cycle;
 mod error;
+mod kinematic;
 mod options;
+mod physical;
 mod script;
 mod server;
 mod sim;
 mod state;
 
 pub use error::SimError;
+pub use naobroker_physics::{Truth, World};
 pub use options::{Cadence, Options, CYCLE};
 pub use script::{simulated_robot_config, ScriptError, ScriptedSensors};
 pub use sim::LolaSim;

@@ -10,6 +10,7 @@ use clap::Parser;
 use naobroker_dcm::device::RobotDescription;
 use naobroker_lolasim::control::{Command, COMMANDS};
 use naobroker_lolasim::{Cadence, LolaSim, Options};
+use naobroker_physics::World;
 
 /// A simulated NAO V6 that speaks LoLA: one 896-byte sensor map every 12 ms to one client.
 #[derive(Parser)]
@@ -32,6 +33,13 @@ struct Args {
     /// scheduler]; needs root or CAP_SYS_NICE, the simulator runs on without.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=99))]
     priority: Option<u8>,
+    /// The physical robot: MuJoCo (installed by the README's test command into .venv), its
+    /// sensors from its body: it stands, falls, and feels the ground.
+    #[arg(long)]
+    physics: bool,
+    /// The physical robot's world: flat (ground only) or room (a wall 1.5 m ahead, a ball).
+    #[arg(long, default_value = "flat", value_parser = ["flat", "room"])]
+    world: String,
     /// Log the counts every SECS seconds (0: never).
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     stats_every: u64,
@@ -58,6 +66,11 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     if let Some(ms) = args.wait_for_answers {
         options.cadence = Cadence::RealTimeWaitingForAnswers { timeout: Duration::from_millis(ms) };
+    }
+    if args.physics {
+        options.physics = World::from_name(&args.world);
+    } else if args.world != "flat" {
+        return Err("--world needs --physics".into());
     }
     let sim = LolaSim::start(options)?;
     for assignment in &args.assignments {
@@ -87,7 +100,7 @@ fn follow_commands(sim: &LolaSim) {
             .map_err(|error| error.to_string())
             .and_then(|command| sim.apply(&command).map_err(|error| error.to_string()));
         match outcome {
-            Ok(stats) => println!("{stats}"),
+            Ok(reply) => println!("{reply}"),
             Err(error) => println!("error: {error}"),
         }
     }

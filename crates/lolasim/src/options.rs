@@ -6,6 +6,7 @@ use std::time::Duration;
 use naobroker_dcm::device::RobotDescription;
 use naobroker_lola::names::BatteryOrder;
 use naobroker_lola::{CYCLE_US, DEFAULT_SOCKET};
+use naobroker_physics::World;
 
 /// One LoLA cycle, 12 ms.
 pub const CYCLE: Duration = Duration::from_micros(CYCLE_US);
@@ -50,6 +51,10 @@ pub struct Options {
     /// the normal scheduler, preempted while holding it, stalls them (call them from a thread
     /// at the same priority while measuring).
     pub priority: Option<u8>,
+    /// The physical robot (MuJoCo, `naobroker-physics`) in this world; `None` (the default):
+    /// the kinematic body, joints only. The robot description needs `[kinematics]` and
+    /// `[physics]` for it (the shipped NAO V6 has both).
+    pub physics: Option<World>,
 }
 
 impl Default for Options {
@@ -64,6 +69,7 @@ impl Default for Options {
             write_timeout: Duration::from_secs(1),
             recorded_latencies: 0,
             priority: None,
+            physics: None,
         }
     }
 }
@@ -76,6 +82,12 @@ impl Options {
 
     pub fn stepped(mut self) -> Options {
         self.cadence = Cadence::Stepped;
+        self
+    }
+
+    /// The physical robot in `world`.
+    pub fn physical(mut self, world: World) -> Options {
+        self.physics = Some(world);
         self
     }
 }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use naobroker_dcm::device::DeviceModel;
 use naobroker_lola::{encode_sensor_map, ActuatorMap, SensorMap, SENSOR_MAP_BYTES};
+use naobroker_physics::Truth;
 
 use crate::body::RobotBody;
 use crate::cycle::{run_cycle, spawn_real_time, CycleOutcome};
@@ -29,7 +30,7 @@ impl LolaSim {
     /// (to the client once one connects).
     pub fn start(options: Options) -> Result<LolaSim, SimError> {
         let model = DeviceModel::new(options.robot.clone())?;
-        let body = RobotBody::new(&model, options.battery_order)?;
+        let body = RobotBody::new(&options, &model)?;
         let script = ScriptedSensors::at_rest(&model, options.battery_order);
         let listener = bind(&options.socket)?;
         let state = State::new(&options, body, script);
@@ -95,10 +96,23 @@ impl LolaSim {
 
     /// Change the scripted sensors; refused (and nothing changed) when a real robot's
     /// sensor map could not carry them (ids of 20 bytes, versions of 5, Status 0..=127).
+    /// With the physical robot, what its body senses (inertial unit, FSRs) cannot be scripted.
     pub fn script(&self, change: impl FnOnce(&mut ScriptedSensors)) -> Result<(), SimError> {
         let mut state = self.shared.lock();
         let mut script = state.script;
         change(&mut script);
+        if state.body.is_physical() {
+            let before = &state.script;
+            let sensed: [(&'static str, bool); 4] = [
+                ("Accelerometer", script.accelerometer != before.accelerometer),
+                ("Gyroscope", script.gyroscope != before.gyroscope),
+                ("Angles", script.angles != before.angles),
+                ("FSR", script.fsr != before.fsr),
+            ];
+            if let Some((key, _)) = sensed.iter().find(|(_, changed)| *changed) {
+                return Err(SimError::SensedByPhysics(key));
+            }
+        }
         let check =
             SensorMap { status: script.status, robot_config: script.robot_config, ..SensorMap::default() };
         encode_sensor_map(&check, &mut [0u8; SENSOR_MAP_BYTES])?;
@@ -115,6 +129,19 @@ impl LolaSim {
 
     pub fn scripted(&self) -> ScriptedSensors {
         self.shared.lock().script
+    }
+
+    /// Ground truth of the physical robot (refused on the kinematic one): where it is, its
+    /// centre of mass, whether it has fallen. For tests and tools: the robot senses nothing
+    /// of it.
+    pub fn truth(&self) -> Result<Truth, SimError> {
+        self.shared.lock().body.truth()
+    }
+
+    /// Push the physical robot's torso with `force` (N, world frame) for `duration` of
+    /// simulated time (refused on the kinematic one).
+    pub fn push(&self, force: [f64; 3], duration: Duration) -> Result<(), SimError> {
+        self.shared.lock().body.push(force, duration.as_secs_f64())
     }
 
     /// Real-time cadences: send no sensor map for `duration` (the body keeps moving).

@@ -240,7 +240,7 @@ mod tests {
         assert!(allocations_seen_on_a_new_thread() > 0, "the counting allocator is installed");
         let options = Options { recorded_answers: 4, recorded_latencies: 4, ..Options::default() };
         let model = DeviceModel::new(options.robot.clone()).unwrap();
-        let body = RobotBody::new(&model, options.battery_order).unwrap();
+        let body = RobotBody::new(&options, &model).unwrap();
         let mut state = State::new(&options, body, ScriptedSensors::at_rest(&model, options.battery_order));
         let decoded = Decoded { consumed: 786, present: ActuatorKeys::ALL, unknown_keys: 0 };
         start_counting();
