@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use naobroker_framework::blocking::Session;
 use naobroker_framework::Value;
-use naobroker_lolasim::{Answer, LolaSim, Options};
+use naobroker_lolasim::{Answer, LolaSim, Options, World};
 
 use crate::{scratch_dir, TestBroker};
 
@@ -75,6 +75,15 @@ impl LolaBench {
     pub fn start(lola: &str) -> LolaBench {
         let (dir, socket) = socket_dir();
         let sim = stepped_sim(&socket);
+        let broker = lola_broker(&socket, lola);
+        LolaBench::connected(dir, sim, broker)
+    }
+
+    /// lolasim's physical robot in `world` (MuJoCo), then the broker with `lola` in its
+    /// `[dcm.lola]`, connected.
+    pub fn physical(world: World, lola: &str) -> LolaBench {
+        let (dir, socket) = socket_dir();
+        let sim = LolaSim::start(Options::at(&socket).stepped().physical(world)).expect("lolasim --physics starts");
         let broker = lola_broker(&socket, lola);
         LolaBench::connected(dir, sim, broker)
     }

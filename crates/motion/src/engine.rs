@@ -140,6 +140,9 @@ pub struct Engine {
     switches: Arc<Switches>,
     actuators: FastAccess,
     currents: FastAccess,
+    /// Each motor's position sensor: where a limp joint is held when stiffened.
+    position_sensors: FastAccess,
+    sensed: Vec<f64>,
     /// Values read each cycle: positions then stiffnesses as the DCM sends them.
     read: Vec<f64>,
     currents_read: Vec<f64>,
@@ -170,6 +173,8 @@ impl Engine {
         let actuators = slots.fast_access(&keys)?;
         let current_keys: Vec<&str> = body.motors.iter().map(|m| m.current_key.as_str()).collect();
         let currents = slots.fast_access(&current_keys)?;
+        let sensor_keys: Vec<&str> = body.motors.iter().map(|m| m.sensor_key.as_str()).collect();
+        let position_sensors = slots.fast_access(&sensor_keys)?;
         let count = body.motors.len();
         let has_angles = fall::ANGLE_KEYS.iter().all(|key| slots.layout().index_of(key).is_some());
         let angles = if has_angles { Some(slots.fast_access(&fall::ANGLE_KEYS)?) } else { None };
@@ -194,6 +199,8 @@ impl Engine {
             currents_read: vec![0.0; count],
             actuators,
             currents,
+            position_sensors,
+            sensed: vec![0.0; count],
             angles,
             gyroscope,
             arms,
@@ -266,6 +273,7 @@ impl Engine {
         self.actuators.read(&mut self.read);
         self.currents.read(&mut self.currents_read);
         self.follow_the_dcm();
+        self.position_sensors.read(&mut self.sensed);
         self.previous.iter_mut().zip(&self.motors).for_each(|(previous, state)| *previous = state.position);
         self.update_cartesian();
         let mut positions_sent = 0u64;
@@ -302,8 +310,28 @@ impl Engine {
                 );
             }
         }
+        self.hold_where_stiffened(stiffness_sent, positions_sent, now, request);
         self.smart_stiffness_step(positions_sent, stiffness_sent, target_time, request);
         output.reports.push(FromEngine::Cycle { cycle: self.cycle, time: now });
+    }
+
+    /// Joints ALMotion stiffens this cycle while the DCM still has them limp, whose position
+    /// no task sends: the command model takes their sensed angle, and it goes to the DCM at
+    /// once (merged: commands of others for later stay), before the stiffness rises, so that
+    /// waking a limp robot holds the pose it was left in instead of jumping to the last
+    /// angles the DCM was sent (0 after start-up).
+    fn hold_where_stiffened(&mut self, stiffened: u64, positions_sent: u64, now: DcmTime, request: &mut Request) {
+        let count = self.motors.len();
+        for motor in 0..count {
+            let bit = 1 << motor;
+            if stiffened & bit != 0 && positions_sent & bit == 0 && self.read[count + motor] == 0.0 {
+                let state = &mut self.motors[motor];
+                state.position = self.sensed[motor];
+                state.sent_position = Some(state.position);
+                let command = TimedCommand { time: now, value: state.position };
+                request.push_command(self.body.motors[motor].position_actuator, UpdateType::Merge, command);
+            }
+        }
     }
 
     /// Refresh the command model from what the DCM actually sends: a joint someone else
