@@ -83,7 +83,8 @@ impl LolaBench {
     /// `[dcm.lola]`, connected.
     pub fn physical(world: World, lola: &str) -> LolaBench {
         let (dir, socket) = socket_dir();
-        let sim = LolaSim::start(Options::at(&socket).stepped().physical(world)).expect("lolasim --physics starts");
+        let sim =
+            LolaSim::start(Options::at(&socket).stepped().physical(world)).expect("lolasim --physics starts");
         let broker = lola_broker(&socket, lola);
         LolaBench::connected(dir, sim, broker)
     }

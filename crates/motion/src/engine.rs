@@ -320,7 +320,13 @@ impl Engine {
     /// once (merged: commands of others for later stay), before the stiffness rises, so that
     /// waking a limp robot holds the pose it was left in instead of jumping to the last
     /// angles the DCM was sent (0 after start-up).
-    fn hold_where_stiffened(&mut self, stiffened: u64, positions_sent: u64, now: DcmTime, request: &mut Request) {
+    fn hold_where_stiffened(
+        &mut self,
+        stiffened: u64,
+        positions_sent: u64,
+        now: DcmTime,
+        request: &mut Request,
+    ) {
         let count = self.motors.len();
         for motor in 0..count {
             let bit = 1 << motor;

@@ -63,8 +63,25 @@ pub struct ServoGroup {
 pub struct Shape {
     /// "Torso" or a joint's name.
     pub link: String,
+    /// What it touches (the world, by default).
+    #[serde(default)]
+    pub touches: Touches,
     #[serde(flatten)]
     pub kind: ShapeKind,
+}
+
+/// What a shape collides with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Touches {
+    /// The ground and the world's objects: the shapes the robot stands, sits and lies on.
+    #[default]
+    World,
+    /// The world and the robot's own body: an arm's (crouching, the hands rest on the knees).
+    WorldAndBody,
+    /// Only the arms: the body as the arms meet it (Aldebaran's self-collision shapes,
+    /// slimmer than those the robot lies on).
+    Arms,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

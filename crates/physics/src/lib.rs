@@ -12,7 +12,7 @@ mod robot;
 mod world;
 
 pub use body::{InertialReading, PhysicalBody, Truth, FALLEN_TILT_RAD, GRAVITY};
-pub use description::{Feet, Imu, PhysicsDescription, ServoGroup, Shape, ShapeKind, Sonar};
+pub use description::{Feet, Imu, PhysicsDescription, ServoGroup, Shape, ShapeKind, Sonar, Touches};
 pub use mjcf::{generate, JointRange};
 pub use naobroker_mujoco::MujocoError;
 pub use robot::RobotModel;

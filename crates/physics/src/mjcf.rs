@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use naobroker_kinematics::Description;
 
-use crate::description::{PhysicsDescription, ShapeKind};
+use crate::description::{PhysicsDescription, ShapeKind, Touches};
 use crate::world::World;
 use crate::PhysicsError;
 
@@ -22,6 +22,17 @@ pub struct JointRange {
     pub max_velocity: f64,
 }
 
+/// Collision bits (MuJoCo's contype, conaffinity) of the robot's shapes. Two geoms collide
+/// when one's contype shares a bit with the other's conaffinity: the world is (1, 3), so
+/// (2, 1) touches the world only, (6, 1) the world and the (0, 4) shapes, which touch only
+/// those.
+fn collision_bits(touches: Touches) -> (u8, u8) {
+    match touches {
+        Touches::World => (2, 1),
+        Touches::WorldAndBody => (6, 1),
+        Touches::Arms => (0, 4),
+    }
+}
 /// Geom group of the robot's own shapes (the world's are group 0).
 pub const ROBOT_GROUP: usize = 1;
 /// The foot force sensors' names, in LoLA's order, and the foot prefixes.
@@ -46,10 +57,10 @@ pub fn generate(
     let _ = writeln!(out, "<mujoco model=\"NAO V6 (naobroker)\">");
     let _ = writeln!(out, "  <compiler angle=\"radian\" autolimits=\"true\"/>");
     let _ = writeln!(out, "  <option timestep=\"{}\" integrator=\"implicitfast\"/>", physics.timestep_s);
-    // The robot's shapes touch the world but not each other (contype 2 & conaffinity 1 = 0).
+    // Each robot shape says what it touches (collision_bits).
     let _ = writeln!(
         out,
-        "  <default><geom contype=\"2\" conaffinity=\"1\" group=\"{ROBOT_GROUP}\" condim=\"3\" \
+        "  <default><geom group=\"{ROBOT_GROUP}\" condim=\"3\" \
          friction=\"{} 0.005 0.0001\"/></default>",
         physics.ground_friction
     );
@@ -156,16 +167,29 @@ fn write_link_extras(out: &mut String, link: &str, physics: &PhysicsDescription,
     let pad = " ".repeat(indent);
     for (index, shape) in physics.shapes.iter().filter(|shape| shape.link == link).enumerate() {
         let name = format!("{link}/shape{index}");
+        let bits = collision_bits(shape.touches);
         let _ = match &shape.kind {
-            ShapeKind::Box { centre_m: [x, y, z], half_size_m: [a, b, c] } => {
-                write_geom(out, &pad, &name, "box", &format!("pos=\"{x} {y} {z}\""), &format!("{a} {b} {c}"))
-            }
-            ShapeKind::Sphere { centre_m: [x, y, z], radius_m } => {
-                write_geom(out, &pad, &name, "sphere", &format!("pos=\"{x} {y} {z}\""), &radius_m.to_string())
-            }
+            ShapeKind::Box { centre_m: [x, y, z], half_size_m: [a, b, c] } => write_geom(
+                out,
+                &pad,
+                &name,
+                bits,
+                "box",
+                &format!("pos=\"{x} {y} {z}\""),
+                &format!("{a} {b} {c}"),
+            ),
+            ShapeKind::Sphere { centre_m: [x, y, z], radius_m } => write_geom(
+                out,
+                &pad,
+                &name,
+                bits,
+                "sphere",
+                &format!("pos=\"{x} {y} {z}\""),
+                &radius_m.to_string(),
+            ),
             ShapeKind::Capsule { from_m: [a, b, c], to_m: [d, e, f], radius_m } => {
                 let ends = format!("fromto=\"{a} {b} {c} {d} {e} {f}\"");
-                write_geom(out, &pad, &name, "capsule", &ends, &radius_m.to_string())
+                write_geom(out, &pad, &name, bits, "capsule", &ends, &radius_m.to_string())
             }
         };
     }
@@ -192,6 +216,7 @@ fn write_link_extras(out: &mut String, link: &str, physics: &PhysicsDescription,
                 out,
                 &pad,
                 &format!("{foot}/FSR/{name}"),
+                collision_bits(Touches::World),
                 "sphere",
                 &position,
                 &radius.to_string(),
@@ -202,14 +227,17 @@ fn write_link_extras(out: &mut String, link: &str, physics: &PhysicsDescription,
         let [back, front, right, left] = feet.sole_m;
         let (right, left) = if index == 0 { (right, left) } else { (-left, -right) };
         let half_z = 0.005;
-        let _ = writeln!(
+        let position =
+            format!("pos=\"{} {} {}\"", (back + front) / 2.0, (right + left) / 2.0, sole + 0.002 + half_z);
+        let size = format!("{} {} {half_z}", (front - back) / 2.0, (left - right) / 2.0);
+        let _ = write_geom(
             out,
-            "{pad}<geom name=\"{foot}/Sole\" type=\"box\" pos=\"{} {} {}\" size=\"{} {} {half_z}\"/>",
-            (back + front) / 2.0,
-            (right + left) / 2.0,
-            sole + 0.002 + half_z,
-            (front - back) / 2.0,
-            (left - right) / 2.0,
+            &pad,
+            &format!("{foot}/Sole"),
+            collision_bits(Touches::World),
+            "box",
+            &position,
+            &size,
         );
         let [a, b, c] = feet.bumper_half_size_m;
         for (side_index, side) in BUMPER_SIDES.iter().enumerate() {
@@ -222,6 +250,7 @@ fn write_link_extras(out: &mut String, link: &str, physics: &PhysicsDescription,
                 out,
                 &pad,
                 &format!("{foot}/Bumper/{side}"),
+                collision_bits(Touches::World),
                 "box",
                 &position,
                 &format!("{a} {b} {c}"),
@@ -235,11 +264,16 @@ fn write_geom(
     out: &mut String,
     pad: &str,
     name: &str,
+    (contype, conaffinity): (u8, u8),
     kind: &str,
     placement: &str,
     size: &str,
 ) -> std::fmt::Result {
-    writeln!(out, "{pad}<geom name=\"{name}\" type=\"{kind}\" {placement} size=\"{size}\"/>")
+    writeln!(
+        out,
+        "{pad}<geom name=\"{name}\" type=\"{kind}\" contype=\"{contype}\" conaffinity=\"{conaffinity}\" \
+         {placement} size=\"{size}\"/>"
+    )
 }
 
 /// Joints without a motor of their own that follow another's angle (NAO's RHipYawPitch).
