@@ -70,6 +70,8 @@ struct Servoed {
     servo: ServoGroup,
     min: f64,
     max: f64,
+    /// The motor's no-load speed at the joint (rad/s): its torque falls to 0 there.
+    max_velocity: f64,
     target: f64,
     stiffness: f64,
     torque: f64,
@@ -130,6 +132,7 @@ impl PhysicalBody {
                     servo: physics.servo(name).ok_or_else(|| PhysicsError::NoServo(name.into()))?.clone(),
                     min: range.min,
                     max: range.max,
+                    max_velocity: range.max_velocity,
                     target: 0.0,
                     stiffness: 0.0,
                     torque: 0.0,
@@ -272,8 +275,11 @@ impl PhysicalBody {
             let Joint::Physical(servoed) = joint else { continue };
             let (angle, speed) = (self.sim.qpos()[servoed.qpos], self.sim.qvel()[servoed.dof]);
             let servo = &servoed.servo;
-            let limit = servoed.stiffness * servo.stall_torque_nm;
             let wanted = servo.kp_nm_per_rad * (servoed.target - angle) - servo.kd_nm_s_per_rad * speed;
+            // A DC motor's torque falls linearly with its speed, to nothing at its no-load
+            // speed: driving the way it turns, the joint cannot outrun its top speed.
+            let speeding = if wanted * speed > 0.0 { speed.abs() / servoed.max_velocity } else { 0.0 };
+            let limit = servoed.stiffness * servo.stall_torque_nm * (1.0 - speeding).max(0.0);
             servoed.torque = wanted.clamp(-limit, limit);
             self.sim.ctrl_mut()[servoed.actuator] = servoed.torque;
             let current = servoed.torque.abs() * servo.amps_per_nm;

@@ -63,7 +63,12 @@ fn go_to(body: &mut PhysicalBody, posture: &Posture, seconds: f64) {
 }
 
 fn standing() -> PhysicalBody {
-    let mut body = robot(World::Flat);
+    standing_in(World::Flat)
+}
+
+/// Woken up from the crouch to StandInit in 2 s, then still for 1.2 s.
+fn standing_in(world: World) -> PhysicalBody {
+    let mut body = robot(world);
     go_to(&mut body, &library::STAND_INIT, 2.0);
     cycles(&mut body, 100);
     body
@@ -173,12 +178,6 @@ fn the_sonars_hear_the_rooms_wall_and_nothing_on_open_ground() {
     assert_eq!([flat.sonar(0), flat.sonar(1)], [5.0, 5.0]);
 }
 
-fn standing_in(world: World) -> PhysicalBody {
-    let mut body = robot(world);
-    go_to(&mut body, &library::STAND_INIT, 1.0);
-    body
-}
-
 #[test]
 fn the_start_pose_is_naoqis_crouch() {
     let model = RobotModel::nao_v6();
@@ -187,4 +186,25 @@ fn the_start_pose_is_naoqis_crouch() {
             assert!((start - angle).abs() < 1e-9, "{name}");
         }
     }
+}
+
+#[test]
+fn a_joint_driven_far_at_once_turns_no_faster_than_its_top_speed() {
+    let mut body = robot(World::Flat);
+    let yaw = JOINTS.iter().position(|&name| name == "HeadYaw").unwrap();
+    let top_speed = 8.0;
+    let mut last = body.measured_position(yaw);
+    let mut fastest: f64 = 0.0;
+    body.command(yaw, 2.0, 1.0);
+    for _ in 0..50 {
+        body.advance(CYCLE_S);
+        let now = body.measured_position(yaw);
+        fastest = fastest.max((now - last).abs() / CYCLE_S);
+        last = now;
+    }
+    assert!((last - 2.0).abs() < 0.05, "it got there: {last}");
+    assert!(
+        fastest > 0.5 * top_speed && fastest < 1.02 * top_speed,
+        "{fastest} rad/s, top speed {top_speed}"
+    );
 }
