@@ -6,33 +6,7 @@ use naobroker_physics::{PhysicalBody, RobotModel, World, GRAVITY, ROOM_WALL_X_M}
 use naobroker_posture::library::{self, Posture};
 
 /// LoLA's joints, in its order (what `naobroker-lolasim` commands).
-const JOINTS: [&str; 25] = [
-    "HeadYaw",
-    "HeadPitch",
-    "LShoulderPitch",
-    "LShoulderRoll",
-    "LElbowYaw",
-    "LElbowRoll",
-    "LWristYaw",
-    "LHipYawPitch",
-    "LHipRoll",
-    "LHipPitch",
-    "LKneePitch",
-    "LAnklePitch",
-    "LAnkleRoll",
-    "RHipRoll",
-    "RHipPitch",
-    "RKneePitch",
-    "RAnklePitch",
-    "RAnkleRoll",
-    "RShoulderPitch",
-    "RShoulderRoll",
-    "RElbowYaw",
-    "RElbowRoll",
-    "RWristYaw",
-    "LHand",
-    "RHand",
-];
+const JOINTS: [&str; 25] = naobroker_lola::names::JOINTS;
 const CYCLE_S: f64 = 0.012;
 
 fn robot(world: World) -> PhysicalBody {
