@@ -182,3 +182,17 @@ fn a_joint_driven_far_at_once_turns_no_faster_than_its_top_speed() {
         "{fastest} rad/s, top speed {top_speed}"
     );
 }
+
+#[test]
+fn fallen_on_its_belly_the_robot_presses_its_toes_bumpers_and_weighs_nothing_on_its_soles() {
+    let mut body = standing();
+    assert_eq!(body.bumpers(), [[false; 2]; 2], "standing, nothing touches the toes");
+    body.push([40.0, 0.0, 0.0], 0.1);
+    cycles(&mut body, 150);
+    let truth = body.truth();
+    assert!(truth.fallen && truth.torso[4] > 1.0, "on its belly: {truth:?}");
+    let bumpers = body.bumpers();
+    assert!(bumpers.iter().all(|foot| foot.contains(&true)), "each foot's toe on the floor: {bumpers:?}");
+    let weight: f64 = body.fsr().iter().flatten().sum();
+    assert!(weight < 0.1, "the soles carry nothing: {weight} kg");
+}
