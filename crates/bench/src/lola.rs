@@ -5,13 +5,14 @@
 //! real-time cadence, in this process: it stamps each map it writes and each answer it reads
 //! (CLOCK_MONOTONIC) and counts missing, late and double answers.
 
-mod broker;
-mod floor;
+pub(crate) mod broker;
+pub(crate) mod floor;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use naobroker_dcm::DcmConfig;
+use naobroker_lola::ActuatorMap;
 use naobroker_lolasim::{LolaSim, Options, Stats, CYCLE};
 use naobroker_rt::{make_realtime, ThreadSpec};
 
@@ -24,21 +25,21 @@ use broker::BrokerRun;
 const TARGET_P99_US: f64 = 1000.0;
 /// lolasim's threads and the collector's: above the client measured, so that the robot's side
 /// is not what waits.
-const SIM_PRIORITY: u8 = 90;
+pub(crate) const SIM_PRIORITY: u8 = 90;
 /// Answers kept between two collections (about 49 s of LoLA cycles).
-const RECORDED_LATENCIES: usize = 4096;
+pub(crate) const RECORDED_LATENCIES: usize = 4096;
 /// How often the latencies are collected from the simulator.
 const COLLECT_EVERY: Duration = Duration::from_millis(200);
 /// Answers not measured after a client connects: its start (naobroker's modules start
 /// beside its first cycles).
 const WARM_UP: Duration = Duration::from_secs(2);
 /// How long anything may take to start or connect.
-const PATIENCE: Duration = Duration::from_secs(30);
+pub(crate) const PATIENCE: Duration = Duration::from_secs(30);
 
 /// What the simulator saw of one client over one measured window.
-struct Window {
-    latencies: Samples,
-    counts: Stats,
+pub(crate) struct Window {
+    pub(crate) latencies: Samples,
+    pub(crate) counts: Stats,
 }
 
 impl Window {
@@ -54,17 +55,18 @@ impl Window {
     }
 
     /// Answers the robot did not get in time: none, late or twice.
-    fn missed(&self) -> u64 {
+    pub(crate) fn missed(&self) -> u64 {
         self.counts.missing + self.counts.late + self.counts.double
     }
 }
 
 /// A directory of its own for the socket and the broker's files, removed when dropped.
-struct Scratch(PathBuf);
+pub(crate) struct Scratch(pub(crate) PathBuf);
 
 impl Scratch {
-    fn new() -> Scratch {
-        let directory = std::env::temp_dir().join(format!("naobench-lola-{}", std::process::id()));
+    /// `naobench-BENCH-PID` in the temporary directory, empty.
+    pub(crate) fn new(bench: &str) -> Scratch {
+        let directory = std::env::temp_dir().join(format!("naobench-{bench}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&directory);
         std::fs::create_dir_all(&directory).expect("create the scratch directory");
         Scratch(directory)
@@ -80,7 +82,7 @@ impl Drop for Scratch {
 /// Wait for a client's answers to flow for `WARM_UP`, then measure it for `seconds`, from a
 /// thread at lolasim's priority: a caller on the normal scheduler preempted while it holds
 /// lolasim's lock would stall lolasim's threads, and count their waits against the client.
-fn measure(sim: &LolaSim, seconds: f64) -> Window {
+pub(crate) fn measure(sim: &LolaSim, seconds: f64) -> Window {
     std::thread::scope(|scope| {
         let collector = std::thread::Builder::new().name("lola-collect".into()).spawn_scoped(scope, || {
             let spec = ThreadSpec {
@@ -123,14 +125,14 @@ fn collect(sim: &LolaSim, seconds: f64) -> Window {
 
 /// The floor for `seconds`: connects, measures, disconnects.
 fn floor_window(sim: &LolaSim, socket: &Path, seconds: f64, priority: u8) -> (Window, bool) {
-    let client = floor::FloorClient::start(socket, priority);
+    let client = floor::FloorClient::start(socket, Some(priority), &[ActuatorMap::default()]);
     let window = measure(sim, seconds);
     let fifo = client.stop();
     wait_disconnected(sim);
     (window, fifo)
 }
 
-fn wait_disconnected(sim: &LolaSim) {
+pub(crate) fn wait_disconnected(sim: &LolaSim) {
     sim.wait_until(PATIENCE, |stats| !stats.connected).expect("the client leaves lolasim");
 }
 
@@ -154,7 +156,7 @@ fn row(name: String, window: &Window, floor: &Window) -> Row {
     }
 }
 
-fn verdict(met: bool) -> &'static str {
+pub(crate) fn verdict(met: bool) -> &'static str {
     if met {
         "met"
     } else {
@@ -163,7 +165,7 @@ fn verdict(met: bool) -> &'static str {
 }
 
 pub fn run(seconds: f64, json: bool) {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("lola");
     let socket = scratch.0.join("robocup");
     let options = Options {
         recorded_latencies: RECORDED_LATENCIES,

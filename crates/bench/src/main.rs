@@ -11,6 +11,7 @@ mod helpers;
 mod ingest;
 mod lola;
 mod memory;
+mod physics;
 mod qi;
 mod rpc;
 mod stats;
@@ -69,6 +70,13 @@ enum Command {
         #[arg(long, default_value_t = 20.0)]
         seconds: f64,
     },
+    /// naobroker-lolasim's physical robot (MuJoCo) beside its kinematic one: simulated seconds
+    /// per wall second stepped against a bare client, and missed maps in real time with naobroker.
+    Physics {
+        /// Simulated seconds per stepped run, and seconds of naobroker per real-time run.
+        #[arg(long, default_value_t = 20.0)]
+        seconds: f64,
+    },
     /// The `qi` 3.1.5 Python client calling libqi's own server and naobroker's qi listener,
     /// interleaved: ServiceDirectory.machineId on both, ALMemory.getData on naobroker.
     Qi {
@@ -107,6 +115,7 @@ fn main() {
             cycle::run(seconds, priority, cpu, cli.json, plot.as_deref())
         }
         Command::Lola { seconds } => lola::run(seconds, cli.json),
+        Command::Physics { seconds } => physics::run(seconds, cli.json),
         Command::Qi { calls, block } => qi::run(calls, block.max(1), cli.json),
         Command::Cartesian { calls } => cartesian::run(calls, cli.json),
         Command::TcpEcho { request_bytes, reply_bytes } => helpers::tcp_echo(request_bytes, reply_bytes),
