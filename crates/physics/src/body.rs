@@ -76,6 +76,8 @@ struct Servoed {
     stiffness: f64,
     torque: f64,
     temperature: f64,
+    /// Where the gearbox's static friction holds the joint (see `gearbox_friction`).
+    stuck_at: f64,
 }
 
 struct Sonar {
@@ -137,6 +139,7 @@ impl PhysicalBody {
                     stiffness: 0.0,
                     torque: 0.0,
                     temperature: ROOM_TEMPERATURE_C,
+                    stuck_at: 0.0,
                 }),
                 _ => Joint::Kinematic {
                     joint: SimJoint::new(JointLimits {
@@ -185,6 +188,11 @@ impl PhysicalBody {
             start_time_s: 0.0,
         };
         body.place_on_the_ground(physics)?;
+        for joint in &mut body.joints {
+            if let Joint::Physical(servoed) = joint {
+                servoed.stuck_at = body.sim.qpos()[servoed.qpos];
+            }
+        }
         for _ in 0..(SETTLE_S / body.sim.timestep()).round() as usize {
             body.step_once();
         }
@@ -281,8 +289,10 @@ impl PhysicalBody {
             let speeding = if wanted * speed > 0.0 { speed.abs() / servoed.max_velocity } else { 0.0 };
             let limit = servoed.stiffness * servo.stall_torque_nm * (1.0 - speeding).max(0.0);
             servoed.torque = wanted.clamp(-limit, limit);
-            self.sim.ctrl_mut()[servoed.actuator] = servoed.torque;
-            let current = servoed.torque.abs() * servo.amps_per_nm;
+            let amps_per_nm = servo.amps_per_nm;
+            let friction = gearbox_friction(servoed, angle);
+            self.sim.ctrl_mut()[servoed.actuator] = servoed.torque + friction;
+            let current = servoed.torque.abs() * amps_per_nm;
             let heating = HEATING_K_PER_A2 * current * current - (servoed.temperature - ROOM_TEMPERATURE_C);
             servoed.temperature += dt * heating / THERMAL_TIME_CONSTANT_S;
         }
@@ -422,6 +432,25 @@ impl PhysicalBody {
     pub fn mass(&self) -> f64 {
         self.sim.subtree_mass(self.torso)
     }
+}
+
+/// How far a joint held by the gearbox's static friction gives before it slips (rad).
+const FRICTION_SLACK_RAD: f64 = 0.005;
+
+/// The gearbox's dry friction on `joint` at `angle` (N·m): a spring to where the joint stuck,
+/// never stronger than the servo's `friction_nm`, so that it holds a limp joint against any load below that
+/// for as long as it lasts (MuJoCo's own `frictionloss` is a soft constraint: under a steady
+/// load a limp crouching robot crept and fell after minutes), and past it the joint slips,
+/// dragging the sticking point along.
+fn gearbox_friction(joint: &mut Servoed, angle: f64) -> f64 {
+    let friction = joint.servo.friction_nm;
+    let stiffness = friction / FRICTION_SLACK_RAD;
+    let pull = stiffness * (joint.stuck_at - angle);
+    if pull.abs() > friction {
+        joint.stuck_at = angle + FRICTION_SLACK_RAD * pull.signum();
+        return friction * pull.signum();
+    }
+    pull
 }
 
 /// A unit quaternion `[w, x, y, z]` as a row-major rotation matrix.

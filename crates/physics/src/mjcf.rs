@@ -86,7 +86,8 @@ pub fn generate(
             continue;
         }
         let servo = physics.servo(&joint.name).ok_or_else(|| PhysicsError::NoServo(joint.name.clone()))?;
-        let torque = servo.stall_torque_nm;
+        // The motor's torque and the gearbox's friction (body.rs) go through one actuator.
+        let torque = servo.stall_torque_nm + servo.friction_nm;
         let _ = writeln!(
             out,
             "    <motor name=\"{0}\" joint=\"{0}\" ctrlrange=\"{1} {torque}\"/>",
@@ -126,7 +127,7 @@ fn write_children(
         let _ = writeln!(
             out,
             "{pad}  <joint name=\"{}\" axis=\"{} {} {}\" range=\"{} {}\" \
-             armature=\"{}\" damping=\"{}\" frictionloss=\"{}\"/>",
+             armature=\"{}\" damping=\"{}\"/>",
             joint.name,
             axis[0],
             axis[1],
@@ -135,7 +136,6 @@ fn write_children(
             range.max,
             servo.armature_kg_m2,
             servo.damping_nm_s_per_rad,
-            servo.friction_nm
         );
         write_inertial(out, &joint.name, joint.mass_kg, joint.com_m, joint.inertia_kg_m2)?;
         write_link_extras(out, &joint.name, physics, indent + 2);
