@@ -1,7 +1,8 @@
 //! The real broker driving the physical NAO (MuJoCo behind lolasim's LoLA, stepped): waking
 //! up from the crouch LoLA starts in and standing 60 s on its feet, its weight on the FSRs and
 //! foot contact as the ground truth has it; resting; falling when every stiffness goes off
-//! or when pushed, which the fall manager sees through the inertial unit alone.
+//! or when pushed, which the fall manager sees through the inertial unit alone, and lying on
+//! its back, which ALRobotPosture recognises.
 
 use std::time::Duration;
 
@@ -121,6 +122,13 @@ fn a_push_of_40_n_for_100_ms_topples_the_standing_robot_and_the_fall_manager_pro
     let (falling, fallen, truth_fallen) = fall(&mut bench);
     assert!(falling < fallen && truth_fallen, "{falling} < {fallen}: {:?}", bench.sim.truth().unwrap());
     assert!(bench.number("Device/SubDeviceList/InertialSensor/AngleY/Sensor/Value") < -1.0, "on its back");
+    let family = bench.call("ALRobotPosture", "getPostureFamily", vec![]);
+    assert_eq!(family, Value::from("LyingBack"), "ALRobotPosture sees it on its back");
+    assert_eq!(
+        bench.memory("footContactChanged"),
+        Value::from(false),
+        "the event said the feet left the ground"
+    );
     assert!(
         bench.sim.last_actuators().stiffness.iter().all(|&stiffness| stiffness == 0.0),
         "limp after the fall"
