@@ -23,13 +23,10 @@ pub enum Object {
     Sensor = 20,
 }
 
-/// One active contact: the two geoms, where, the normal (from the first geom towards the
-/// second, world frame) and the normal force (N, ≥ 0).
+/// One active contact: the two geoms and the force pressing them together (N, ≥ 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ContactPoint {
     pub geoms: [usize; 2],
-    pub position: [f64; 3],
-    pub normal: [f64; 3],
     pub normal_force: f64,
 }
 
@@ -108,13 +105,9 @@ impl Simulation {
         self.m().opt.timestep
     }
 
-    /// Simulated seconds since the start (or the last reset).
+    /// Simulated seconds since the start.
     pub fn time(&self) -> f64 {
         self.d().time
-    }
-
-    pub fn body_count(&self) -> usize {
-        self.m().nbody as usize
     }
 
     /// Where `joint`'s position is in [`Simulation::qpos`].
@@ -127,14 +120,9 @@ impl Simulation {
         self.model_ints(self.m().jnt_dofadr, self.m().njnt)[joint] as usize
     }
 
-    /// The body a geom belongs to.
-    pub fn geom_body(&self, geom: usize) -> usize {
-        self.model_ints(self.m().geom_bodyid, self.m().ngeom)[geom] as usize
-    }
-
     /// The mass of everything at and below `body` (the world's: the whole model).
     pub fn subtree_mass(&self, body: usize) -> f64 {
-        self.model_numbers(self.m().body_subtreemass, self.m().nbody)[body]
+        self.numbers(self.m().body_subtreemass, self.m().nbody)[body]
     }
 
     /// `sensor`'s values in [`Simulation::sensordata`]: (address, dimension).
@@ -154,11 +142,6 @@ impl Simulation {
 
     pub fn qvel(&self) -> &[f64] {
         self.numbers(self.d().qvel, self.m().nv)
-    }
-
-    pub fn qvel_mut(&mut self) -> &mut [f64] {
-        let (ptr, len) = (self.d().qvel, self.m().nv);
-        self.numbers_mut(ptr, len)
     }
 
     /// One control per actuator.
@@ -233,8 +216,6 @@ impl Simulation {
             };
             ContactPoint {
                 geoms: [contact.geom1.max(0) as usize, contact.geom2.max(0) as usize],
-                position: contact.pos,
-                normal: [contact.frame[0], contact.frame[1], contact.frame[2]],
                 normal_force: force[0].max(0.0),
             }
         })
@@ -282,12 +263,6 @@ impl Simulation {
         unsafe { (self.api.forward)(self.model.as_ptr(), self.data.as_ptr()) }
     }
 
-    /// Back to the model's initial state.
-    pub fn reset(&mut self) {
-        // SAFETY: valid model and data.
-        unsafe { (self.api.reset_data)(self.model.as_ptr(), self.data.as_ptr()) }
-    }
-
     fn numbers(&self, ptr: *mut f64, len: i64) -> &[f64] {
         if len <= 0 {
             return &[];
@@ -302,10 +277,6 @@ impl Simulation {
         }
         // SAFETY: as `numbers`, and `&mut self` makes this the only view.
         unsafe { std::slice::from_raw_parts_mut(ptr, len as usize) }
-    }
-
-    fn model_numbers(&self, ptr: *mut f64, len: i64) -> &[f64] {
-        self.numbers(ptr, len)
     }
 
     fn model_ints(&self, ptr: *mut c_int, len: i64) -> &[c_int] {

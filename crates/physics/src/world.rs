@@ -26,13 +26,6 @@ impl World {
         }
     }
 
-    pub fn name(self) -> &'static str {
-        match self {
-            World::Flat => "flat",
-            World::Room => "room",
-        }
-    }
-
     /// The world's geoms and bodies, as MJCF inside `<worldbody>`. World geoms collide with
     /// the robot and with each other (contype 1, conaffinity 3); the objects form geom group
     /// 0, the one the sonars hear; the ground is group 2 (a sonar's beam grazes it: no echo).
