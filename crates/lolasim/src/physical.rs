@@ -74,12 +74,9 @@ impl PhysicalRobot {
             }
         }
         out.sonar = script.sonar.unwrap_or_else(|| {
-            let side = |side: usize| {
-                if commands.sonar[side] {
-                    self.body.sonar(side) as f32
-                } else {
-                    self.sonar_at_rest[side]
-                }
+            let side = |side: usize| match self.body.sonar(side) {
+                Some(echo) if commands.sonar[side] => echo as f32,
+                _ => self.sonar_at_rest[side],
             };
             [side(0), side(1)]
         });

@@ -401,18 +401,18 @@ impl PhysicalBody {
     }
 
     /// What each sonar (in the description's order) measures: the distance to the nearest
-    /// object of the world (not the ground) along its axis, or its maximum range.
-    pub fn sonar(&self, sonar: usize) -> f64 {
-        let sonar = &self.sonars[sonar];
+    /// object of the world (not the ground) along its axis, or its maximum range; `None` for
+    /// a sonar the description does not have.
+    pub fn sonar(&self, sonar: usize) -> Option<f64> {
+        let sonar = self.sonars.get(sonar)?;
         let from = self.sim.site_position(sonar.site);
         let rotation = self.sim.site_rotation(sonar.site);
         let axis: [f64; 3] =
             std::array::from_fn(|row| (0..3).map(|col| rotation[row * 3 + col] * sonar.axis[col]).sum());
         let objects = 0;
-        match self.sim.ray(from, axis, Some(objects), None) {
-            Some(distance) if distance < sonar.max_range_m => distance,
-            _ => sonar.max_range_m,
-        }
+        let echo =
+            self.sim.ray(from, axis, Some(objects), None).filter(|&distance| distance < sonar.max_range_m);
+        Some(echo.unwrap_or(sonar.max_range_m))
     }
 
     /// Ground truth, for tests and tools.

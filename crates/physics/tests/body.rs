@@ -145,7 +145,7 @@ fn the_same_commands_give_bit_identical_sensors() {
 fn the_sonars_hear_the_rooms_wall_and_nothing_on_open_ground() {
     let room = standing_in(World::Room);
     for sonar in 0..2 {
-        let distance = room.sonar(sonar);
+        let distance = room.sonar(sonar).unwrap();
         // 22.5° out from straight ahead, from the chest, to a wall 1.5 m ahead.
         let expected = ROOM_WALL_X_M / 0.3924f64.cos();
         assert!(
@@ -154,7 +154,7 @@ fn the_sonars_hear_the_rooms_wall_and_nothing_on_open_ground() {
         );
     }
     let flat = standing_in(World::Flat);
-    assert_eq!([flat.sonar(0), flat.sonar(1)], [5.0, 5.0]);
+    assert_eq!([flat.sonar(0), flat.sonar(1), flat.sonar(2)], [Some(5.0), Some(5.0), None]);
 }
 
 #[test]
