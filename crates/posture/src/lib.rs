@@ -1,6 +1,7 @@
 //! ALRobotPosture: NAOqi's posture library (Stand, StandInit, StandZero, Crouch, Sit, SitRelax,
 //! LyingBelly, LyingBack) as joint tables, `goToPosture` through safe intermediate postures,
-//! and the current posture recognised from the sensors (docs/posture.md).
+//! each move between neighbours through its transition's key poses ([`transitions`]), and
+//! the current posture recognised from the sensors (docs/posture.md).
 //!
 //! The module moves the robot through ALMotion's methods, as any client would; ALMotion uses
 //! the library's tables for `wakeUp` and `rest` ([`library`] has no dependency).
@@ -12,6 +13,7 @@ pub mod library;
 mod module;
 mod mover;
 pub mod recognise;
+pub mod transitions;
 
 pub use error::PostureError;
 pub use module::ALRobotPosture;

@@ -89,7 +89,7 @@ const JOINTS: [&str; 26] = [
 ];
 
 /// Pairs each of [`JOINTS`] with its value, at compile time.
-const fn table(values: [f64; 26]) -> [(&'static str, f64); 26] {
+pub(crate) const fn table(values: [f64; 26]) -> [(&'static str, f64); 26] {
     let mut pairs = [("", 0.0); 26];
     let mut index = 0;
     while index < 26 {

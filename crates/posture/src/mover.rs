@@ -1,6 +1,8 @@
 //! Moving the robot to a posture through ALMotion: stiffness on first (as `wakeUp` does),
-//! then one `angleInterpolationWithSpeed` task per step of the path, each followed by a
-//! look at the sensors that raises `PostureChanged`/`PostureFamilyChanged` when they change.
+//! then per step of the path one `angleInterpolationWithSpeed` task per key pose of its
+//! transition and one to the posture, each step followed by a look at the sensors that raises
+//! `PostureChanged`/`PostureFamilyChanged` when they change. A step that lies the robot down or
+//! gets it up pauses ALMotion's fall manager while it runs.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -10,6 +12,7 @@ use naobroker_framework::{Broker, CallError, ModuleContext, Proxy, Value, MEMORY
 use crate::graph;
 use crate::library::Posture;
 use crate::recognise::Reading;
+use crate::transitions::{self, Transition, STRAIGHT};
 
 /// The torso angles the recogniser reads.
 const INCLINATION_KEYS: [&str; 2] = [
@@ -18,6 +21,9 @@ const INCLINATION_KEYS: [&str; 2] = [
 ];
 /// How long the stiffness takes to come on before the first move, as `wakeUp`'s.
 const STIFFEN_S: f64 = 0.5;
+/// How long a posture the sensors do not yet recognise at the end of its step is held before
+/// they are read again: a body under load may still be swinging into it.
+const SETTLE_S: f64 = 0.5;
 /// NAOqi's default number of tries (`setMaxTryNumber`).
 pub(crate) const DEFAULT_TRIES: u32 = 3;
 
@@ -45,6 +51,8 @@ pub(crate) struct Mover {
     task: Cell<Option<u64>>,
     pub(crate) max_tries: Cell<u32>,
     announced: RefCell<(String, String)>,
+    /// The move (its generation) that switched the fall manager off and switches it back on.
+    fall_manager_paused_by: Cell<Option<u64>>,
 }
 
 impl Mover {
@@ -55,6 +63,7 @@ impl Mover {
             task: Cell::new(None),
             max_tries: Cell::new(DEFAULT_TRIES),
             announced: RefCell::new((String::new(), String::new())),
+            fall_manager_paused_by: Cell::new(None),
         }
     }
 
@@ -130,32 +139,35 @@ impl Mover {
         let names: Vec<String> = motion.call_as("getBodyNames", ("Body",)).await?;
         for _ in 0..self.max_tries.get() {
             let mut reading = self.look(&context).await?;
-            let steps = match (route, reading.posture()) {
-                (Route::Safe, Some(start)) if start != target => graph::path(start, target).split_off(1),
-                (Route::Direct, _) | (Route::Safe, Some(_)) => vec![target],
-                (Route::Safe, None) => match reading.nearest() {
-                    Some(nearest) => graph::path(nearest, target),
-                    None => {
-                        tracing::warn!(
-                            posture = target.name,
-                            "the robot lies on a side: no path to a posture"
-                        );
-                        return Ok(false);
-                    }
-                },
+            let Some(steps) = steps(&reading, target, route) else {
+                tracing::warn!(posture = target.name, "the robot lies on a side: no path to a posture");
+                return Ok(false);
             };
-            for step in steps {
+            for (from, to) in steps {
                 if !current() {
                     return Ok(false);
                 }
-                let (joints, angles): (Vec<&str>, Vec<f64>) = step
-                    .joints
-                    .iter()
-                    .filter(|(joint, _)| names.iter().any(|name| name == joint))
-                    .copied()
-                    .unzip();
-                self.run(&motion, "angleInterpolationWithSpeed", (joints, angles, speed)).await?;
+                let transition = match (route, from) {
+                    (Route::Safe, Some(from)) => transitions::between(from, to),
+                    _ => &STRAIGHT,
+                };
+                let torso = from.map_or(reading.torso(), |from| Some(from.torso));
+                let pause = match torso {
+                    Some(torso) if transitions::lies_down_or_gets_up(torso, to.torso) => {
+                        self.pause_fall_manager(&context, generation).await?
+                    }
+                    _ => None,
+                };
+                if !self.step(&motion, &names, transition, to, speed, &current).await? {
+                    return Ok(false);
+                }
                 reading = self.look(&context).await?;
+                if reading.posture() != Some(to) && current() {
+                    let (joints, angles) = table(&names, to.joints);
+                    self.run(&motion, "angleInterpolation", (joints, angles, SETTLE_S, true)).await?;
+                    reading = self.look(&context).await?;
+                }
+                drop(pause);
             }
             if !current() {
                 return Ok(false);
@@ -165,5 +177,146 @@ impl Mover {
             }
         }
         Ok(false)
+    }
+
+    /// One step of a path: the transition's key poses, then `to`; false when a newer move
+    /// or `stopMove` ended it.
+    async fn step(
+        &self,
+        motion: &Proxy,
+        names: &[String],
+        transition: &Transition,
+        to: &Posture,
+        speed: f64,
+        current: &impl Fn() -> bool,
+    ) -> Result<bool, CallError> {
+        let poses = transition.via.iter().map(|key| (&key.joints[..], key.speed));
+        for (joints, pace) in poses.chain([(to.joints, transition.speed)]) {
+            if !current() {
+                return Ok(false);
+            }
+            let (joints, angles) = table(names, joints);
+            self.run(motion, "angleInterpolationWithSpeed", (joints, angles, pace.for_move(speed))).await?;
+        }
+        Ok(true)
+    }
+
+    /// Switch the fall manager off for the move `generation`, unless it is off already (the
+    /// user's choice, left alone) or a move before it switched it off (this move takes that
+    /// over). The answer switches it back on when dropped: at the end of the step, or when the
+    /// move ends in any other way.
+    async fn pause_fall_manager(
+        self: &Rc<Self>,
+        context: &ModuleContext,
+        generation: u64,
+    ) -> Result<Option<FallManagerPause>, CallError> {
+        if self.fall_manager_paused_by.get().is_none() {
+            let motion = context.proxy("ALMotion");
+            if !motion.call_as::<bool, _>("getFallManagerEnabled", ()).await? {
+                return Ok(None);
+            }
+            motion.call("setFallManagerEnabled", (false,)).await?;
+        }
+        self.fall_manager_paused_by.set(Some(generation));
+        Ok(Some(FallManagerPause { mover: Rc::clone(self), context: context.clone(), generation }))
+    }
+}
+
+/// The fall manager switched off by a move, switched back on when this is dropped, unless a
+/// newer move took the pause over.
+struct FallManagerPause {
+    mover: Rc<Mover>,
+    context: ModuleContext,
+    generation: u64,
+}
+
+impl Drop for FallManagerPause {
+    fn drop(&mut self) {
+        if self.mover.fall_manager_paused_by.get() != Some(self.generation) {
+            return;
+        }
+        self.mover.fall_manager_paused_by.set(None);
+        let motion = self.context.proxy("ALMotion");
+        actix_rt::spawn(async move {
+            if let Err(error) = motion.call("setFallManagerEnabled", (true,)).await {
+                tracing::warn!(%error, "cannot switch the fall manager back on");
+            }
+        });
+    }
+}
+
+/// The joints of `pose` the robot has (`names`), and their angles.
+fn table<'a>(names: &[String], pose: &[(&'a str, f64)]) -> (Vec<&'a str>, Vec<f64>) {
+    pose.iter().filter(|(joint, _)| names.iter().any(|name| name == joint)).copied().unzip()
+}
+
+/// The steps from where the robot is to `target`, each with the posture it starts from
+/// (`None`: from no posture, straight to the nearest one); `None` when the robot lies on a
+/// side or between upright and lying.
+fn steps(
+    reading: &Reading,
+    target: &'static Posture,
+    route: Route,
+) -> Option<Vec<(Option<&'static Posture>, &'static Posture)>> {
+    let start = reading.posture();
+    Some(match (route, start) {
+        (Route::Safe, Some(start)) if start != target => {
+            graph::path(start, target).windows(2).map(|pair| (Some(pair[0]), pair[1])).collect()
+        }
+        (Route::Direct, _) | (Route::Safe, Some(_)) => vec![(start, target)],
+        (Route::Safe, None) => {
+            let path = graph::path(reading.nearest()?, target);
+            let first = (None, path[0]);
+            std::iter::once(first).chain(path.windows(2).map(|pair| (Some(pair[0]), pair[1]))).collect()
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::library::{CROUCH, LYING_BACK, SIT, STAND, STAND_INIT};
+
+    fn reading(posture: &Posture, angle_y: f64) -> Reading {
+        let joints = posture.joints.iter().map(|(name, angle)| (name.to_string(), *angle)).collect();
+        Reading { joints, angle_x: 0.0, angle_y }
+    }
+
+    fn names(steps: &[(Option<&Posture>, &Posture)]) -> Vec<(Option<&'static str>, &'static str)> {
+        steps.iter().map(|(from, to)| (from.map(|from| from.name), to.name)).collect()
+    }
+
+    #[test]
+    fn each_step_of_a_path_starts_from_the_posture_before_it() {
+        let path = steps(&reading(&SIT, 0.0), &STAND, Route::Safe).unwrap();
+        assert_eq!(
+            names(&path),
+            [(Some("Sit"), "Crouch"), (Some("Crouch"), "StandInit"), (Some("StandInit"), "Stand")]
+        );
+        let again = steps(&reading(&CROUCH, 0.0), &CROUCH, Route::Safe).unwrap();
+        assert_eq!(names(&again), [(Some("Crouch"), "Crouch")], "the posture taken again");
+        let direct = steps(&reading(&SIT, 0.0), &STAND, Route::Direct).unwrap();
+        assert_eq!(names(&direct), [(Some("Sit"), "Stand")], "applyPosture: one straight step");
+    }
+
+    #[test]
+    fn from_no_posture_the_first_step_goes_straight_to_the_nearest_one() {
+        let mut bent = reading(&STAND_INIT, 0.0);
+        bent.joints.iter_mut().filter(|(name, _)| name == "LKneePitch").for_each(|(_, angle)| *angle += 0.4);
+        let path = steps(&bent, &CROUCH, Route::Safe).unwrap();
+        assert_eq!(names(&path), [(None, "StandInit"), (Some("StandInit"), "Crouch")]);
+        let lying = steps(&reading(&SIT, -1.4), &SIT, Route::Safe).unwrap();
+        assert_eq!(names(&lying), [(None, "LyingBack"), (Some("LyingBack"), "Sit")]);
+        let mut on_a_side = reading(&LYING_BACK, 0.0);
+        on_a_side.angle_x = 1.4;
+        assert_eq!(steps(&on_a_side, &SIT, Route::Safe), None);
+    }
+
+    #[test]
+    fn a_table_keeps_the_joints_the_robot_has_in_its_order() {
+        let names = ["RHand".to_string(), "HeadYaw".to_string()];
+        let (joints, angles) = table(&names, STAND.joints);
+        assert_eq!(joints, ["HeadYaw", "RHand"]);
+        assert_eq!(angles, [0.0, 0.300000012]);
     }
 }

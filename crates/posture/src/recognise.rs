@@ -13,8 +13,8 @@ pub const POSTURE_TOLERANCE_RAD: f64 = 0.2;
 pub const FAMILY_TOLERANCE_RAD: f64 = 0.6;
 /// The torso is upright while both AngleX and AngleY stay below this (rad, about 29°).
 pub const UPRIGHT_RAD: f64 = 0.5;
-/// The robot lies on its belly (AngleY above) or back (below minus this), about 57°, with
-/// AngleX below [`UPRIGHT_RAD`] (not on a side).
+/// The robot lies on its belly or back when its torso leans further than this from upright
+/// (about 57°), forwards or backwards, and less than [`UPRIGHT_RAD`] sideways.
 pub const LYING_RAD: f64 = 1.0;
 
 /// Joints the recogniser leaves out: the hands open and close in every posture.
@@ -32,14 +32,21 @@ pub struct Reading {
 
 impl Torso {
     /// How the torso lies; `None` on a side, upside down, or between upright and lying.
+    /// Lying is told from gravity's direction in the torso's frame rather than from the two
+    /// angles themselves: with the torso near horizontal, AngleX turns about the vertical and
+    /// may read anything (a robot flat on its back can read AngleX 2.2 rad, AngleY -1.5 rad).
     pub fn of(angle_x: f64, angle_y: f64) -> Option<Torso> {
-        if angle_x.abs() >= UPRIGHT_RAD {
+        if angle_x.abs() < UPRIGHT_RAD && angle_y.abs() < UPRIGHT_RAD {
+            return Some(Torso::Upright);
+        }
+        // How far the torso's x axis points down (face down), and its y axis up or down (a side).
+        let face_down = angle_y.sin();
+        let side = angle_y.cos() * angle_x.sin();
+        if side.abs() >= UPRIGHT_RAD.sin() {
             None
-        } else if angle_y.abs() < UPRIGHT_RAD {
-            Some(Torso::Upright)
-        } else if angle_y > LYING_RAD {
+        } else if face_down > LYING_RAD.sin() {
             Some(Torso::Belly)
-        } else if angle_y < -LYING_RAD {
+        } else if face_down < -LYING_RAD.sin() {
             Some(Torso::Back)
         } else {
             None
@@ -175,6 +182,19 @@ mod tests {
         on_a_side.angle_x = 1.4;
         assert_eq!((on_a_side.posture(), on_a_side.family(), on_a_side.nearest()), (None, None, None));
         assert_eq!(Torso::of(0.0, 0.7), None, "between upright and lying");
+        assert_eq!(Torso::of(std::f64::consts::PI, 0.0), None, "upside down");
+    }
+
+    #[test]
+    fn flat_on_the_back_or_belly_any_angle_x_reads_lying() {
+        // Near AngleY = ±π/2 the roll turns about the vertical: the physical robot lying on
+        // its back reads AngleX 2.24 rad.
+        for angle_x in [0.0, 0.8, 2.24, -3.1] {
+            assert_eq!(Torso::of(angle_x, -1.51), Some(Torso::Back), "AngleX {angle_x}");
+            assert_eq!(Torso::of(angle_x, 1.51), Some(Torso::Belly), "AngleX {angle_x}");
+        }
+        assert_eq!(Torso::of(0.4, -1.1), Some(Torso::Back), "tilted 0.4 rad sideways");
+        assert_eq!(Torso::of(1.4, -0.8), None, "more on a side than on the back");
     }
 
     #[test]

@@ -1,0 +1,375 @@
+//! How the robot moves from one posture to a neighbouring one, as NAOqi's posture manager
+//! does: through key poses (whole-body joint tables, reached in order) rather than one straight
+//! interpolation where a straight one would topple it, and no faster than the body can take.
+//! The key poses and speed limits were designed on the physically simulated NAO
+//! (`naobroker-physics`) and are checked there end to end (docs/posture.md, "Transitions").
+
+use crate::library::{
+    self, Posture, Torso, CROUCH, LYING_BACK, LYING_BELLY, SIT, SIT_RELAX, STAND, STAND_INIT, STAND_ZERO,
+};
+
+/// How fast a pose is reached, as a fraction of the joints' top speed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Speed {
+    /// The move's own `maxSpeedFraction`, or this when that is higher: faster, the body would
+    /// topple.
+    AtMost(f64),
+    /// This, whatever the move's `maxSpeedFraction`: a motion that needs its momentum (getting
+    /// up), slower, falls back; NAOqi's stand-up motions also keep their own pace.
+    Fixed(f64),
+}
+
+impl Speed {
+    /// The fraction of top speed a move asked for `asked` goes at.
+    pub fn for_move(self, asked: f64) -> f64 {
+        match self {
+            Speed::AtMost(limit) => asked.min(limit),
+            Speed::Fixed(pace) => pace,
+        }
+    }
+}
+
+/// A whole-body pose a transition passes through.
+#[derive(Debug, PartialEq)]
+pub struct KeyPose {
+    /// What the robot does on its way to this pose.
+    pub what: &'static str,
+    pub joints: [(&'static str, f64); 26],
+    pub speed: Speed,
+}
+
+/// A move from one posture to a neighbouring one.
+#[derive(Debug, PartialEq)]
+pub struct Transition {
+    pub from: &'static Posture,
+    pub to: &'static Posture,
+    /// Reached in order before `to`'s own table.
+    pub via: &'static [KeyPose],
+    /// How fast `to` itself is reached (from the last key pose, or from `from`).
+    pub speed: Speed,
+}
+
+/// A straight move at the speed asked for: any pair of postures without a [`Transition`].
+pub const STRAIGHT: Transition =
+    Transition { from: &STAND_INIT, to: &STAND_INIT, via: &[], speed: Speed::AtMost(1.0) };
+
+/// A left-right symmetric pose from the left side's angles; the right side mirrors them (its
+/// rolls and yaws change sign). `head`: HeadYaw, HeadPitch; `arm`: ShoulderPitch, ShoulderRoll,
+/// ElbowYaw, ElbowRoll, WristYaw, Hand; `leg`: HipYawPitch, HipRoll, HipPitch, KneePitch,
+/// AnklePitch, AnkleRoll.
+const fn symmetric(head: [f64; 2], arm: [f64; 6], leg: [f64; 6]) -> [(&'static str, f64); 26] {
+    let [shoulder_pitch, shoulder_roll, elbow_yaw, elbow_roll, wrist_yaw, hand] = arm;
+    let [hip_yaw_pitch, hip_roll, hip_pitch, knee, ankle_pitch, ankle_roll] = leg;
+    library::table([
+        head[0],
+        head[1],
+        shoulder_pitch,
+        shoulder_roll,
+        elbow_yaw,
+        elbow_roll,
+        wrist_yaw,
+        hand,
+        hip_yaw_pitch,
+        hip_roll,
+        hip_pitch,
+        knee,
+        ankle_pitch,
+        ankle_roll,
+        hip_yaw_pitch,
+        -hip_roll,
+        hip_pitch,
+        knee,
+        ankle_pitch,
+        -ankle_roll,
+        shoulder_pitch,
+        -shoulder_roll,
+        -elbow_yaw,
+        -elbow_roll,
+        -wrist_yaw,
+        hand,
+    ])
+}
+
+/// Sitting down from Crouch. The hip cannot come down behind the heels with the feet flat
+/// and the knees at their limit (Crouch's), so the robot first squats lower, the hip yaw-pitch
+/// spreading the thighs and bending the hips further than HipPitch alone can, the arms
+/// reaching forward: the centre of mass stays over the feet until the bottom is a few
+/// centimetres above the ground. Then it sits down on its bottom raising its arms and head,
+/// the knees and ankles already turning towards Sit's, and Sit's table brings the feet forward.
+const CROUCH_TO_SIT: [KeyPose; 2] = [
+    KeyPose {
+        what: "squat low, arms forward",
+        joints: symmetric(
+            [0.0, 0.23],
+            [-0.58, -0.18, -0.79, -0.46, 0.15, 0.0],
+            [-0.94, -0.12, -1.53, 1.28, 0.55, 0.08],
+        ),
+        speed: Speed::AtMost(0.3),
+    },
+    KeyPose {
+        what: "sit down, arms and head up",
+        joints: symmetric(
+            [0.0, -0.6],
+            [-1.65, 0.18, -0.79, -0.17, 0.15, 0.0],
+            [-0.99, 0.16, -1.53, 1.15, 0.9, 0.08],
+        ),
+        speed: Speed::AtMost(0.5),
+    },
+];
+
+/// Standing up from Sit to Crouch: the feet pulled in under the bottom and the torso leaning
+/// far forward put the weight on the feet (the bottom lifts), then the legs push the hips up
+/// and forward over the feet while the arms swing down and out, into a crouch with the knees
+/// apart, which close as the torso straightens, and Crouch's table ends it. It needs its
+/// momentum: slower, the hips cannot lift the torso (the hip yaw-pitch, one motor for both
+/// legs, gives up first) and the robot sits back down or falls back, so it keeps its own pace.
+const SIT_TO_CROUCH: [KeyPose; 4] = [
+    KeyPose {
+        what: "feet in, lean far forward",
+        joints: symmetric(
+            [0.0, -0.36],
+            [-0.22, -0.02, -0.49, -0.15, 0.0, 0.29],
+            [-1.09, -0.12, -1.53, 1.16, 0.92, 0.0],
+        ),
+        speed: Speed::Fixed(0.3),
+    },
+    KeyPose {
+        what: "hips up over the feet, arms down and out",
+        joints: symmetric(
+            [0.0, -0.11],
+            [1.08, 0.91, -0.49, -0.17, 0.0, 0.29],
+            [-1.06, 0.2, -0.45, 1.69, 0.21, 0.0],
+        ),
+        speed: Speed::Fixed(0.3),
+    },
+    KeyPose {
+        what: "crouch, knees apart",
+        joints: symmetric(
+            [0.0, 0.07],
+            [0.27, 0.33, -0.49, -0.09, 0.0, 0.29],
+            [-1.08, 0.48, -0.62, 2.09, -0.58, 0.0],
+        ),
+        speed: Speed::Fixed(0.3),
+    },
+    KeyPose {
+        what: "knees closing, arms down",
+        joints: symmetric(
+            [0.0, -0.17],
+            [0.79, 0.35, -0.49, -0.11, 0.0, 0.29],
+            [-0.62, -0.02, -0.93, 2.11, -0.8, 0.0],
+        ),
+        speed: Speed::Fixed(0.3),
+    },
+];
+
+/// Leaning back on the hands: the arms go out to the sides (pointing back past the thighs
+/// they would hit them), then behind, the legs stretching out in front as a counterweight, and
+/// SitRelax's table leans the torso back onto the hands.
+const SIT_TO_SIT_RELAX: [KeyPose; 2] = [
+    KeyPose {
+        what: "arms out to the sides",
+        joints: symmetric(
+            [0.0, 0.0],
+            [0.9, 0.9, -0.49, -0.3, 0.0, 0.29],
+            [-0.607, 0.27, -1.53, 1.39, 0.84, 0.0],
+        ),
+        speed: Speed::AtMost(1.0),
+    },
+    KeyPose {
+        what: "hands behind, legs stretched",
+        joints: symmetric(
+            [0.0, 0.0],
+            [2.0, 0.4, -2.0, -0.2, -0.95, 0.29],
+            [-0.607, 0.27, -1.53, -0.04, 0.92, 0.0],
+        ),
+        speed: Speed::AtMost(1.0),
+    },
+];
+
+/// Sitting up from SitRelax: the hips bend the torso up over the stretched legs while the
+/// hands still hold it, the arms come forward round the sides, and Sit's table draws the feet
+/// in. Sit rests on the round bottom with the centre of mass a few centimetres ahead of it, so
+/// the last leg is slow: arriving faster, the robot rocks back over.
+const SIT_RELAX_TO_SIT: [KeyPose; 2] = [
+    KeyPose {
+        what: "sit up over the stretched legs",
+        joints: symmetric(
+            [0.0, 0.0],
+            [2.0, 0.4, -2.0, -0.2, -0.95, 0.14],
+            [-0.6, 0.2, -1.53, -0.04, 0.92, 0.0],
+        ),
+        speed: Speed::AtMost(0.3),
+    },
+    KeyPose {
+        what: "arms forward round the sides",
+        joints: symmetric(
+            [0.0, 0.0],
+            [0.9, 0.9, -0.5, -0.3, 0.0, 0.14],
+            [-0.6, 0.2, -1.53, -0.04, 0.92, 0.0],
+        ),
+        speed: Speed::AtMost(0.5),
+    },
+];
+
+/// Lying back from Sit: the legs stretch out, the arms reach forward and the chin tucks in (the
+/// back lands before the head), then LyingBack's table lets the torso down.
+const SIT_TO_LYING_BACK: [KeyPose; 1] = [KeyPose {
+    what: "legs out, arms forward, chin in",
+    joints: symmetric(
+        [0.0, 0.5],
+        [0.5, 0.3, -0.49, -0.5, 0.0, 0.29],
+        [-0.607, 0.27, -1.53, -0.04, 0.92, 0.0],
+    ),
+    speed: Speed::AtMost(1.0),
+}];
+
+/// Lying on the belly from Crouch: the arms go up and forward, the robot leans forward and
+/// goes down on its knees, falling forward onto its forearms stretched ahead (arms that
+/// reach for the ground are pinned under the chest), then turns its head aside with the arms
+/// still out, and LyingBelly's table stretches the legs and lays the arms by the head.
+const CROUCH_TO_LYING_BELLY: [KeyPose; 4] = [
+    KeyPose {
+        what: "arms up and forward",
+        joints: symmetric(
+            [0.0, -0.3],
+            [-1.2, 0.3, -0.5, -0.3, 0.15, 0.0],
+            [-0.25, -0.08, -0.7, 2.11, -1.18, 0.08],
+        ),
+        speed: Speed::AtMost(0.3),
+    },
+    KeyPose {
+        what: "lean forward",
+        joints: symmetric(
+            [0.0, -0.3],
+            [-1.2, 0.3, -0.5, -0.3, 0.15, 0.0],
+            [-0.25, -0.08, -1.4, 2.11, -1.18, 0.08],
+        ),
+        speed: Speed::AtMost(0.3),
+    },
+    KeyPose {
+        what: "down on the knees and forearms",
+        joints: symmetric(
+            [0.0, -0.3],
+            [-1.2, 0.3, -0.5, -0.3, 0.15, 0.0],
+            [-0.25, -0.08, -1.0, 2.11, 0.5, 0.08],
+        ),
+        speed: Speed::AtMost(0.3),
+    },
+    KeyPose {
+        what: "head aside, arms out, legs stretched",
+        joints: symmetric(
+            [-0.69, -0.31],
+            [-1.2, 1.0, -0.5, -0.3, 0.0, 0.0],
+            [-0.02, 0.12, 0.2, -0.09, 0.8, 0.0],
+        ),
+        speed: Speed::AtMost(0.3),
+    },
+];
+
+/// The transitions that are no straight move at any speed.
+pub const TRANSITIONS: [Transition; 12] = [
+    // Between the standing postures faster, the robot rocks on its feet, and two such moves in
+    // a row (Stand → StandInit → StandZero) throw it over.
+    Transition { from: &STAND_INIT, to: &STAND, via: &[], speed: Speed::AtMost(0.5) },
+    Transition { from: &STAND, to: &STAND_INIT, via: &[], speed: Speed::AtMost(0.5) },
+    Transition { from: &STAND_INIT, to: &STAND_ZERO, via: &[], speed: Speed::AtMost(0.5) },
+    Transition { from: &STAND_ZERO, to: &STAND_INIT, via: &[], speed: Speed::AtMost(0.5) },
+    // Standing up from the crouch faster throws the robot on its back.
+    Transition { from: &CROUCH, to: &STAND_INIT, via: &[], speed: Speed::AtMost(0.3) },
+    // Crouching faster, the robot pitches over its toes.
+    Transition { from: &STAND_INIT, to: &CROUCH, via: &[], speed: Speed::AtMost(0.6) },
+    Transition { from: &CROUCH, to: &SIT, via: &CROUCH_TO_SIT, speed: Speed::AtMost(1.0) },
+    Transition { from: &SIT, to: &CROUCH, via: &SIT_TO_CROUCH, speed: Speed::Fixed(0.3) },
+    // SitRelax reached faster still rocks when the next move starts.
+    Transition { from: &SIT, to: &SIT_RELAX, via: &SIT_TO_SIT_RELAX, speed: Speed::AtMost(0.3) },
+    Transition { from: &SIT_RELAX, to: &SIT, via: &SIT_RELAX_TO_SIT, speed: Speed::AtMost(0.2) },
+    Transition { from: &SIT, to: &LYING_BACK, via: &SIT_TO_LYING_BACK, speed: Speed::AtMost(0.3) },
+    Transition { from: &CROUCH, to: &LYING_BELLY, via: &CROUCH_TO_LYING_BELLY, speed: Speed::AtMost(0.3) },
+];
+
+/// How the robot goes from `from` to `to`: its [`Transition`], or [`STRAIGHT`].
+pub fn between(from: &Posture, to: &Posture) -> &'static Transition {
+    TRANSITIONS.iter().find(|transition| transition.from == from && transition.to == to).unwrap_or(&STRAIGHT)
+}
+
+/// A move from a posture whose torso lies `from` to one whose torso lies `to` lies the
+/// robot down or gets it up: its torso passes the fall manager's threshold on purpose.
+pub fn lies_down_or_gets_up(from: Torso, to: Torso) -> bool {
+    from != Torso::Upright || to != Torso::Upright
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph;
+    use crate::library::LIBRARY;
+
+    #[test]
+    fn transitions_join_neighbours_once_each_way_and_limit_speeds_within_0_to_1() {
+        for (index, transition) in TRANSITIONS.iter().enumerate() {
+            let (from, to) = (transition.from, transition.to);
+            assert_eq!(graph::path(from, to).len(), 2, "{} → {} are no neighbours", from.name, to.name);
+            assert!(
+                TRANSITIONS[..index].iter().all(|earlier| (earlier.from, earlier.to) != (from, to)),
+                "{} → {} twice",
+                from.name,
+                to.name
+            );
+            for speed in transition.via.iter().map(|key| key.speed).chain([transition.speed]) {
+                let (Speed::AtMost(fraction) | Speed::Fixed(fraction)) = speed;
+                assert!(fraction > 0.0 && fraction <= 1.0, "{} → {}: {speed:?}", from.name, to.name);
+            }
+        }
+    }
+
+    #[test]
+    fn between_finds_the_transition_of_that_direction_else_a_straight_move() {
+        let sitting = between(&CROUCH, &SIT);
+        assert_eq!((sitting.from, sitting.to, sitting.via.len()), (&CROUCH, &SIT, 2));
+        assert_eq!(between(&CROUCH, &STAND_ZERO), &STRAIGHT, "no neighbours: applyPosture");
+        for posture in LIBRARY {
+            assert_eq!(between(posture, posture), &STRAIGHT, "{}", posture.name);
+        }
+        assert_eq!(STRAIGHT.via.len(), 0);
+        assert_eq!(STRAIGHT.speed.for_move(0.4), 0.4);
+    }
+
+    #[test]
+    fn key_poses_name_every_joint_once_and_mirror_left_and_right() {
+        let key_poses = TRANSITIONS.iter().flat_map(|transition| transition.via);
+        for key in key_poses {
+            let angle = |name: &str| key.joints.iter().find(|(joint, _)| *joint == name).unwrap().1;
+            let mut names: Vec<&str> = key.joints.iter().map(|(name, _)| *name).collect();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), 26, "{}", key.what);
+            for (left, right, sign) in [
+                ("LShoulderRoll", "RShoulderRoll", -1.0),
+                ("LElbowYaw", "RElbowYaw", -1.0),
+                ("LHipYawPitch", "RHipYawPitch", 1.0),
+                ("LHipRoll", "RHipRoll", -1.0),
+                ("LKneePitch", "RKneePitch", 1.0),
+                ("LAnkleRoll", "RAnkleRoll", -1.0),
+            ] {
+                assert_eq!(angle(left), sign * angle(right), "{}: {left}", key.what);
+            }
+        }
+    }
+
+    #[test]
+    fn a_limit_caps_the_speed_asked_and_a_fixed_pace_ignores_it() {
+        assert_eq!(Speed::AtMost(0.3).for_move(0.8), 0.3);
+        assert_eq!(Speed::AtMost(0.3).for_move(0.1), 0.1);
+        assert_eq!(Speed::Fixed(0.3).for_move(0.1), 0.3);
+        assert_eq!(Speed::Fixed(0.3).for_move(1.0), 0.3);
+    }
+
+    #[test]
+    fn only_moves_to_or_from_a_lying_posture_lie_down_or_get_up() {
+        assert!(lies_down_or_gets_up(SIT.torso, LYING_BACK.torso));
+        assert!(lies_down_or_gets_up(LYING_BELLY.torso, CROUCH.torso));
+        assert!(lies_down_or_gets_up(Torso::Back, Torso::Back), "turning over on the ground");
+        assert!(!lies_down_or_gets_up(CROUCH.torso, SIT.torso));
+        assert!(!lies_down_or_gets_up(SIT.torso, SIT_RELAX.torso));
+    }
+}
