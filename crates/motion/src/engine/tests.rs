@@ -9,6 +9,7 @@ use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 
 use super::*;
+use crate::fall::{ANGLE_KEYS, GYROSCOPE_KEYS};
 
 fn nao() -> (Engine, Arc<Body>) {
     let (engine, body, _) = nao_with_slots();
@@ -160,4 +161,45 @@ fn a_task_losing_a_joint_drives_the_others_and_comes_back_whole() {
     assert_eq!(ended, [1, 2]);
     let kept: Vec<usize> = output.retired[0].tracks.iter().map(|entry| entry.motor).collect();
     assert_eq!(kept, [yaw, wrist, pitch], "the tracks left run in their order; the one taken stays");
+}
+
+fn engine_cycle(engine: &mut Engine, time: i32) -> Vec<FromEngine> {
+    let mut output = EngineOutput::default();
+    engine.cycle(time, &mut Request::default(), &mut output);
+    output.reports
+}
+
+/// Whether `engine` takes a new task (the reports of a refusal, if not).
+fn takes_a_task(engine: &mut Engine, id: u64) -> Vec<FromEngine> {
+    let mut output = EngineOutput::default();
+    engine.command(ToEngine::Start(Box::new(MotionTask { id, tracks: Vec::new() })), &mut output);
+    output.reports
+}
+
+/// The engine as the motion thread runs it, on NAO V6 with ALMemory's slots as the DCM
+/// left them at start-up: every stiffness 0.
+#[test]
+fn a_limp_robot_tilting_past_the_threshold_falls_and_tasks_wait_until_it_rests() {
+    let (mut engine, _, slots) = nao_with_slots();
+    assert!((0..engine.motors()).all(|motor| engine.stiffness(motor) == 0.0), "limp");
+    let reports = engine_cycle(&mut engine, 20);
+    assert!(reports.contains(&FromEngine::Upright), "{reports:?}");
+    set_slot(&slots, ANGLE_KEYS[1], 0.9);
+    set_slot(&slots, GYROSCOPE_KEYS[1], 3.0);
+    let reports = engine_cycle(&mut engine, 40);
+    assert!(reports.contains(&FromEngine::Falling { time: 40, direction: Direction::Front }), "{reports:?}");
+    for time in (60..=200).step_by(20) {
+        engine_cycle(&mut engine, time);
+    }
+    let refused = [FromEngine::Finished { id: 1, completed: false }];
+    assert_eq!(takes_a_task(&mut engine, 1), refused, "still turning, limp");
+    // On the ground: the fifth cycle at rest ends the fall.
+    set_slot(&slots, GYROSCOPE_KEYS[1], 0.0);
+    let fallen: Vec<FromEngine> = (220..=320)
+        .step_by(20)
+        .flat_map(|time| engine_cycle(&mut engine, time))
+        .filter(|report| matches!(report, FromEngine::Fallen { .. }))
+        .collect();
+    assert_eq!(fallen, [FromEngine::Fallen { time: 300 }]);
+    assert_eq!(takes_a_task(&mut engine, 2), [], "taken: the fall is over");
 }
