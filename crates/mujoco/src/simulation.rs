@@ -188,10 +188,10 @@ impl Simulation {
         triple(self.numbers(self.d().site_xpos, self.m().nsite * 3), site)
     }
 
-    /// A site's orientation, world frame, as a row-major 3×3 matrix.
-    pub fn site_rotation(&self, site: usize) -> [f64; 9] {
+    /// A site's orientation, world frame, as a 3×3 matrix's rows.
+    pub fn site_rotation(&self, site: usize) -> [[f64; 3]; 3] {
         let all = self.numbers(self.d().site_xmat, self.m().nsite * 9);
-        std::array::from_fn(|i| all[site * 9 + i])
+        std::array::from_fn(|row| std::array::from_fn(|col| all[site * 9 + row * 3 + col]))
     }
 
     /// The contacts of the last step, with their normal forces.

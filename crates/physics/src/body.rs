@@ -3,6 +3,7 @@
 //! ground truth (`truth`) and the pushes are for tests and tools: the robot itself only
 //! reads its sensors.
 
+use naobroker_kinematics::transform::{rotate, rotation_to_rpy, Rotation};
 use naobroker_mujoco::{Object, Simulation};
 use naobroker_simbody::{JointLimits, Noise, SimJoint, POSITION_NOISE_RAD};
 
@@ -225,7 +226,7 @@ impl PhysicalBody {
             let foot =
                 self.sim.id(Object::Body, ankle).ok_or_else(|| PhysicsError::NotInModel(ankle.into()))?;
             let rotation = rotation_of(self.sim.body_quaternion(foot));
-            (0..3).for_each(|row| normal[row] += rotation[row * 3 + 2]);
+            (0..3).for_each(|row| normal[row] += rotation[row][2]);
         }
         let length = normal.iter().map(|v| v * v).sum::<f64>().sqrt();
         let [nx, ny, nz] = normal.map(|v| v / length);
@@ -365,7 +366,7 @@ impl PhysicalBody {
         let specific_force =
             [data[self.accelerometer], data[self.accelerometer + 1], data[self.accelerometer + 2]];
         let rotation = self.sim.site_rotation(self.imu_site);
-        let (roll, pitch, _) = roll_pitch_yaw(&rotation);
+        let [roll, pitch, _] = rotation_to_rpy(&rotation);
         InertialReading {
             accelerometer: specific_force.map(|value| -value),
             gyroscope: [data[self.gyroscope], data[self.gyroscope + 1], data[self.gyroscope + 2]],
@@ -376,28 +377,25 @@ impl PhysicalBody {
     /// The force sensors (kg), per foot (left, right) in LoLA's order: the weight each
     /// sensor's sphere carries.
     pub fn fsr(&self) -> [[f64; 4]; 2] {
-        let mut weights = [[0.0; 4]; 2];
-        for contact in self.sim.contacts() {
-            for (foot, geoms) in self.fsr_geoms.iter().enumerate() {
-                if let Some(sensor) = geoms.iter().position(|geom| contact.geoms.contains(geom)) {
-                    weights[foot][sensor] += contact.normal_force / GRAVITY;
-                }
-            }
-        }
-        weights
+        self.contact_forces(&self.fsr_geoms).map(|foot| foot.map(|newtons| newtons / GRAVITY))
     }
 
     /// The foot bumpers, per foot (left, right): [left, right] pressed.
     pub fn bumpers(&self) -> [[bool; 2]; 2] {
-        let mut force = [[0.0; 2]; 2];
+        self.contact_forces(&self.bumper_geoms).map(|foot| foot.map(|newtons| newtons > BUMPER_PRESSED_N))
+    }
+
+    /// Per foot, the normal force (N) of the last step's contacts on each of its `geoms`.
+    fn contact_forces<const N: usize>(&self, geoms: &[[usize; N]; 2]) -> [[f64; N]; 2] {
+        let mut forces = [[0.0; N]; 2];
         for contact in self.sim.contacts() {
-            for (foot, geoms) in self.bumper_geoms.iter().enumerate() {
-                if let Some(side) = geoms.iter().position(|geom| contact.geoms.contains(geom)) {
-                    force[foot][side] += contact.normal_force;
+            for (foot, geoms) in geoms.iter().enumerate() {
+                if let Some(index) = geoms.iter().position(|geom| contact.geoms.contains(geom)) {
+                    forces[foot][index] += contact.normal_force;
                 }
             }
         }
-        force.map(|foot| foot.map(|newtons| newtons > BUMPER_PRESSED_N))
+        forces
     }
 
     /// What each sonar (in the description's order) measures: the distance to the nearest
@@ -407,8 +405,7 @@ impl PhysicalBody {
         let sonar = self.sonars.get(sonar)?;
         let from = self.sim.site_position(sonar.site);
         let rotation = self.sim.site_rotation(sonar.site);
-        let axis: [f64; 3] =
-            std::array::from_fn(|row| (0..3).map(|col| rotation[row * 3 + col] * sonar.axis[col]).sum());
+        let axis = rotate(&rotation, sonar.axis);
         let objects = 0;
         let echo =
             self.sim.ray(from, axis, Some(objects), None).filter(|&distance| distance < sonar.max_range_m);
@@ -419,12 +416,12 @@ impl PhysicalBody {
     pub fn truth(&self) -> Truth {
         let position = self.sim.body_position(self.torso);
         let rotation = rotation_of(self.sim.body_quaternion(self.torso));
-        let (roll, pitch, yaw) = roll_pitch_yaw(&rotation);
+        let [roll, pitch, yaw] = rotation_to_rpy(&rotation);
         Truth {
             time_s: self.sim.time() - self.start_time_s,
             torso: [position[0], position[1], position[2], roll, pitch, yaw],
             com: self.sim.subtree_com(self.torso),
-            fallen: rotation[8].clamp(-1.0, 1.0).acos() > FALLEN_TILT_RAD,
+            fallen: rotation[2][2].clamp(-1.0, 1.0).acos() > FALLEN_TILT_RAD,
         }
     }
 
@@ -453,22 +450,11 @@ fn gearbox_friction(joint: &mut Servoed, angle: f64) -> f64 {
     pull
 }
 
-/// A unit quaternion `[w, x, y, z]` as a row-major rotation matrix.
-fn rotation_of([w, x, y, z]: [f64; 4]) -> [f64; 9] {
+/// A unit quaternion `[w, x, y, z]` as a rotation matrix.
+fn rotation_of([w, x, y, z]: [f64; 4]) -> Rotation {
     [
-        1.0 - 2.0 * (y * y + z * z),
-        2.0 * (x * y - w * z),
-        2.0 * (x * z + w * y),
-        2.0 * (x * y + w * z),
-        1.0 - 2.0 * (x * x + z * z),
-        2.0 * (y * z - w * x),
-        2.0 * (x * z - w * y),
-        2.0 * (y * z + w * x),
-        1.0 - 2.0 * (x * x + y * y),
+        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)],
+        [2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)],
+        [2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)],
     ]
-}
-
-/// Roll, pitch, yaw (rad) of a row-major rotation R = Rz(yaw)·Ry(pitch)·Rx(roll).
-fn roll_pitch_yaw(r: &[f64; 9]) -> (f64, f64, f64) {
-    (r[7].atan2(r[8]), (-r[6]).clamp(-1.0, 1.0).asin(), r[3].atan2(r[0]))
 }
