@@ -140,7 +140,8 @@ pub struct Engine {
     switches: Arc<Switches>,
     actuators: FastAccess,
     currents: FastAccess,
-    /// Each motor's position sensor: where a limp joint is held when stiffened.
+    /// Each motor's position sensor, read once a cycle: the sensed pose of the Cartesian
+    /// data, and where a limp joint is held when stiffened.
     position_sensors: FastAccess,
     sensed: Vec<f64>,
     /// Values read each cycle: positions then stiffnesses as the DCM sends them.
@@ -183,7 +184,7 @@ impl Engine {
         let arms = Arm::BOTH.map(|arm| ArmJoints::find(&body, arm));
         let switches =
             Arc::new(Switches::new(has_angles, fall_config.enabled, arms.map(|arm| arm.is_some())));
-        let cartesian = cartesian_steps::CartesianState::new(&body, slots)?;
+        let cartesian = cartesian_steps::CartesianState::new(&body);
         let mut engine = Engine {
             protective: fall::protective_posture(&body),
             body,
@@ -210,6 +211,7 @@ impl Engine {
             cartesian,
         };
         engine.actuators.read(&mut engine.read);
+        engine.position_sensors.read(&mut engine.sensed);
         for (index, motor) in engine.motors.iter_mut().enumerate() {
             motor.position = engine.read[index];
             motor.stiffness = engine.read[count + index];

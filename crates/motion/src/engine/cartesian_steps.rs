@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use naobroker_kinematics::{Pose, Transform};
-use naobroker_rtslots::{FastAccess, NotRealTimeKey, RtSlots};
 
 use super::Engine;
 use crate::body::Body;
@@ -14,9 +13,6 @@ use crate::cartesian::{CartesianPose, Kinematics, Published};
 /// The Cartesian data the motion thread keeps, all allocated at start.
 pub(super) struct CartesianState {
     kinematics: Arc<Kinematics>,
-    /// Each motor's position sensor.
-    sensors: FastAccess,
-    sensor_values: Vec<f64>,
     /// The model's angles, refilled for each pose.
     angles: Vec<f64>,
     sensed: Pose,
@@ -30,21 +26,18 @@ pub(super) struct CartesianState {
 
 impl CartesianState {
     /// For a body with a kinematic model; `None` without one.
-    pub(super) fn new(body: &Body, slots: &Arc<RtSlots>) -> Result<Option<CartesianState>, NotRealTimeKey> {
-        let Some(kinematics) = &body.kinematics else { return Ok(None) };
-        let keys: Vec<&str> = body.motors.iter().map(|motor| motor.sensor_key.as_str()).collect();
+    pub(super) fn new(body: &Body) -> Option<CartesianState> {
+        let kinematics = body.kinematics.as_ref()?;
         let model = &kinematics.model;
-        Ok(Some(CartesianState {
+        Some(CartesianState {
             kinematics: Arc::clone(kinematics),
-            sensors: slots.fast_access(&keys)?,
-            sensor_values: vec![0.0; keys.len()],
             angles: vec![0.0; model.joint_names().len()],
             sensed: Pose::new(model),
             before: Pose::new(model),
             commanded: Pose::new(model),
             sensed_in_robot: Transform::IDENTITY,
             commanded_in_robot: Transform::IDENTITY,
-        }))
+        })
     }
 }
 
@@ -61,8 +54,7 @@ impl Engine {
         let Some(cartesian) = &mut self.cartesian else { return };
         let kinematics = &cartesian.kinematics;
         let model = &kinematics.model;
-        cartesian.sensors.read(&mut cartesian.sensor_values);
-        let sensed = &cartesian.sensor_values;
+        let sensed = &self.sensed;
         kinematics.angles_from_motors(|motor| sensed[motor], &mut cartesian.angles);
         cartesian.sensed.update(model, &cartesian.angles);
         cartesian.sensed_in_robot = cartesian.sensed.torso_in_robot_frame(model, angle_x, angle_y);
