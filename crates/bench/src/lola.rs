@@ -111,15 +111,7 @@ fn collect(sim: &LolaSim, seconds: f64) -> Window {
         std::thread::sleep(COLLECT_EVERY.min(end.saturating_duration_since(Instant::now())));
         latencies.extend(sim.take_latencies().iter().map(|latency| latency.as_secs_f64() * 1e6));
     }
-    let after = sim.stats();
-    let counts = Stats {
-        sent: after.sent - before.sent,
-        answers: after.answers - before.answers,
-        missing: after.missing - before.missing,
-        late: after.late - before.late,
-        double: after.double - before.double,
-        ..Stats::default()
-    };
+    let counts = sim.stats().since(&before);
     Window { latencies: Samples(latencies), counts }
 }
 

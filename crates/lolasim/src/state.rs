@@ -44,6 +44,29 @@ pub struct Stats {
     pub connected: bool,
 }
 
+impl Stats {
+    /// What happened since `before` (counts taken earlier from the same simulator): every
+    /// count's difference; `connected` as it is now.
+    pub fn since(&self, before: &Stats) -> Stats {
+        Stats {
+            cycles: self.cycles - before.cycles,
+            sent: self.sent - before.sent,
+            answers: self.answers - before.answers,
+            missing: self.missing - before.missing,
+            late: self.late - before.late,
+            double: self.double - before.double,
+            malformed: self.malformed - before.malformed,
+            unknown_keys: self.unknown_keys - before.unknown_keys,
+            stalled_cycles: self.stalled_cycles - before.stalled_cycles,
+            delayed_cycles: self.delayed_cycles - before.delayed_cycles,
+            connections: self.connections - before.connections,
+            refused: self.refused - before.refused,
+            restarts: self.restarts - before.restarts,
+            connected: self.connected,
+        }
+    }
+}
+
 impl std::fmt::Display for Stats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -259,5 +282,23 @@ mod tests {
         assert_eq!((state.stats.answers, state.stats.double), (20, 10));
         let kept: Vec<u64> = state.latencies.iter().map(|latency| latency.as_micros() as u64).collect();
         assert_eq!(kept, [7, 8, 9, 10], "the first answer of each map, the newest kept");
+    }
+
+    #[test]
+    fn counts_since_earlier_counts_are_the_differences() {
+        let before = Stats {
+            sent: 10,
+            answers: 9,
+            missing: 1,
+            late: 2,
+            double: 3,
+            connected: true,
+            ..Stats::default()
+        };
+        let after =
+            Stats { sent: 25, answers: 22, missing: 2, late: 2, double: 5, connected: false, ..before };
+        let since = after.since(&before);
+        assert_eq!((since.sent, since.answers, since.missing, since.late, since.double), (15, 13, 1, 0, 2));
+        assert_eq!((since.cycles, since.connections, since.connected), (0, 0, false));
     }
 }

@@ -112,14 +112,7 @@ pub(super) fn through_lola(scratch: &Path, physics: Option<World>, seconds: f64)
     answers.iter().for_each(|_| cycle());
     let before = sim.stats();
     let (cycle_us, wall) = timed_cycles(seconds, cycle);
-    let after = sim.stats();
-    let link = Stats {
-        sent: after.sent - before.sent,
-        missing: after.missing - before.missing,
-        late: after.late - before.late,
-        double: after.double - before.double,
-        ..after
-    };
+    let link = sim.stats().since(&before);
     let truth = sim.truth().ok();
     // The client's read ends with the connection.
     drop(sim);
