@@ -1,0 +1,463 @@
+//! The walk itself, of Walk2014's family (Hengst, rUNSWift 2014): each step the swing foot
+//! moves to its target on a smooth curve and lifts on a raised cosine while the support foot
+//! slides back linearly under the body; the support changes when the foot pressure sensors
+//! feel the swing foot take the weight (after half a step), not when a clock says; the
+//! gyroscope damps the torso through the ankles. Pure and allocation-free: the motion thread
+//! runs one [`Walk::cycle`] per motion cycle.
+
+use naobroker_kinematics::transform::axis_angle;
+
+use crate::legs::{FootPose, LegAngles, LegGeometry};
+use crate::parameters::{Step, WalkParameters};
+
+/// A foot, and the index of its values in the walk's pairs (left first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Foot {
+    Left = 0,
+    Right = 1,
+}
+
+impl Foot {
+    fn other(self) -> Foot {
+        match self {
+            Foot::Left => Foot::Right,
+            Foot::Right => Foot::Left,
+        }
+    }
+
+    /// +1 for the left foot, -1 for the right: the sign of its side in y.
+    fn side(self) -> f64 {
+        match self {
+            Foot::Left => 1.0,
+            Foot::Right => -1.0,
+        }
+    }
+}
+
+/// What the walk reads each cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct WalkSensors {
+    /// The weight each foot carries (kg, left then right): the sum of its four FSRs.
+    pub foot_weight_kg: [f64; 2],
+    /// The inertial unit's gyroscope (rad/s, about the torso's x, y, z).
+    pub gyroscope: [f64; 3],
+}
+
+/// What the walk commands each cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct WalkOutput {
+    /// Left leg, right leg.
+    pub legs: [LegAngles; 2],
+    /// What the arms' ShoulderPitch adds to its standing value when the arms swing (left,
+    /// right).
+    pub shoulder_pitch_swing: [f64; 2],
+}
+
+/// Where the walk is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WalkState {
+    /// Not commanding the legs.
+    Idle,
+    /// From the pose it was started in to its stance.
+    Ramping { elapsed_s: f64 },
+    /// In its stance, both feet down, ready to step.
+    Standing,
+    /// Stepping.
+    Walking,
+}
+
+/// A foot's place relative to its place in the stance, in the body's frame: forward (m), left
+/// (m), turn (rad).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct Offset {
+    forward: f64,
+    left: f64,
+    turn: f64,
+}
+
+impl Offset {
+    fn toward(self, target: Offset, along: f64, turn_along: f64) -> Offset {
+        Offset {
+            forward: self.forward + (target.forward - self.forward) * along,
+            left: self.left + (target.left - self.left) * along,
+            turn: self.turn + (target.turn - self.turn) * turn_along,
+        }
+    }
+
+    fn is_home(self) -> bool {
+        self.forward.abs() < 1e-4 && self.left.abs() < 1e-4 && self.turn.abs() < 1e-3
+    }
+}
+
+/// The robot's place on the ground as the walk moved it: x, y (m), θ (rad), from where it
+/// started.
+pub type Odometry = [f64; 3];
+
+/// The walk engine. See the module's documentation.
+#[derive(Debug, Clone)]
+pub struct Walk {
+    geometry: LegGeometry,
+    parameters: WalkParameters,
+    state: WalkState,
+    /// The legs' angles when [`Walk::start`] was called: the ramp starts there.
+    ramp_from: [LegAngles; 2],
+    support: Foot,
+    elapsed_s: f64,
+    start: [Offset; 2],
+    target: [Offset; 2],
+    offsets: [Offset; 2],
+    /// The step under way.
+    step: Step,
+    /// The step asked for: the next one is planned from it. Zero: stop.
+    wanted: Step,
+    /// Filtered gyroscope x, y.
+    gyro: [f64; 2],
+    odometry: Odometry,
+    steps_taken: u64,
+    yaw_pitch: f64,
+    output: WalkOutput,
+}
+
+impl Walk {
+    pub fn new(geometry: LegGeometry, parameters: WalkParameters) -> Walk {
+        let mut walk = Walk {
+            geometry,
+            parameters,
+            state: WalkState::Idle,
+            ramp_from: [[0.0; 6]; 2],
+            support: Foot::Left,
+            elapsed_s: 0.0,
+            start: [Offset::default(); 2],
+            target: [Offset::default(); 2],
+            offsets: [Offset::default(); 2],
+            step: Step::ZERO,
+            wanted: Step::ZERO,
+            gyro: [0.0; 2],
+            odometry: [0.0; 3],
+            steps_taken: 0,
+            yaw_pitch: 0.0,
+            output: WalkOutput::default(),
+        };
+        walk.output.legs = walk.stance();
+        walk
+    }
+
+    pub fn parameters(&self) -> &WalkParameters {
+        &self.parameters
+    }
+
+    /// New parameters, from the next step on (the stance's, at once: only while idle).
+    pub fn set_parameters(&mut self, parameters: WalkParameters) {
+        self.parameters = parameters;
+    }
+
+    pub fn state(&self) -> WalkState {
+        self.state
+    }
+
+    /// Where the walk has moved the robot since it was made (executed steps, not sensed).
+    pub fn odometry(&self) -> Odometry {
+        self.odometry
+    }
+
+    /// Steps begun since the walk was made.
+    pub fn steps_taken(&self) -> u64 {
+        self.steps_taken
+    }
+
+    /// The step under way (zero when not stepping).
+    pub fn current_step(&self) -> Step {
+        if self.state == WalkState::Walking {
+            self.step
+        } else {
+            Step::ZERO
+        }
+    }
+
+    /// The leg angles of the walk's stance, both feet home.
+    pub fn stance(&self) -> [LegAngles; 2] {
+        let home = [Offset::default(); 2];
+        let (left, right) = self.geometry.solve(
+            &self.foot(Foot::Left, home, 0.0, 0.0),
+            &self.foot(Foot::Right, home, 0.0, 0.0),
+            0.0,
+        );
+        [left, right]
+    }
+
+    /// Take the legs from `legs` (their angles now) to the stance, then step as asked.
+    pub fn start(&mut self, legs: [LegAngles; 2]) {
+        if self.state == WalkState::Idle {
+            self.ramp_from = legs;
+            self.state = WalkState::Ramping { elapsed_s: 0.0 };
+            self.offsets = [Offset::default(); 2];
+            self.gyro = [0.0; 2];
+        }
+    }
+
+    /// Step as `step` asks, from the next step on (clamped to the largest step). Zero stops
+    /// the walk once the feet are side by side again.
+    pub fn request(&mut self, step: Step) {
+        self.wanted = step.clamped(&self.parameters);
+    }
+
+    /// Stop commanding the legs at once, wherever they are.
+    pub fn kill(&mut self) {
+        self.state = WalkState::Idle;
+        self.wanted = Step::ZERO;
+        self.step = Step::ZERO;
+    }
+
+    /// One motion cycle of `dt` seconds: the legs' angles for its end.
+    pub fn cycle(&mut self, dt: f64, sensors: &WalkSensors) -> &WalkOutput {
+        let keep = self.parameters.gyro_smoothing;
+        for (filtered, raw) in self.gyro.iter_mut().zip(&sensors.gyroscope[..2]) {
+            let raw = if raw.is_finite() { *raw } else { 0.0 };
+            *filtered = keep * *filtered + (1.0 - keep) * raw;
+        }
+        match self.state {
+            WalkState::Idle => {}
+            WalkState::Ramping { elapsed_s } => self.ramp(elapsed_s + dt),
+            WalkState::Standing => {
+                if self.wanted != Step::ZERO {
+                    self.state = WalkState::Walking;
+                    let first_swing = self.opening_foot(self.wanted).unwrap_or(Foot::Right);
+                    self.begin_step(first_swing.other());
+                    self.advance(dt, sensors);
+                } else {
+                    self.output.legs = self.stance();
+                    self.output.shoulder_pitch_swing = [0.0; 2];
+                }
+            }
+            WalkState::Walking => self.advance(dt, sensors),
+        }
+        &self.output
+    }
+
+    fn ramp(&mut self, elapsed_s: f64) {
+        let along = (elapsed_s / self.parameters.stance_ramp_s.max(1e-3)).min(1.0);
+        let eased = along * along * (3.0 - 2.0 * along);
+        let stance = self.stance();
+        for (leg, (from, to)) in self.output.legs.iter_mut().zip(self.ramp_from.iter().zip(&stance)) {
+            for (angle, (from, to)) in leg.iter_mut().zip(from.iter().zip(to)) {
+                *angle = from + (to - from) * eased;
+            }
+        }
+        self.state = if along >= 1.0 { WalkState::Standing } else { WalkState::Ramping { elapsed_s } };
+    }
+
+    /// The foot whose swing opens a step of `step` sideways or turning (the left one to go left
+    /// or turn left), if it does either.
+    fn opening_foot(&self, step: Step) -> Option<Foot> {
+        let sideways = if step.left.abs() > 1e-6 { step.left } else { step.turn };
+        if sideways.abs() <= 1e-6 {
+            None
+        } else if sideways > 0.0 {
+            Some(Foot::Left)
+        } else {
+            Some(Foot::Right)
+        }
+    }
+
+    /// A new step on `support`, the other foot swinging.
+    fn begin_step(&mut self, support: Foot) {
+        let swing = support.other();
+        let parameters = &self.parameters;
+        let change = parameters.max_forward_change_m;
+        let mut step = self.wanted;
+        step.forward = step.forward.clamp(self.step.forward - change, self.step.forward + change);
+        self.step = step;
+        let mut swing_target = Offset { forward: step.forward / 2.0, ..Offset::default() };
+        let mut support_target = Offset { forward: -step.forward / 2.0, ..Offset::default() };
+        // Sideways and turning steps open with the foot on that side and close with the
+        // other: the opening step spreads the feet by the whole step, the closing one brings
+        // them together.
+        if self.opens(swing, step.left) {
+            swing_target.left = step.left;
+            support_target.left = -step.left;
+        }
+        if self.opens(swing, step.turn) {
+            swing_target.turn = step.turn;
+            support_target.turn = -step.turn;
+        }
+        self.support = support;
+        self.elapsed_s = 0.0;
+        self.start = self.offsets;
+        self.target[swing as usize] = swing_target;
+        self.target[support as usize] = support_target;
+        self.steps_taken += 1;
+    }
+
+    fn opens(&self, swing: Foot, value: f64) -> bool {
+        value * swing.side() > 0.0
+    }
+
+    fn advance(&mut self, dt: f64, sensors: &WalkSensors) {
+        self.elapsed_s += dt;
+        let period = self.parameters.step_period_s;
+        let along = (self.elapsed_s / period).min(1.0);
+        let (swing, support) = (self.support.other(), self.support);
+        let smooth = smooth_step(along);
+        let before = self.offsets[support as usize];
+        self.offsets[swing as usize] =
+            self.start[swing as usize].toward(self.target[swing as usize], smooth, smooth);
+        self.offsets[support as usize] =
+            self.start[support as usize].toward(self.target[support as usize], along, smooth);
+        self.integrate_odometry(before, self.offsets[support as usize]);
+        let lift = self.parameters.step_height_m * 0.5 * (1.0 - (2.0 * std::f64::consts::PI * along).cos());
+        let sway = -support.side() * self.parameters.sway_m * (std::f64::consts::PI * along).sin();
+        let lifts = match swing {
+            Foot::Left => [lift, 0.0],
+            Foot::Right => [0.0, lift],
+        };
+        let left = self.foot(Foot::Left, self.offsets, lifts[0], sway);
+        let right = self.foot(Foot::Right, self.offsets, lifts[1], sway);
+        let (mut left, mut right) = self.geometry.solve(&left, &right, self.yaw_pitch);
+        self.yaw_pitch = left[0];
+        for leg in [&mut left, &mut right] {
+            leg[4] += self.parameters.ankle_pitch_gyro_gain * self.gyro[1];
+            leg[5] += self.parameters.ankle_roll_gyro_gain * self.gyro[0];
+        }
+        self.output.legs = [left, right];
+        let ahead = (self.offsets[0].forward - self.offsets[1].forward) / 2.0;
+        let swing_rad = self.parameters.arm_swing_rad_per_m * ahead;
+        self.output.shoulder_pitch_swing = [swing_rad, -swing_rad];
+        if self.support_changes(sensors, swing) {
+            let feet_home = self.offsets.iter().all(|offset| offset.is_home());
+            if self.wanted == Step::ZERO && feet_home {
+                self.state = WalkState::Standing;
+                self.step = Step::ZERO;
+            } else {
+                self.begin_step(swing);
+            }
+        }
+    }
+
+    /// The swing foot has landed and taken the weight, or the step has lasted too long.
+    fn support_changes(&self, sensors: &WalkSensors, swing: Foot) -> bool {
+        let period = self.parameters.step_period_s;
+        if self.elapsed_s >= self.parameters.longest_step_periods * period {
+            return true;
+        }
+        let [left, right] = sensors.foot_weight_kg.map(|kg| if kg.is_finite() { kg.max(0.0) } else { 0.0 });
+        let total = left + right;
+        let on_swing = if swing == Foot::Left { left } else { right };
+        self.elapsed_s >= period / 2.0
+            && total > 0.0
+            && on_swing >= self.parameters.weight_shift_fraction * total
+    }
+
+    /// The body moves as the support foot, fixed on the ground, moves the other way under it.
+    fn integrate_odometry(&mut self, before: Offset, after: Offset) {
+        let [x, y, theta] = &mut self.odometry;
+        let (forward, left) = (before.forward - after.forward, before.left - after.left);
+        let (sin, cos) = theta.sin_cos();
+        *x += forward * cos - left * sin;
+        *y += forward * sin + left * cos;
+        *theta += before.turn - after.turn;
+    }
+
+    /// `foot`'s sole in FRAME_TORSO: its stance place moved by its offset, the sway and the lift.
+    fn foot(&self, foot: Foot, offsets: [Offset; 2], lift: f64, sway: f64) -> FootPose {
+        let offset = offsets[foot as usize];
+        let [hip_x, hip_y, hip_z] = self.geometry.left_hip;
+        let width = hip_y + self.parameters.extra_feet_width_m / 2.0;
+        FootPose {
+            position: [
+                hip_x - self.parameters.feet_behind_hips_m + offset.forward,
+                foot.side() * width + offset.left + sway,
+                hip_z - self.parameters.hip_height_m + lift,
+            ],
+            rotation: axis_angle([0.0, 0.0, 1.0], offset.turn),
+        }
+    }
+}
+
+/// 0 to 1 with no speed at either end.
+fn smooth_step(along: f64) -> f64 {
+    along * along * (3.0 - 2.0 * along)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use naobroker_kinematics::Model;
+
+    const CYCLE_S: f64 = 0.012;
+
+    /// A walk in its stance, asked to step forward.
+    fn stepping() -> Walk {
+        let mut walk =
+            Walk::new(LegGeometry::from_model(&Model::nao_v6()).unwrap(), WalkParameters::default());
+        walk.start(walk.stance());
+        let both_feet = WalkSensors { foot_weight_kg: [2.5, 2.5], ..WalkSensors::default() };
+        while walk.state() != WalkState::Standing {
+            walk.cycle(CYCLE_S, &both_feet);
+        }
+        walk.request(Step { forward: 0.04, ..Step::ZERO });
+        walk
+    }
+
+    /// Cycles until the second step begins, with the weight where `weight` puts it.
+    fn first_step_cycles(walk: &mut Walk, weight: impl Fn(Foot, f64) -> [f64; 2]) -> usize {
+        walk.cycle(CYCLE_S, &WalkSensors::default());
+        let swing = walk.support.other();
+        let mut cycles = 1;
+        while walk.steps_taken() == 1 {
+            let sensors =
+                WalkSensors { foot_weight_kg: weight(swing, walk.elapsed_s), ..WalkSensors::default() };
+            walk.cycle(CYCLE_S, &sensors);
+            cycles += 1;
+        }
+        cycles
+    }
+
+    #[test]
+    fn the_support_changes_when_the_swing_foot_takes_the_weight_not_when_a_clock_says() {
+        let period = WalkParameters::default().step_period_s;
+        let on = |foot: Foot| if foot == Foot::Left { [5.0, 0.0] } else { [0.0, 5.0] };
+        // The swing foot lands early, at 60 % of the step: the step ends there.
+        let early = first_step_cycles(&mut stepping(), |swing, elapsed| {
+            if elapsed > 0.6 * period {
+                on(swing)
+            } else {
+                on(swing.other())
+            }
+        });
+        assert_eq!(early, (0.6 * period / CYCLE_S).ceil() as usize + 1);
+        // Weight on the swing foot before half the step is not a landing.
+        let never_before_half = first_step_cycles(&mut stepping(), |swing, _| on(swing));
+        assert_eq!(never_before_half, (0.5 * period / CYCLE_S).ceil() as usize);
+        // The swing foot never takes the weight: the step ends after its longest.
+        let longest = WalkParameters::default().longest_step_periods * period;
+        let stuck = first_step_cycles(&mut stepping(), |swing, _| on(swing.other()));
+        assert_eq!(stuck, (longest / CYCLE_S).ceil() as usize);
+    }
+
+    #[test]
+    fn stopping_brings_the_feet_side_by_side_and_the_odometry_counts_the_steps() {
+        let mut walk = stepping();
+        let mut support = [5.0, 0.0];
+        for _ in 0..10 {
+            let steps = walk.steps_taken();
+            while walk.steps_taken() == steps {
+                walk.cycle(CYCLE_S, &WalkSensors { foot_weight_kg: support, ..WalkSensors::default() });
+                if walk.elapsed_s >= walk.parameters.step_period_s {
+                    support.reverse();
+                }
+            }
+        }
+        walk.request(Step::ZERO);
+        for _ in 0..200 {
+            walk.cycle(CYCLE_S, &WalkSensors { foot_weight_kg: support, ..WalkSensors::default() });
+            if walk.elapsed_s >= walk.parameters.step_period_s {
+                support.reverse();
+            }
+        }
+        assert_eq!(walk.state(), WalkState::Standing);
+        assert!(walk.offsets.iter().all(|offset| offset.is_home()), "{:?}", walk.offsets);
+        let [x, y, theta] = walk.odometry();
+        assert!(x > 0.3 && y.abs() < 1e-9 && theta.abs() < 1e-9, "{:?}", walk.odometry());
+        assert_eq!(walk.output.legs, walk.stance());
+    }
+}
