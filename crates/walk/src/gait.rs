@@ -5,7 +5,7 @@
 //! gyroscope damps the torso through the ankles. Pure and allocation-free: the motion thread
 //! runs one [`Walk::cycle`] per motion cycle.
 
-use naobroker_kinematics::transform::axis_angle;
+use naobroker_kinematics::transform::{add, axis_angle, mul, rotate, transpose};
 
 use crate::legs::{FootPose, LegAngles, LegGeometry};
 use crate::parameters::{Step, WalkParameters};
@@ -89,6 +89,9 @@ impl Offset {
     }
 }
 
+/// A joint this far (rad) from the stance takes the whole stance ramp to get there.
+const RAMP_RAD: f64 = 0.3;
+
 /// The robot's place on the ground as the walk moved it: x, y (m), θ (rad), from where it
 /// started.
 pub type Odometry = [f64; 3];
@@ -101,6 +104,8 @@ pub struct Walk {
     state: WalkState,
     /// The legs' angles when [`Walk::start`] was called: the ramp starts there.
     ramp_from: [LegAngles; 2],
+    /// How long the ramp lasts: the stance ramp's duration for the farthest joint.
+    ramp_s: f64,
     support: Foot,
     elapsed_s: f64,
     start: [Offset; 2],
@@ -125,6 +130,7 @@ impl Walk {
             parameters,
             state: WalkState::Idle,
             ramp_from: [[0.0; 6]; 2],
+            ramp_s: 0.0,
             support: Foot::Left,
             elapsed_s: 0.0,
             start: [Offset::default(); 2],
@@ -188,6 +194,15 @@ impl Walk {
     /// Take the legs from `legs` (their angles now) to the stance, then step as asked.
     pub fn start(&mut self, legs: [LegAngles; 2]) {
         if self.state == WalkState::Idle {
+            let stance = self.stance();
+            let farthest = legs
+                .iter()
+                .flatten()
+                .zip(stance.iter().flatten())
+                .map(|(from, to)| (from - to).abs())
+                .fold(0.0, f64::max);
+            // A joint RAMP_RAD away takes the whole ramp; legs already in the stance, none.
+            self.ramp_s = self.parameters.stance_ramp_s * (farthest / RAMP_RAD).min(1.0);
             self.ramp_from = legs;
             self.state = WalkState::Ramping { elapsed_s: 0.0 };
             self.offsets = [Offset::default(); 2];
@@ -235,7 +250,7 @@ impl Walk {
     }
 
     fn ramp(&mut self, elapsed_s: f64) {
-        let along = (elapsed_s / self.parameters.stance_ramp_s.max(1e-3)).min(1.0);
+        let along = if self.ramp_s > 0.0 { (elapsed_s / self.ramp_s).min(1.0) } else { 1.0 };
         let eased = along * along * (3.0 - 2.0 * along);
         let stance = self.stance();
         for (leg, (from, to)) in self.output.legs.iter_mut().zip(self.ramp_from.iter().zip(&stance)) {
@@ -304,7 +319,7 @@ impl Walk {
         self.offsets[support as usize] =
             self.start[support as usize].toward(self.target[support as usize], along, smooth);
         self.integrate_odometry(before, self.offsets[support as usize]);
-        let lift = self.parameters.step_height_m * 0.5 * (1.0 - (2.0 * std::f64::consts::PI * along).cos());
+        let lift = self.parameters.step_height_m * (std::f64::consts::PI * along).sin();
         let sway = -support.side() * self.parameters.sway_m * (std::f64::consts::PI * along).sin();
         let lifts = match swing {
             Foot::Left => [lift, 0.0],
@@ -360,15 +375,22 @@ impl Walk {
     /// `foot`'s sole in FRAME_TORSO: its stance place moved by its offset, the sway and the lift.
     fn foot(&self, foot: Foot, offsets: [Offset; 2], lift: f64, sway: f64) -> FootPose {
         let offset = offsets[foot as usize];
+        let parameters = &self.parameters;
         let [hip_x, hip_y, hip_z] = self.geometry.left_hip;
-        let width = hip_y + self.parameters.extra_feet_width_m / 2.0;
+        let width = hip_y + parameters.extra_feet_width_m / 2.0;
+        let upright = [
+            -parameters.feet_behind_hips_m + offset.forward,
+            foot.side() * width + offset.left + sway,
+            -parameters.hip_height_m + lift,
+        ];
+        // The torso leans about the hips' centre: the feet turn the other way in its frame.
+        let lean = transpose(&mul(
+            &axis_angle([1.0, 0.0, 0.0], parameters.torso_roll_rad),
+            &axis_angle([0.0, 1.0, 0.0], parameters.torso_pitch_rad),
+        ));
         FootPose {
-            position: [
-                hip_x - self.parameters.feet_behind_hips_m + offset.forward,
-                foot.side() * width + offset.left + sway,
-                hip_z - self.parameters.hip_height_m + lift,
-            ],
-            rotation: axis_angle([0.0, 0.0, 1.0], offset.turn),
+            position: add([hip_x, 0.0, hip_z], rotate(&lean, upright)),
+            rotation: mul(&lean, &axis_angle([0.0, 0.0, 1.0], offset.turn)),
         }
     }
 }

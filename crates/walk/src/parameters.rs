@@ -18,6 +18,9 @@ pub struct WalkParameters {
     pub extra_feet_width_m: f64,
     /// How far the hips move over the support foot at mid-step (m).
     pub sway_m: f64,
+    /// The torso's lean while walking (rad): roll (right side down), pitch (forward).
+    pub torso_roll_rad: f64,
+    pub torso_pitch_rad: f64,
     /// The largest step: forward (m), backward (m), sideways (m, one foot's opening step),
     /// turn (rad, the opening step).
     pub max_forward_m: f64,
@@ -38,7 +41,8 @@ pub struct WalkParameters {
     pub ankle_roll_gyro_gain: f64,
     /// The gyroscope's low-pass filter: the fraction of the old value kept each cycle.
     pub gyro_smoothing: f64,
-    /// From the standing pose to the walk's stance, before the first step (s).
+    /// From the standing pose to the walk's stance, before the first step (s), for legs
+    /// whose farthest joint is 0.3 rad or more from it (nearer legs take less).
     pub stance_ramp_s: f64,
     /// Arm swing: ShoulderPitch (rad) per metre the opposite foot is ahead.
     pub arm_swing_rad_per_m: f64,
@@ -52,11 +56,13 @@ impl Default for WalkParameters {
             hip_height_m: 0.225,
             feet_behind_hips_m: 0.01,
             extra_feet_width_m: 0.0,
-            sway_m: 0.01,
+            sway_m: 0.015,
+            torso_roll_rad: 0.0,
+            torso_pitch_rad: 0.0,
             max_forward_m: 0.06,
             max_backward_m: 0.04,
-            max_left_m: 0.04,
-            max_turn_rad: 0.25,
+            max_left_m: 0.03,
+            max_turn_rad: 0.2,
             max_forward_change_m: 0.015,
             weight_shift_fraction: 0.5,
             longest_step_periods: 1.5,
