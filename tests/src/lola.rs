@@ -102,7 +102,7 @@ impl LolaBench {
     }
 
     /// One LoLA cycle: a sensor map, its answer. Returns once the DCM cycle has published
-    /// (its DCM time shows) and, every 2nd cycle, ALMotion has run its cycle: ALMotion is
+    /// (its DCM time shows) and ALMotion has run its cycle (every LoLA cycle): ALMotion is
     /// not in lockstep with a DCM the robot clocks, so the next step waits for it.
     pub fn step(&mut self) -> Answer {
         let answer = self.sim.step_and_answer(DEADLINE).unwrap_or_else(|error| {
@@ -111,7 +111,7 @@ impl LolaBench {
         self.maps += 1;
         let time = self.maps as i64 * CYCLE_MS;
         wait_for(&format!("DCM time {time} after {} sensor maps", self.maps), || self.time() == time);
-        let motion = self.maps / 2;
+        let motion = self.maps;
         wait_for(&format!("ALMotion's cycle {motion}"), || {
             let stats = self.call("ALMotion", "stats", vec![]);
             let count = |key: &str| entry(&stats, key).as_u64().unwrap();

@@ -1,5 +1,5 @@
 //! ALMotion moving a joint through LoLA: the real broker on lolasim's stepped cadence,
-//! ALMotion every 2nd LoLA cycle (24 ms); `setStiffnesses` and `angleInterpolation` on
+//! ALMotion every LoLA cycle (12 ms); `setStiffnesses` and `angleInterpolation` on
 //! HeadYaw reach LoLA's `Stiffness` and `Position`, and the simulated body follows.
 
 use naobroker_e2e::lola::{entry, LolaBench, HOLD_NO_STALL};
@@ -14,7 +14,7 @@ const YAW_SENSOR: &str = "Device/SubDeviceList/HeadYaw/Position/Sensor/Value";
 fn almotion_moves_head_yaw_through_lola_and_the_simulated_body_follows() {
     let mut bench = LolaBench::start(HOLD_NO_STALL);
     bench.steps(2);
-    assert_eq!(bench.call("ALMotion", "getMotionCycleTime", vec![]), Value::from(24));
+    assert_eq!(bench.call("ALMotion", "getMotionCycleTime", vec![]), Value::from(12));
     bench.call("ALMotion", "setStiffnesses", vec!["HeadYaw".into(), 1.0.into()]);
     let mut stiff = false;
     for _ in 0..50 {

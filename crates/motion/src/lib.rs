@@ -30,8 +30,9 @@ pub use module::ALMotion;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MotionConfig {
-    /// Motion cycle period; a multiple of the DCM period (under a robot that clocks the
-    /// DCM, LoLA, the nearest whole number of its 12 ms cycles).
+    /// Motion cycle period; a multiple of the DCM period. Under a robot that clocks the DCM
+    /// (LoLA) ALMotion runs every cycle of the robot's (12 ms) instead: the walk switches its
+    /// support foot on the foot sensors of every cycle.
     pub period_ms: u32,
     /// `[motion.fall_manager]`.
     pub fall_manager: FallManagerConfig,
@@ -80,15 +81,15 @@ pub fn start(
     if motion_us == 0 || !(hardware_clock || motion_us.is_multiple_of(dcm_period_us)) {
         return Err(StartError::Period { period_ms: config.period_ms, dcm_period_us });
     }
-    // The robot's own period cannot be chosen (LoLA: 12 ms): the nearest whole number of
-    // its cycles (20 ms: every 2nd, 24 ms).
-    let ratio = ((motion_us + dcm_period_us / 2) / dcm_period_us).max(1);
+    // The robot's own period cannot be chosen (LoLA: 12 ms), and a walk that skipped every
+    // second of its sensor readings would feel its feet land late: every robot cycle.
+    let ratio = if hardware_clock { 1 } else { motion_us / dcm_period_us };
     let period_ms = ratio * dcm_period_us / 1000;
     if hardware_clock {
         tracing::info!(
             asked_ms = config.period_ms,
             period_ms,
-            "the robot clocks the DCM every {dcm_period_us} µs: ALMotion runs every {ratio} DCM cycles"
+            "the robot clocks the DCM every {dcm_period_us} µs: ALMotion runs every cycle of it"
         );
     }
     let tilt = config.fall_manager.tilt_rad;
