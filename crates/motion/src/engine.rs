@@ -19,6 +19,7 @@ mod smart_stiffness;
 mod tasks;
 #[cfg(test)]
 pub(crate) mod tests;
+pub mod walking;
 
 /// What a track drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +58,14 @@ pub enum ToEngine {
     KillAll,
     /// Kill every task using one of these motors.
     KillMotors(u64),
+    /// Walk: this move replaces the one under way.
+    Move(walking::MoveOrder),
+    /// End the walk once the feet are side by side again.
+    StopMove,
+    /// End the walk at once.
+    KillMove,
+    /// Whether the walk swings each arm (left, right) that no task holds.
+    MoveArms([bool; 2]),
 }
 
 /// What the motion thread reports, in cycle order: `PreProcess`, then what the cycle did,
@@ -74,6 +83,8 @@ pub enum FromEngine {
     Fallen { time: DcmTime },
     /// The robot is upright: the fall manager is armed.
     Upright,
+    /// A move ended.
+    MoveEnded { id: u64, outcome: walking::MoveOutcome },
     /// The cycle's intentions went to the DCM.
     Cycle { cycle: u64, time: DcmTime },
 }
@@ -95,7 +106,7 @@ impl EngineOutput {
 }
 
 #[derive(Debug, Clone, Copy, Default)]
-struct MotorState {
+pub(super) struct MotorState {
     position: f64,
     stiffness: f64,
     sent_position: Option<f64>,
@@ -160,6 +171,9 @@ pub struct Engine {
     cycle: u64,
     /// Forward kinematics of the sensed and commanded angles, with a kinematic model.
     cartesian: Option<cartesian_steps::CartesianState>,
+    /// The walk, for a body with legs and a kinematic model.
+    walking: Option<walking::Walking>,
+    walk_shared: Arc<walking::WalkShared>,
 }
 
 impl Engine {
@@ -185,6 +199,7 @@ impl Engine {
         let switches =
             Arc::new(Switches::new(has_angles, fall_config.enabled, arms.map(|arm| arm.is_some())));
         let cartesian = cartesian_steps::CartesianState::new(&body);
+        let walking = walking::Walking::new(&body, slots)?;
         let mut engine = Engine {
             protective: fall::protective_posture(&body),
             body,
@@ -209,6 +224,8 @@ impl Engine {
             collision_stops: 0,
             cycle: 0,
             cartesian,
+            walking,
+            walk_shared: Arc::default(),
         };
         engine.actuators.read(&mut engine.read);
         engine.position_sensors.read(&mut engine.sensed);
@@ -248,13 +265,18 @@ impl Engine {
         &self.switches
     }
 
+    /// What the API reads of the walk.
+    pub fn walk_shared(&self) -> &Arc<walking::WalkShared> {
+        &self.walk_shared
+    }
+
     /// The most reports one cycle makes after its `PreProcess`, with `commands` taken in:
     /// each running task ends at most once (those running before, at most one per motor and
     /// channel, since a new task takes its joints from the others, and those started by
-    /// the commands), plus the fall manager's report and `Cycle`. As many tasks are handed
-    /// back, at most.
+    /// the commands), plus the fall manager's report and `Cycle`, and the move that ends in
+    /// the cycle. As many tasks are handed back, at most.
     pub fn max_reports(&self, commands: usize) -> usize {
-        2 * self.motors.len() + commands + 2
+        2 * self.motors.len() + commands + 3
     }
 
     /// Motion cycles run so far.
@@ -283,6 +305,7 @@ impl Engine {
         match self.fall_step() {
             FallStep::Started(direction) => {
                 self.kill_all(output);
+                self.kill_move(walking::MoveOutcome::Fell, output);
                 output.reports.push(FromEngine::Falling { time: now, direction });
                 positions_sent |= self.drive_protective_posture(direction, dt);
             }
@@ -300,6 +323,7 @@ impl Engine {
         let (positions, stiffness) = self.run_tasks(now, target_time, request, output);
         positions_sent |= positions;
         stiffness_sent |= stiffness;
+        positions_sent |= self.walk_step(dt, output);
         self.update_commanded_pose();
         self.hold_arms_out_of_the_body(positions_sent);
         for motor in 0..self.motors.len() {
@@ -346,9 +370,11 @@ impl Engine {
     /// drove through the DCM resumes from there, without a jump.
     fn follow_the_dcm(&mut self) {
         let count = self.motors.len();
+        let walked =
+            self.walking.as_ref().filter(|walking| walking.is_active()).map_or(0, |w| w.leg_motors());
         for motor in 0..count {
             let (dcm_position, dcm_stiffness) = (self.read[motor], self.read[count + motor]);
-            if self.owner(motor, Channel::Position).is_none() {
+            if self.owner(motor, Channel::Position).is_none() && walked & (1 << motor) == 0 {
                 let state = &mut self.motors[motor];
                 if state.sent_position.is_none_or(|sent| (sent - dcm_position).abs() > SAME_VALUE) {
                     state.position = dcm_position;

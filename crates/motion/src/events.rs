@@ -13,6 +13,8 @@ pub(crate) const ROBOT_IS_FALLING: &str = "robotIsFalling";
 pub(crate) const ALMOTION_ROBOT_IS_FALLING: &str = "ALMotion/RobotIsFalling";
 /// Raised when the fall is over: stiffness off, the body at rest on the ground.
 pub(crate) const ROBOT_HAS_FALLEN: &str = "robotHasFallen";
+/// Raised when a walk cannot start or stops before its end: `[reason, status, [x, y, θ]]`.
+pub(crate) const MOVE_FAILED: &str = "ALMotion/MoveFailed";
 
 /// The fall manager's names without ALMotion's prefix: reserved for ALMotion in the
 /// broker, so that no client can raise a fake fall.
@@ -55,7 +57,7 @@ pub(crate) fn writes_for(report: FromEngine, queue: &UnboundedSender<MemoryWrite
             ]
         }
         FromEngine::Upright => vec![MemoryWrite::Insert(ROBOT_HAS_FALLEN, false.into())],
-        FromEngine::Finished { .. } => Vec::new(),
+        FromEngine::Finished { .. } | FromEngine::MoveEnded { .. } => Vec::new(),
     };
     for write in writes {
         let _ = queue.send(write);

@@ -24,6 +24,8 @@ mod cartesian_queries;
 mod cartesian_tracks;
 mod client;
 mod joint_methods;
+mod locomotion;
+mod move_config;
 mod postures;
 mod queries;
 mod reflex_methods;
@@ -82,6 +84,7 @@ impl ALMotion {
         if client.shared.switches.fall_available() {
             crate::events::declare_fall_events(&client.cycle_events);
         }
+        let _ = client.cycle_events.send(MemoryWrite::Declare(crate::events::MOVE_FAILED));
         actix_rt::spawn(crate::events::write_all(self.broker.clone(), to_raise));
         actix_rt::spawn(async move {
             let wakeups = match Wakeups::new(wake) {
@@ -255,6 +258,7 @@ impl Module for ALMotion {
             queries::stats,
         );
         reflex_methods::add_to(m);
+        locomotion::add_to(m);
     }
 
     fn started(&mut self, _context: &ModuleContext) {

@@ -12,6 +12,7 @@ use naobroker_dcm::cycle::{CycleContext, RequestChannel};
 use naobroker_rt::{report_queue, Cadence, Cycle, Pace, ReportReader, RtThread, ThreadSpec};
 
 use crate::cartesian::Published;
+use crate::engine::walking::WalkShared;
 use crate::engine::{Engine, EngineOutput, FromEngine};
 use crate::reflexes::Switches;
 
@@ -49,6 +50,8 @@ pub struct MotionShared {
     pub(crate) reports_dropped: AtomicU64,
     /// Each cycle's Cartesian data, when the robot has a kinematic model.
     pub cartesian: Option<Published>,
+    /// The walk's odometry and velocity.
+    pub walk: Arc<WalkShared>,
 }
 
 impl MotionShared {
@@ -137,6 +140,7 @@ pub fn prepare(engine: Engine, mut channel: RequestChannel) -> std::io::Result<(
         applied: AtomicU64::new(0),
         reports_dropped: AtomicU64::new(0),
         cartesian: engine.kinematics().map(|kinematics| Published::new(kinematics)),
+        walk: Arc::clone(engine.walk_shared()),
     });
     if let Some(published) = &shared.cartesian {
         engine.publish_cartesian(published);

@@ -1,6 +1,7 @@
 //! Proof that the motion thread does not allocate (nor free) while tasks start, replace one
 //! another, arrive and are killed, smart stiffness lowers idle joints and gives them back,
-//! and the robot falls, comes to rest and stands up again, while every cycle updates and
+//! the robot falls, comes to rest and stands up again, and walks (moves replaced, stopped,
+//! killed by a task on a leg), while every cycle updates and
 //! publishes the Cartesian data (forward kinematics of the sensed and commanded angles): the
 //! motion cycle runs on its real-time thread, in lockstep with a manual-clock DCM on the
 //! simulated NAO, counted from its first cycle.
@@ -18,12 +19,14 @@ use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_kinematics::Pose;
 use naobroker_motion::body::Body;
 use naobroker_motion::cartesian::Source;
+use naobroker_motion::engine::walking::{Goal, MoveLimits, MoveOrder, MoveOutcome};
 use naobroker_motion::engine::{Channel, Engine, FromEngine, MotionTask, ToEngine, TrackEntry};
 use naobroker_motion::fall::FallManagerConfig;
 use naobroker_motion::runner::{self, MotionPorts};
 use naobroker_motion::trajectory::Track;
 use naobroker_rt::{Cycle, RtThread, Tick};
 use naobroker_rtslots::RtSlots;
+use naobroker_walk::{Step, WalkParameters};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -53,6 +56,7 @@ struct Seen {
     falls: u64,
     fallen: u64,
     upright: u64,
+    moves: Vec<MoveOutcome>,
 }
 
 /// A manual-clock DCM, the motion thread following it (every 2nd DCM cycle), and a channel
@@ -162,10 +166,15 @@ impl Bench {
                 FromEngine::Falling { .. } => self.seen.falls += 1,
                 FromEngine::Fallen { .. } => self.seen.fallen += 1,
                 FromEngine::Upright => self.seen.upright += 1,
+                FromEngine::MoveEnded { outcome, .. } => self.seen.moves.push(outcome),
                 FromEngine::PreProcess { .. } | FromEngine::Cycle { .. } => {}
             }
         }
     }
+}
+
+fn move_order(id: u64, goal: Goal) -> MoveOrder {
+    MoveOrder { id, goal, limits: MoveLimits::of(&WalkParameters::default()) }
 }
 
 fn keys(motor: usize, channel: Channel, seconds: f64, value: f64) -> TrackEntry {
@@ -228,14 +237,32 @@ fn the_motion_thread_does_not_allocate() {
             bench.step(20);
         }
     }
+    // Walking: a move at a velocity replaced by one to a place, stopped on the way; then one
+    // a task on a leg kills.
+    bench.everywhere(Channel::Stiffness, 0.1, 1.0);
+    bench.step(20);
+    let step = Step { forward: 0.04, left: 0.01, turn: 0.1 };
+    bench.command(ToEngine::MoveArms([true, false]));
+    bench.command(ToEngine::Move(move_order(1, Goal::Steps(step))));
+    bench.step(200);
+    bench.command(ToEngine::Move(move_order(2, Goal::Place([0.5, 0.2, 1.0]))));
+    bench.step(100);
+    bench.command(ToEngine::StopMove);
+    bench.step(300);
+    bench.command(ToEngine::Move(move_order(3, Goal::Steps(step))));
+    bench.step(100);
+    bench.start_task(vec![keys(bench.motor("LKneePitch"), Channel::Position, 0.5, 1.0)]);
+    bench.step(60);
+    assert_eq!(bench.seen.moves, [MoveOutcome::Replaced, MoveOutcome::Arrived, MoveOutcome::Killed]);
     bench.everywhere(Channel::Position, 10.0, 0.0);
     bench.step(4);
     bench.command(ToEngine::KillAll);
     bench.step(4);
     let seen = &bench.seen;
     // Per round, the whole-body task arrives and three are killed or replaced; the first
-    // stiffness task and the one after the fall arrive, the fall and `KillAll` kill one each.
-    assert_eq!((seen.completed, seen.killed), (4 + 2, 4 * 3 + 2), "tasks ended both ways: {seen:?}");
+    // stiffness task, the one after the fall, the one before the walk and the leg's task
+    // arrive, the fall and `KillAll` kill one each.
+    assert_eq!((seen.completed, seen.killed), (4 + 4, 4 * 3 + 2), "tasks ended both ways: {seen:?}");
     assert_eq!((seen.falls, seen.fallen, seen.upright), (1, 1, 2), "{seen:?}");
     assert!(lowered, "smart stiffness lowered idle joints");
     assert!(bench.ports.shared.cycles() > 200, "{} motion cycles", bench.ports.shared.cycles());

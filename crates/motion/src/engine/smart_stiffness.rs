@@ -1,6 +1,6 @@
 //! Smart stiffness's step within a motion cycle: an idle, unloaded joint whose stiffness
-//! ALMotion set is lowered; while the switch is off, every lowered joint gets its full
-//! stiffness back.
+//! ALMotion set is lowered; while the switch is off, or once the joint is driven again,
+//! a lowered joint gets its full stiffness back.
 
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::time::DcmTime;
@@ -26,7 +26,10 @@ impl Engine {
     ) {
         let on = self.switches.smart_stiffness();
         for motor in 0..self.motors.len() {
-            if !on && self.motors[motor].smart_lowered {
+            // Off, or the joint moves again (the walk drives legs that stood idle): its
+            // full stiffness back.
+            let driven = positions_sent & (1 << motor) != 0;
+            if (!on || driven) && self.motors[motor].smart_lowered {
                 let state = &mut self.motors[motor];
                 state.smart_lowered = false;
                 state.sent_stiffness = Some(state.stiffness);
@@ -37,7 +40,7 @@ impl Engine {
                     command,
                 );
             }
-            if positions_sent & (1 << motor) != 0 {
+            if driven {
                 continue;
             }
             let stiffness_owned = self.owner(motor, Channel::Stiffness).is_some();

@@ -5,6 +5,7 @@
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::time::DcmTime;
 
+use super::walking::MoveOutcome;
 use super::{
     arrived, limit_step, Channel, Engine, EngineOutput, FromEngine, MotionTask, ToEngine, TrackEntry,
 };
@@ -65,6 +66,7 @@ impl Engine {
             ToEngine::Start(task) => {
                 // A new task on a joint replaces the old one on that joint.
                 let (positions, stiffnesses) = (task.mask(Channel::Position), task.mask(Channel::Stiffness));
+                self.walk_yields_to(positions, output);
                 for running in &mut self.running {
                     running.stop_tracks(|t| {
                         let mask = if t.channel == Channel::Position { positions } else { stiffnesses };
@@ -79,8 +81,12 @@ impl Engine {
                 self.running.iter_mut().filter(|r| r.task.id == id).for_each(Running::stop);
                 self.reap(output, false);
             }
-            ToEngine::KillAll => self.kill_all(output),
+            ToEngine::KillAll => {
+                self.kill_all(output);
+                self.kill_move(MoveOutcome::Killed, output);
+            }
             ToEngine::KillMotors(mask) => {
+                self.walk_yields_to(mask, output);
                 for running in &mut self.running {
                     if running.tracks().iter().any(|t| mask & (1 << t.motor) != 0) {
                         running.stop();
@@ -88,7 +94,19 @@ impl Engine {
                 }
                 self.reap(output, false);
             }
+            ToEngine::Move(order) => self.start_move(order, output),
+            ToEngine::StopMove => self.stop_move(),
+            ToEngine::KillMove => self.kill_move(MoveOutcome::Killed, output),
+            ToEngine::MoveArms(enabled) => self.set_move_arms(enabled),
         }
+    }
+
+    /// Tasks give up the positions of `motors` (a walk takes the legs); their other tracks go on.
+    pub(super) fn release_positions(&mut self, motors: u64, output: &mut EngineOutput) {
+        for running in &mut self.running {
+            running.stop_tracks(|t| t.channel == Channel::Position && motors & (1 << t.motor) != 0);
+        }
+        self.reap(output, false);
     }
 
     pub(super) fn kill_all(&mut self, output: &mut EngineOutput) {

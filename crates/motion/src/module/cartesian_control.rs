@@ -16,7 +16,7 @@ use naobroker_kinematics::{Pose, Transform};
 
 use super::cartesian_args::{self, Form};
 use super::cartesian_planning::OffThread;
-use super::cartesian_queries::cartesian;
+use super::cartesian_queries::{cartesian, torso_in_space};
 use super::cartesian_tracks::{self, Move, PlanRequest, Planned};
 use super::client::Client;
 use super::ALMotion;
@@ -231,10 +231,8 @@ fn current_end(kinematics: &Kinematics, step: &Move, angles: &[f64]) -> Transfor
 /// FRAME_TORSO in FRAME_ROBOT (and FRAME_WORLD), of the command model.
 fn torso_in(this: &ALMotion, space: Space) -> Result<Transform, CallError> {
     let (_, published) = cartesian(this)?;
-    Ok(match space {
-        Space::Torso => Transform::IDENTITY,
-        Space::World | Space::Robot => published.read(|snapshot| snapshot.torso_in_robot(Source::Commanded)),
-    })
+    let torso_in_robot = published.read(|snapshot| snapshot.torso_in_robot(Source::Commanded));
+    Ok(torso_in_space(this, space, torso_in_robot, Source::Commanded))
 }
 
 fn in_space(this: &ALMotion, space: Space, in_torso: Transform) -> Result<Transform, CallError> {

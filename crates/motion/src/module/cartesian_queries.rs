@@ -47,16 +47,38 @@ fn frame_slot(kinematics: &Kinematics, name: &str) -> Result<usize, CallError> {
     })
 }
 
+/// FRAME_ROBOT in FRAME_WORLD: where the walk's odometry has taken the robot (from its
+/// executed steps, or with the gyroscope's heading), on the ground (docs/walk.md).
+pub(super) fn robot_in_world(this: &ALMotion, use_sensors: bool) -> Transform {
+    let [x, y, theta] = this.client.shared.walk.position(use_sensors);
+    Transform::from_position6d([x, y, 0.0, 0.0, 0.0, theta])
+}
+
+/// FRAME_TORSO in `space`, given FRAME_TORSO in FRAME_ROBOT.
+pub(super) fn torso_in_space(
+    this: &ALMotion,
+    space: Space,
+    torso_in_robot: Transform,
+    source: Source,
+) -> Transform {
+    match space {
+        Space::Torso => Transform::IDENTITY,
+        Space::Robot => torso_in_robot,
+        Space::World => robot_in_world(this, source == Source::Sensed).then(&torso_in_robot),
+    }
+}
+
 /// The frame's transform in `space`, from the last published cycle.
-pub(super) fn transform_in(published: &Published, slot: usize, space: Space, source: Source) -> Transform {
+fn transform_in(
+    this: &ALMotion,
+    published: &Published,
+    slot: usize,
+    space: Space,
+    source: Source,
+) -> Transform {
     let (in_torso, torso_in_robot) =
         published.read(|snapshot| (snapshot.transform(source, slot), snapshot.torso_in_robot(source)));
-    match space {
-        Space::Torso => in_torso,
-        // No walk, no odometry: the feet never move on the ground, and FRAME_WORLD stays
-        // where FRAME_ROBOT is (docs/motion.md).
-        Space::World | Space::Robot => torso_in_robot.then(&in_torso),
-    }
+    torso_in_space(this, space, torso_in_robot, source).then(&in_torso)
 }
 
 /// The transform of `name`'s frame in `frame`: what `getPosition` and `getTransform` answer,
@@ -70,7 +92,7 @@ fn named_transform(
     let (kinematics, published) = cartesian(this)?;
     let slot = frame_slot(kinematics, name)?;
     let space = space("frame", frame)?;
-    Ok(transform_in(published, slot, space, source(use_sensors)))
+    Ok(transform_in(this, published, slot, space, source(use_sensors)))
 }
 
 /// `getPosition(name, frame, useSensorValues)`: Position6D `[x, y, z, wx, wy, wz]`.
@@ -104,11 +126,7 @@ pub(super) fn get_com(
     let source = source(use_sensors);
     let (com, torso_in_robot) =
         published.read(|snapshot| (snapshot.com(source, slot), snapshot.torso_in_robot(source)));
-    let com = match space {
-        Space::Torso => com,
-        Space::World | Space::Robot => torso_in_robot.apply(com),
-    };
-    Ok(com.to_vec())
+    Ok(torso_in_space(this, space, torso_in_robot, source).apply(com).to_vec())
 }
 
 /// `getMass(name)`: kg, of "Body", a chain, "Torso" or a joint's link.

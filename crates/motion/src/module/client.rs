@@ -36,6 +36,8 @@ pub(super) struct Client {
     /// ALMemory writes (cycle and fall events), performed in order by one task.
     pub(super) cycle_events: tokio::sync::mpsc::UnboundedSender<MemoryWrite>,
     pub(super) unapplied: Unapplied,
+    /// The moves sent to the walk and not ended yet, with who waits for each.
+    pub(super) moves: super::locomotion::Moves,
 }
 
 /// Kills its task if the waiting call goes away first (`stop` on a posted call).
@@ -73,6 +75,7 @@ impl Client {
             reports: RefCell::new(reports),
             cycle_events,
             unapplied: Unapplied::new(motors),
+            moves: super::locomotion::Moves::default(),
         }
     }
 
@@ -151,6 +154,7 @@ impl Client {
                         let _ = waiter.send(completed);
                     }
                 }
+                FromEngine::MoveEnded { id, outcome } => self.move_ended(id, outcome),
                 report => crate::events::writes_for(report, &self.cycle_events),
             }
         }
