@@ -26,6 +26,7 @@ mod client;
 mod joint_methods;
 mod locomotion;
 mod move_config;
+mod moves;
 mod postures;
 mod queries;
 mod reflex_methods;

@@ -365,7 +365,10 @@ impl Walk {
     /// The body moves as the support foot, fixed on the ground, moves the other way under it.
     fn integrate_odometry(&mut self, before: Offset, after: Offset) {
         let [x, y, theta] = &mut self.odometry;
-        let (forward, left) = (before.forward - after.forward, before.left - after.left);
+        let (mut forward, left) = (before.forward - after.forward, before.left - after.left);
+        if forward < 0.0 {
+            forward *= self.parameters.backward_odometry_gain;
+        }
         let (sin, cos) = theta.sin_cos();
         *x += forward * cos - left * sin;
         *y += forward * sin + left * cos;

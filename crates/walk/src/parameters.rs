@@ -46,6 +46,10 @@ pub struct WalkParameters {
     pub stance_ramp_s: f64,
     /// Arm swing: ShoulderPitch (rad) per metre the opposite foot is ahead.
     pub arm_swing_rad_per_m: f64,
+    /// How far the body really goes per metre the steps go backward: walking backward, the
+    /// body's momentum carries each landing further than the step (measured on the
+    /// physically simulated NAO, docs/walk.md); the odometry counts with it.
+    pub backward_odometry_gain: f64,
 }
 
 impl Default for WalkParameters {
@@ -71,6 +75,7 @@ impl Default for WalkParameters {
             gyro_smoothing: 0.7,
             stance_ramp_s: 0.6,
             arm_swing_rad_per_m: 6.0,
+            backward_odometry_gain: 1.25,
         }
     }
 }

@@ -6,13 +6,15 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use naobroker_framework::CallError;
+use naobroker_framework::{CallError, Value};
 use tokio::sync::oneshot;
 
+use super::moves::Moves;
 use super::unapplied::Unapplied;
 use crate::body::Body;
+use crate::engine::walking::{Goal, MoveLimits, MoveOrder, MoveOutcome};
 use crate::engine::{Channel, FromEngine, MotionTask, ToEngine, TrackEntry};
-use crate::events::MemoryWrite;
+use crate::events::{MemoryWrite, MOVE_FAILED};
 use crate::runner::MotionShared;
 use crate::trajectory::Track;
 
@@ -37,7 +39,7 @@ pub(super) struct Client {
     pub(super) cycle_events: tokio::sync::mpsc::UnboundedSender<MemoryWrite>,
     pub(super) unapplied: Unapplied,
     /// The moves sent to the walk and not ended yet, with who waits for each.
-    pub(super) moves: super::locomotion::Moves,
+    pub(super) moves: Moves,
 }
 
 /// Kills its task if the waiting call goes away first (`stop` on a posted call).
@@ -75,7 +77,7 @@ impl Client {
             reports: RefCell::new(reports),
             cycle_events,
             unapplied: Unapplied::new(motors),
-            moves: super::locomotion::Moves::default(),
+            moves: Moves::default(),
         }
     }
 
@@ -158,6 +160,40 @@ impl Client {
                 report => crate::events::writes_for(report, &self.cycle_events),
             }
         }
+    }
+
+    /// The motion thread reported the end of move `id`: `ALMotion/MoveFailed` when the
+    /// robot fell or a leg went limp.
+    fn move_ended(&self, id: u64, outcome: MoveOutcome) {
+        self.moves.ended(id, outcome);
+        let reason = match outcome {
+            MoveOutcome::Fell => "the robot fell",
+            MoveOutcome::Limp => "a leg lost its stiffness",
+            MoveOutcome::Arrived | MoveOutcome::Replaced | MoveOutcome::Killed => return,
+        };
+        self.move_failed(reason, 1);
+    }
+
+    /// `ALMotion/MoveFailed`: `[reason, status, [x, y, θ]]`, status 0 when the move never
+    /// started and 1 when it stopped, with where the robot is.
+    pub(super) fn move_failed(&self, reason: &str, status: i32) {
+        tracing::warn!(reason, "ALMotion/MoveFailed");
+        let [x, y, theta] = self.shared.walk.position(false);
+        let position = Value::Array(vec![x.into(), y.into(), theta.into()]);
+        let value = Value::Array(vec![reason.into(), status.into(), position]);
+        let _ = self.cycle_events.send(MemoryWrite::Raise(MOVE_FAILED, value));
+    }
+
+    /// Send a move; the receiver tells how it ends.
+    pub(super) fn send_move(
+        &self,
+        goal: Goal,
+        limits: MoveLimits,
+    ) -> Result<oneshot::Receiver<MoveOutcome>, CallError> {
+        let id = self.moves.next_id();
+        self.send(ToEngine::Move(MoveOrder { id, goal, limits }))?;
+        self.moves.sent(id);
+        Ok(self.moves.wait_for(id))
     }
 
     fn joint_name(&self, joint: usize) -> &str {

@@ -5,91 +5,24 @@
 //! A walk needs stiff legs and a standing robot: otherwise `ALMotion/MoveFailed` is raised
 //! with the reason, and the move does not start.
 
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::future::Future;
 use std::rc::Rc;
 
 use naobroker_framework::{CallError, Methods, ModuleContext, Value};
 use naobroker_protocol::value_excerpt;
 use naobroker_walk::{LegGeometry, Step};
-use tokio::sync::oneshot;
 
 use super::client::Client;
 use super::move_config::{self, MoveConfig};
 use super::ALMotion;
-use crate::engine::walking::{Goal, MoveLimits, MoveOrder, MoveOutcome, WALKING_STIFFNESS};
+use crate::engine::walking::{Goal, MoveLimits, MoveOutcome, WALKING_STIFFNESS};
 use crate::engine::ToEngine;
-use crate::events::{MemoryWrite, MOVE_FAILED};
 
 /// A robot leaning more than this (rad, the inertial unit's AngleX or AngleY) is not
 /// standing for a walk.
 const UPRIGHT_RAD: f64 = 0.5;
 /// Knees bent more than this (rad) are crouching or sitting, not standing.
 const STANDING_KNEE_RAD: f64 = 1.5;
-
-/// The moves sent to the walk and not ended yet.
-pub(super) struct Moves {
-    next_id: Cell<u64>,
-    /// The move the walk has now, until it ends.
-    current: Cell<Option<u64>>,
-    waiters: RefCell<HashMap<u64, Vec<oneshot::Sender<MoveOutcome>>>>,
-    arms: Cell<[bool; 2]>,
-}
-
-impl Default for Moves {
-    fn default() -> Self {
-        Moves {
-            next_id: Cell::new(0),
-            current: Cell::new(None),
-            waiters: RefCell::default(),
-            arms: Cell::new([true; 2]),
-        }
-    }
-}
-
-impl Client {
-    /// The motion thread reported the end of move `id`.
-    pub(super) fn move_ended(&self, id: u64, outcome: MoveOutcome) {
-        if self.moves.current.get() == Some(id) {
-            self.moves.current.set(None);
-        }
-        for waiter in self.moves.waiters.borrow_mut().remove(&id).unwrap_or_default() {
-            let _ = waiter.send(outcome);
-        }
-        let reason = match outcome {
-            MoveOutcome::Fell => "the robot fell",
-            MoveOutcome::Limp => "a leg lost its stiffness",
-            MoveOutcome::Arrived | MoveOutcome::Replaced | MoveOutcome::Killed => return,
-        };
-        self.move_failed(reason, 1);
-    }
-
-    /// `ALMotion/MoveFailed`: `[reason, status, [x, y, θ]]`, status 0 when the move never
-    /// started and 1 when it stopped, with where the robot is.
-    fn move_failed(&self, reason: &str, status: i32) {
-        tracing::warn!(reason, "ALMotion/MoveFailed");
-        let [x, y, theta] = self.shared.walk.position(false);
-        let position = Value::Array(vec![x.into(), y.into(), theta.into()]);
-        let value = Value::Array(vec![reason.into(), status.into(), position]);
-        let _ = self.cycle_events.send(MemoryWrite::Raise(MOVE_FAILED, value));
-    }
-
-    /// Send a move; the receiver tells how it ended.
-    fn send_move(&self, goal: Goal, limits: MoveLimits) -> Result<oneshot::Receiver<MoveOutcome>, CallError> {
-        let id = self.moves.next_id.get() + 1;
-        self.send(ToEngine::Move(MoveOrder { id, goal, limits }))?;
-        self.moves.next_id.set(id);
-        self.moves.current.set(Some(id));
-        Ok(self.wait_for_move(id))
-    }
-
-    fn wait_for_move(&self, id: u64) -> oneshot::Receiver<MoveOutcome> {
-        let (done, ended) = oneshot::channel();
-        self.moves.waiters.borrow_mut().entry(id).or_default().push(done);
-        ended
-    }
-}
 
 /// Kills its move if the waiting call goes away first (`stop` on a posted `moveTo`).
 struct KillMoveOnDrop {
@@ -353,7 +286,7 @@ fn wait_until_move_is_finished(
     (): (),
 ) -> impl Future<Output = Result<(), CallError>> {
     this.client.catch_up();
-    let ended = this.client.moves.current.get().map(|id| this.client.wait_for_move(id));
+    let ended = this.client.moves.current().map(|id| this.client.moves.wait_for(id));
     async move {
         if let Some(ended) = ended {
             let _ = ended.await;
@@ -372,7 +305,7 @@ fn kill_move(this: &mut ALMotion, _: &ModuleContext, (): ()) -> Result<(), CallE
 
 fn move_is_active(this: &mut ALMotion, _: &ModuleContext, (): ()) -> Result<bool, CallError> {
     this.client.catch_up();
-    Ok(this.client.moves.current.get().is_some() || this.client.shared.walk.active())
+    Ok(this.client.moves.current().is_some() || this.client.shared.walk.active())
 }
 
 /// `getMoveConfig("Max" | "Min" | "Default")`: `[[key, value], ...]`.
@@ -420,7 +353,7 @@ fn set_move_arms_enabled(
     (left, right): (bool, bool),
 ) -> Result<(), CallError> {
     this.client.send(ToEngine::MoveArms([left, right]))?;
-    this.client.moves.arms.set([left, right]);
+    this.client.moves.set_arms([left, right]);
     Ok(())
 }
 
@@ -430,7 +363,7 @@ fn get_move_arms_enabled(
     _: &ModuleContext,
     (chain,): (String,),
 ) -> Result<bool, CallError> {
-    let [left, right] = this.client.moves.arms.get();
+    let [left, right] = this.client.moves.arms();
     match chain.as_str() {
         "LArm" => Ok(left),
         "RArm" => Ok(right),
@@ -459,7 +392,8 @@ pub(super) fn add_to(m: &mut Methods<ALMotion>) {
     )
     .add(
         "setWalkTargetVelocity",
-        "Deprecated: setWalkTargetVelocity(x, y, theta, frequency[, moveConfig]), moveToward's NAOqi 1.x form.",
+        "Deprecated: setWalkTargetVelocity(x, y, theta, frequency[, moveConfig]), NAOqi 1.x's \
+         moveToward.",
         set_walk_target_velocity,
     )
     .add_async_checked(
@@ -475,7 +409,7 @@ pub(super) fn add_to(m: &mut Methods<ALMotion>) {
     .add("killWalk", "Deprecated: killMove.", kill_move)
     .add("moveIsActive", "True while the robot walks.", move_is_active)
     .add("walkIsActive", "Deprecated: moveIsActive.", move_is_active)
-    .add_async("waitUntilMoveIsFinished", "Returns when the walk under way ends.", wait_until_move_is_finished)
+    .add_async("waitUntilMoveIsFinished", "Returns when the walk ends.", wait_until_move_is_finished)
     .add_async("waitUntilWalkIsFinished", "Deprecated: waitUntilMoveIsFinished.", wait_until_move_is_finished)
     .add(
         "getMoveConfig",
@@ -490,7 +424,7 @@ pub(super) fn add_to(m: &mut Methods<ALMotion>) {
     )
     .add("getNextRobotPosition", "[x, y, theta] when the step under way ends.", get_next_robot_position)
     .add("getRobotVelocity", "[vx, vy, vtheta] of the walk in FRAME_ROBOT.", get_robot_velocity)
-    .add("setMoveArmsEnabled", "setMoveArmsEnabled(left, right): swing the arms while walking.", set_move_arms_enabled)
+    .add("setMoveArmsEnabled", "setMoveArmsEnabled(left, right): arms swing walking.", set_move_arms_enabled)
     .add("setWalkArmsEnabled", "Deprecated: setMoveArmsEnabled.", set_move_arms_enabled)
     .add("getMoveArmsEnabled", "getMoveArmsEnabled(\"LArm\" | \"RArm\" | \"Arms\").", get_move_arms_enabled)
     .add("getWalkArmsEnabled", "Deprecated: getMoveArmsEnabled.", get_move_arms_enabled);
