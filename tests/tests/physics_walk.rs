@@ -274,3 +274,64 @@ fn the_fall_manager_stops_a_walk_that_is_pushed_over() {
     assert_eq!(walker.bench.memory("robotIsFalling"), Value::from(true));
     assert_eq!(walker.call("moveIsActive", vec![]), Value::from(false));
 }
+
+/// The feet's ankles on the ground, as the simulator has them: [x, y, yaw] left, right.
+fn feet(walker: &Walker) -> [[f64; 3]; 2] {
+    walker.bench.sim.truth().unwrap().feet.expect("NAO's legs")
+}
+
+/// Where `foot` is seen from `from`: forward, left (m), turned (rad).
+fn relative(from: [f64; 3], foot: [f64; 3]) -> [f64; 3] {
+    let (sin, cos) = from[2].sin_cos();
+    let (dx, dy) = (foot[0] - from[0], foot[1] - from[1]);
+    [dx * cos + dy * sin, -dx * sin + dy * cos, foot[2] - from[2]]
+}
+
+#[test]
+fn set_foot_steps_places_each_foot_within_2_cm_of_its_target() {
+    let mut walker = Walker::awake();
+    let plan: [(&str, [f64; 3]); 6] = [
+        ("LLeg", [0.04, 0.1, 0.0]),
+        ("RLeg", [0.04, -0.1, 0.0]),
+        ("LLeg", [0.05, 0.12, 0.2]),
+        ("RLeg", [0.02, -0.1, -0.2]),
+        ("LLeg", [-0.03, 0.1, 0.0]),
+        ("RLeg", [0.0, -0.1, 0.0]),
+    ];
+    let legs: Vec<Value> = plan.iter().map(|(leg, _)| (*leg).into()).collect();
+    let steps: Vec<Value> =
+        plan.iter().map(|(_, step)| Value::Array(step.iter().map(|&v| v.into()).collect())).collect();
+    let times: Vec<Value> = (1..=plan.len()).map(|step| (0.4 * step as f64).into()).collect();
+    let args = vec![Value::Array(legs), Value::Array(steps), Value::Array(times), true.into()];
+    walker.call("setFootSteps", args);
+    // A footstep has landed when the next begins (getFootSteps' footsteps ahead drop by
+    // one), and the last one when the walk stops.
+    let ahead = |walker: &Walker| {
+        let steps = walker.call("getFootSteps", vec![]);
+        steps.as_array().unwrap()[3].as_array().unwrap().len()
+    };
+    let mut landed = Vec::new();
+    let mut last_ahead = plan.len();
+    let mut cycles = 0;
+    while walker.call("moveIsActive", vec![]) == Value::from(true) {
+        walker.step();
+        cycles += 1;
+        assert!(cycles < 1500, "still walking the footsteps");
+        let now = ahead(&walker);
+        if now < last_ahead && last_ahead < plan.len() {
+            landed.push(feet(&walker));
+        }
+        last_ahead = now;
+    }
+    walker.steps(20);
+    landed.push(feet(&walker));
+    assert_eq!(landed.len(), plan.len(), "a landing per footstep");
+    for (index, feet) in landed.iter().enumerate() {
+        let (leg, target) = plan[index];
+        let (swing, support) = if leg == "LLeg" { (feet[0], feet[1]) } else { (feet[1], feet[0]) };
+        let placed = relative(support, swing);
+        let off = (placed[0] - target[0]).hypot(placed[1] - target[1]);
+        assert!(off < 0.02, "footstep {index} ({leg}) placed at {placed:?}, asked {target:?}");
+        assert!((placed[2] - target[2]).abs() < 0.1, "footstep {index} turned {placed:?}");
+    }
+}

@@ -37,7 +37,8 @@ pub enum Reply {
 
 impl std::fmt::Display for Reply {
     /// The counts as `key=value` words; the truth as one JSON object
-    /// (`{"time_s", "torso": [x, y, z, roll, pitch, yaw], "com": [x, y, z], "fallen"}`).
+    /// (`{"time_s", "torso": [x, y, z, roll, pitch, yaw], "com": [x, y, z], "fallen"}`, and
+    /// `"feet": [[x, y, yaw], [x, y, yaw]]` for a robot with NAO's legs).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Reply::Stats(stats) => write!(f, "{stats}"),
@@ -46,12 +47,16 @@ impl std::fmt::Display for Reply {
                     |values: &[f64]| values.iter().map(|value| format!("{value:.6}")).collect::<Vec<_>>();
                 write!(
                     f,
-                    "{{\"time_s\": {:.3}, \"torso\": [{}], \"com\": [{}], \"fallen\": {}}}",
+                    "{{\"time_s\": {:.3}, \"torso\": [{}], \"com\": [{}], \"fallen\": {}",
                     truth.time_s,
                     list(&truth.torso).join(", "),
                     list(&truth.com).join(", "),
                     truth.fallen
-                )
+                )?;
+                if let Some([left, right]) = truth.feet {
+                    write!(f, ", \"feet\": [[{}], [{}]]", list(&left).join(", "), list(&right).join(", "))?;
+                }
+                write!(f, "}}")
             }
         }
     }

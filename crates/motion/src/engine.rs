@@ -66,6 +66,12 @@ pub enum ToEngine {
     KillMove,
     /// Whether the walk swings each arm (left, right) that no task holds.
     MoveArms([bool; 2]),
+    /// Plan a footstep after those planned (`clear`: instead of them); a move with
+    /// [`walking::Goal::FootSteps`] walks them.
+    PlanFootStep {
+        step: naobroker_walk::FootStep,
+        clear: bool,
+    },
 }
 
 /// What the motion thread reports, in cycle order: `PreProcess`, then what the cycle did,

@@ -53,6 +53,9 @@ pub struct Truth {
     pub com: [f64; 3],
     /// The torso leans more than [`FALLEN_TILT_RAD`] from upright.
     pub fallen: bool,
+    /// Each foot's (left, right) ankle on the ground: x, y and its yaw (rad), for a robot
+    /// with NAO's legs.
+    pub feet: Option<[[f64; 3]; 2]>,
 }
 
 /// One commanded joint.
@@ -98,6 +101,8 @@ pub struct PhysicalBody {
     sim: Simulation,
     joints: Vec<Joint>,
     torso: usize,
+    /// The LAnkleRoll and RAnkleRoll bodies, when the robot has them.
+    ankles: Option<[usize; 2]>,
     accelerometer: usize,
     gyroscope: usize,
     imu_site: usize,
@@ -174,6 +179,10 @@ impl PhysicalBody {
             .collect::<Result<Vec<_>, PhysicsError>>()?;
         let mut body = PhysicalBody {
             torso: id(Object::Body, TORSO)?,
+            ankles: sim
+                .id(Object::Body, "LAnkleRoll")
+                .zip(sim.id(Object::Body, "RAnkleRoll"))
+                .map(|(l, r)| [l, r]),
             accelerometer: sensor(ACCELEROMETER)?,
             gyroscope: sensor(GYROSCOPE)?,
             imu_site: id(Object::Site, IMU_SITE)?,
@@ -422,6 +431,13 @@ impl PhysicalBody {
             torso: [position[0], position[1], position[2], roll, pitch, yaw],
             com: self.sim.subtree_com(self.torso),
             fallen: rotation[2][2].clamp(-1.0, 1.0).acos() > FALLEN_TILT_RAD,
+            feet: self.ankles.map(|ankles| {
+                ankles.map(|ankle| {
+                    let [x, y, _] = self.sim.body_position(ankle);
+                    let [_, _, yaw] = rotation_to_rpy(&rotation_of(self.sim.body_quaternion(ankle)));
+                    [x, y, yaw]
+                })
+            }),
         }
     }
 

@@ -53,6 +53,24 @@ pub struct WalkOutput {
     pub shoulder_pitch_swing: [f64; 2],
 }
 
+/// A planned footstep (NAOqi's `setFootSteps`): the foot that swings, where it lands
+/// relative to the other foot (forward, left, turn, in that foot's frame), and how long the
+/// step takes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FootStep {
+    pub foot: Foot,
+    pub relative: Step,
+    pub duration_s: f64,
+}
+
+/// The most footsteps the walk holds planned.
+pub const MAX_FOOTSTEPS: usize = 32;
+
+/// The plan is full: the footstep was not taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("at most {MAX_FOOTSTEPS} footsteps can be planned")]
+pub struct PlanFull;
+
 /// Where the walk is.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum WalkState {
@@ -115,6 +133,14 @@ pub struct Walk {
     step: Step,
     /// The step asked for: the next one is planned from it. Zero: stop.
     wanted: Step,
+    /// The footsteps planned and not begun, `planned[next..planned_len]`.
+    planned: [FootStep; MAX_FOOTSTEPS],
+    planned_len: usize,
+    next_planned: usize,
+    /// The step under way's duration: the period, or its footstep's.
+    step_period_s: f64,
+    /// The step under way is a planned footstep.
+    footstep: bool,
     /// Filtered gyroscope x, y.
     gyro: [f64; 2],
     odometry: Odometry,
@@ -138,6 +164,11 @@ impl Walk {
             offsets: [Offset::default(); 2],
             step: Step::ZERO,
             wanted: Step::ZERO,
+            planned: [FootStep { foot: Foot::Left, relative: Step::ZERO, duration_s: 0.0 }; MAX_FOOTSTEPS],
+            planned_len: 0,
+            next_planned: 0,
+            step_period_s: parameters.step_period_s,
+            footstep: false,
             gyro: [0.0; 2],
             odometry: [0.0; 3],
             steps_taken: 0,
@@ -180,13 +211,22 @@ impl Walk {
         }
     }
 
+    /// How long the step under way lasts (s).
+    pub fn step_period_s(&self) -> f64 {
+        self.step_period_s
+    }
+
     /// The leg angles of the walk's stance, both feet home.
     pub fn stance(&self) -> [LegAngles; 2] {
-        let home = [Offset::default(); 2];
+        self.legs_at([Offset::default(); 2])
+    }
+
+    /// The leg angles with both feet down at `offsets`.
+    fn legs_at(&self, offsets: [Offset; 2]) -> [LegAngles; 2] {
         let (left, right) = self.geometry.solve(
-            &self.foot(Foot::Left, home, 0.0, 0.0),
-            &self.foot(Foot::Right, home, 0.0, 0.0),
-            0.0,
+            &self.foot(Foot::Left, offsets, 0.0, 0.0),
+            &self.foot(Foot::Right, offsets, 0.0, 0.0),
+            self.yaw_pitch,
         );
         [left, right]
     }
@@ -216,11 +256,38 @@ impl Walk {
         self.wanted = step.clamped(&self.parameters);
     }
 
-    /// Stop commanding the legs at once, wherever they are.
+    /// Plan `step` after those planned (`clear`: instead of them); the walk takes the planned
+    /// footsteps before the steps [`Walk::request`] asks for.
+    pub fn plan(&mut self, step: FootStep, clear: bool) -> Result<(), PlanFull> {
+        if clear {
+            self.planned_len = 0;
+            self.next_planned = 0;
+        }
+        if self.planned_len == MAX_FOOTSTEPS && self.next_planned > 0 {
+            self.planned.copy_within(self.next_planned..self.planned_len, 0);
+            self.planned_len -= self.next_planned;
+            self.next_planned = 0;
+        }
+        if self.planned_len == MAX_FOOTSTEPS {
+            return Err(PlanFull);
+        }
+        self.planned[self.planned_len] = step;
+        self.planned_len += 1;
+        Ok(())
+    }
+
+    /// Footsteps planned and not begun.
+    pub fn planned(&self) -> usize {
+        self.planned_len - self.next_planned
+    }
+
+    /// Stop commanding the legs at once, wherever they are; the plan is dropped.
     pub fn kill(&mut self) {
         self.state = WalkState::Idle;
         self.wanted = Step::ZERO;
         self.step = Step::ZERO;
+        self.planned_len = 0;
+        self.next_planned = 0;
     }
 
     /// One motion cycle of `dt` seconds: the legs' angles for its end.
@@ -234,13 +301,16 @@ impl Walk {
             WalkState::Idle => {}
             WalkState::Ramping { elapsed_s } => self.ramp(elapsed_s + dt),
             WalkState::Standing => {
-                if self.wanted != Step::ZERO {
+                if self.wanted != Step::ZERO || self.planned() > 0 {
                     self.state = WalkState::Walking;
-                    let first_swing = self.opening_foot(self.wanted).unwrap_or(Foot::Right);
+                    let first_swing = match self.planned() {
+                        0 => self.opening_foot(self.wanted).unwrap_or(Foot::Right),
+                        _ => self.planned[self.next_planned].foot,
+                    };
                     self.begin_step(first_swing.other());
                     self.advance(dt, sensors);
                 } else {
-                    self.output.legs = self.stance();
+                    self.output.legs = self.legs_at(self.offsets);
                     self.output.shoulder_pitch_swing = [0.0; 2];
                 }
             }
@@ -274,8 +344,17 @@ impl Walk {
         }
     }
 
-    /// A new step on `support`, the other foot swinging.
+    /// A new step: the next planned footstep, or one on `support` as asked, the other foot
+    /// swinging.
     fn begin_step(&mut self, support: Foot) {
+        if self.next_planned < self.planned_len {
+            let footstep = self.planned[self.next_planned];
+            self.next_planned += 1;
+            self.begin_footstep(footstep);
+            return;
+        }
+        self.step_period_s = self.parameters.step_period_s;
+        self.footstep = false;
         let swing = support.other();
         let parameters = &self.parameters;
         let change = parameters.max_forward_change_m;
@@ -295,6 +374,27 @@ impl Walk {
             swing_target.turn = step.turn;
             support_target.turn = -step.turn;
         }
+        self.set_targets(support, swing_target, support_target);
+    }
+
+    /// A footstep: the body ends between the feet, the swing foot where the step puts it
+    /// relative to the support foot.
+    fn begin_footstep(&mut self, footstep: FootStep) {
+        let (swing, support) = (footstep.foot, footstep.foot.other());
+        let Step { forward, left, turn } = footstep.relative;
+        let width = 2.0 * self.geometry.left_hip[1] + self.parameters.extra_feet_width_m;
+        // What the step adds to the stance's width, towards the swing foot's side.
+        let spread = left - swing.side() * width;
+        self.step = Step { forward, left: spread / 2.0, turn: turn / 2.0 };
+        self.step_period_s = footstep.duration_s;
+        self.footstep = true;
+        let half = Offset { forward: forward / 2.0, left: spread / 2.0, turn: turn / 2.0 };
+        let opposite = Offset { forward: -half.forward, left: -half.left, turn: -half.turn };
+        self.set_targets(support, half, opposite);
+    }
+
+    fn set_targets(&mut self, support: Foot, swing_target: Offset, support_target: Offset) {
+        let swing = support.other();
         self.support = support;
         self.elapsed_s = 0.0;
         self.start = self.offsets;
@@ -309,7 +409,7 @@ impl Walk {
 
     fn advance(&mut self, dt: f64, sensors: &WalkSensors) {
         self.elapsed_s += dt;
-        let period = self.parameters.step_period_s;
+        let period = self.step_period_s;
         let along = (self.elapsed_s / period).min(1.0);
         let (swing, support) = (self.support.other(), self.support);
         let smooth = smooth_step(along);
@@ -338,8 +438,10 @@ impl Walk {
         let swing_rad = self.parameters.arm_swing_rad_per_m * ahead;
         self.output.shoulder_pitch_swing = [swing_rad, -swing_rad];
         if self.support_changes(sensors, swing) {
+            // Footsteps end where they put the feet; steps asked for, with the feet side by
+            // side again.
             let feet_home = self.offsets.iter().all(|offset| offset.is_home());
-            if self.wanted == Step::ZERO && feet_home {
+            if self.wanted == Step::ZERO && (feet_home || self.footstep) && self.planned() == 0 {
                 self.state = WalkState::Standing;
                 self.step = Step::ZERO;
             } else {
@@ -350,7 +452,7 @@ impl Walk {
 
     /// The swing foot has landed and taken the weight, or the step has lasted too long.
     fn support_changes(&self, sensors: &WalkSensors, swing: Foot) -> bool {
-        let period = self.parameters.step_period_s;
+        let period = self.step_period_s;
         if self.elapsed_s >= self.parameters.longest_step_periods * period {
             return true;
         }

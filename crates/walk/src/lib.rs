@@ -7,6 +7,6 @@ mod gait;
 mod legs;
 mod parameters;
 
-pub use gait::{Foot, Odometry, Walk, WalkOutput, WalkSensors, WalkState};
+pub use gait::{Foot, FootStep, Odometry, PlanFull, Walk, WalkOutput, WalkSensors, WalkState, MAX_FOOTSTEPS};
 pub use legs::{FootPose, LegAngles, LegGeometry, MissingLeg, LEFT_LEG, RIGHT_LEG};
 pub use parameters::{Step, WalkParameters};

@@ -98,6 +98,7 @@ impl Engine {
             ToEngine::StopMove => self.stop_move(),
             ToEngine::KillMove => self.kill_move(MoveOutcome::Killed, output),
             ToEngine::MoveArms(enabled) => self.set_move_arms(enabled),
+            ToEngine::PlanFootStep { step, clear } => self.plan_footstep(step, clear),
         }
     }
 

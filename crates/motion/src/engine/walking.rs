@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use naobroker_rtslots::{FastAccess, NotRealTimeKey, RtSlots};
-use naobroker_walk::{LegGeometry, Step, Walk, WalkParameters, WalkSensors, WalkState, LEFT_LEG, RIGHT_LEG};
+use naobroker_walk::{
+    FootStep, LegGeometry, Step, Walk, WalkParameters, WalkSensors, WalkState, LEFT_LEG, RIGHT_LEG,
+};
 
 use super::{Engine, EngineOutput, FromEngine};
 use crate::body::Body;
@@ -37,6 +39,8 @@ pub enum Goal {
     Steps(Step),
     /// Walk to this place of FRAME_WORLD as the sensed odometry has it: x, y (m), θ (rad).
     Place([f64; 3]),
+    /// Walk the planned footsteps, then stop.
+    FootSteps,
 }
 
 /// A move from the API: its id, its goal, the walk's limits for it.
@@ -114,6 +118,8 @@ pub enum MoveOutcome {
 #[derive(Debug, Default)]
 pub struct WalkShared {
     active: AtomicBool,
+    /// Footsteps planned and not begun.
+    planned: AtomicU64,
     /// Odometry x, y, θ; sensed odometry x, y, θ; next place x, y, θ; velocity x, y, θ.
     values: [AtomicU64; 12],
 }
@@ -121,6 +127,11 @@ pub struct WalkShared {
 impl WalkShared {
     pub fn active(&self) -> bool {
         self.active.load(Ordering::Acquire)
+    }
+
+    /// Footsteps planned and not begun.
+    pub fn planned(&self) -> u64 {
+        self.planned.load(Ordering::Acquire)
     }
 
     fn triple(&self, first: usize) -> [f64; 3] {
@@ -211,6 +222,7 @@ impl Walking {
     fn wanted_step(&self, goal: Goal) -> Step {
         match goal {
             Goal::Steps(step) => step,
+            Goal::FootSteps => Step::ZERO,
             Goal::Place([x, y, theta]) => {
                 // Steered by the sensed odometry: the feet slip when they turn, the
                 // gyroscope sees it.
@@ -278,7 +290,7 @@ impl Walking {
         }
         let standing_still = self.walk.state() == WalkState::Standing;
         if let Some(order) = self.order {
-            if standing_still && self.wanted_step(order.goal) == Step::ZERO {
+            if standing_still && self.wanted_step(order.goal) == Step::ZERO && self.walk.planned() == 0 {
                 self.order = None;
                 self.walk.kill();
                 output.reports.push(FromEngine::MoveEnded { id: order.id, outcome: MoveOutcome::Arrived });
@@ -322,6 +334,13 @@ impl Engine {
         }
         let mask = walking.leg_motors;
         self.release_positions(mask, output);
+    }
+
+    pub(super) fn plan_footstep(&mut self, step: FootStep, clear: bool) {
+        if let Some(walking) = &mut self.walking {
+            // The API never plans more than the walk holds: a step past it is dropped.
+            let _ = walking.walk.plan(step, clear);
+        }
     }
 
     pub(super) fn set_move_arms(&mut self, enabled: [bool; 2]) {
@@ -398,7 +417,7 @@ fn publish(shared: &WalkShared, walking: &mut Walking, gyroscope: [f64; 3], dt: 
         walking.sensed[1] += forward * sensed_sin + left * sensed_cos;
         walking.last_odometry = odometry;
         let step = walking.walk.current_step();
-        let period = walking.walk.parameters().step_period_s;
+        let period = walking.walk.step_period_s();
         let (step_sin, step_cos) = theta.sin_cos();
         let next = [
             x + step.forward * step_cos - step.left * step_sin,
@@ -409,6 +428,7 @@ fn publish(shared: &WalkShared, walking: &mut Walking, gyroscope: [f64; 3], dt: 
         shared.store(3, [walking.sensed[0], walking.sensed[1], wrap(walking.sensed[2])]);
         shared.store(6, [next[0], next[1], wrap(next[2])]);
         shared.store(9, [step.forward / period, step.left / period, step.turn / period]);
+        shared.planned.store(walking.walk.planned() as u64, Ordering::Release);
         shared.active.store(moving || walking.order.is_some(), Ordering::Release);
     }
 }

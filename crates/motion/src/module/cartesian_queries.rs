@@ -83,7 +83,7 @@ fn transform_in(
 
 /// The transform of `name`'s frame in `frame`: what `getPosition` and `getTransform` answer,
 /// each in its own form.
-fn named_transform(
+pub(super) fn named_transform(
     this: &ALMotion,
     name: &str,
     frame: &Value,

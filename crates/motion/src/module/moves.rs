@@ -6,6 +6,8 @@ use std::collections::HashMap;
 
 use tokio::sync::oneshot;
 
+use naobroker_walk::FootStep;
+
 use crate::engine::walking::MoveOutcome;
 
 /// The moves sent to the walk and not ended yet.
@@ -15,6 +17,9 @@ pub(super) struct Moves {
     current: Cell<Option<u64>>,
     waiters: RefCell<HashMap<u64, Vec<oneshot::Sender<MoveOutcome>>>>,
     arms: Cell<[bool; 2]>,
+    /// The footsteps sent since the plan was last cleared, in order: the walk's count of
+    /// those it has not begun tells which are still ahead.
+    footsteps: RefCell<Vec<FootStep>>,
 }
 
 impl Default for Moves {
@@ -24,6 +29,7 @@ impl Default for Moves {
             current: Cell::new(None),
             waiters: RefCell::default(),
             arms: Cell::new([true; 2]),
+            footsteps: RefCell::default(),
         }
     }
 }
@@ -68,5 +74,23 @@ impl Moves {
 
     pub(super) fn set_arms(&self, arms: [bool; 2]) {
         self.arms.set(arms);
+    }
+
+    /// Footsteps sent to the walk (`clear`: instead of those before).
+    pub(super) fn planned(&self, steps: &[FootStep], clear: bool) {
+        let mut footsteps = self.footsteps.borrow_mut();
+        if clear {
+            footsteps.clear();
+        }
+        footsteps.extend_from_slice(steps);
+    }
+
+    /// The footstep under way (when `walking`) and those ahead, of the `ahead` the walk has not
+    /// begun.
+    pub(super) fn footsteps(&self, ahead: usize, walking: bool) -> (Option<FootStep>, Vec<FootStep>) {
+        let footsteps = self.footsteps.borrow();
+        let first_ahead = footsteps.len().saturating_sub(ahead);
+        let current = (walking && first_ahead > 0).then(|| footsteps[first_ahead - 1]);
+        (current, footsteps[first_ahead..].to_vec())
     }
 }
