@@ -261,6 +261,22 @@ impl PhysicalBody {
         Ok(())
     }
 
+    /// Move every commanded joint, stiff, from where it is measured to `targets` (in the order
+    /// given to [`PhysicalBody::new`]) over `seconds`, on a smooth ramp, one command per
+    /// `cycle_s`, as ALMotion interpolates: how tests and tools stand the robot up.
+    pub fn ramp_to(&mut self, targets: &[f64], seconds: f64, cycle_s: f64) {
+        let from: Vec<f64> = (0..self.joints.len()).map(|joint| self.measured_position(joint)).collect();
+        let cycles = (seconds / cycle_s).round().max(1.0) as usize;
+        for cycle in 1..=cycles {
+            let along = cycle as f64 / cycles as f64;
+            let eased = along * along * (3.0 - 2.0 * along);
+            for (joint, (from, to)) in from.iter().zip(targets).enumerate() {
+                self.command(joint, from + (to - from) * eased, 1.0);
+            }
+            self.advance(cycle_s);
+        }
+    }
+
     /// Command `joint` (in the order given to [`PhysicalBody::new`]): a target angle (rad,
     /// within its range) and a stiffness (0..1, the fraction of the motor's torque).
     pub fn command(&mut self, joint: usize, position: f64, stiffness: f64) {

@@ -23,17 +23,8 @@ fn cycles(body: &mut PhysicalBody, count: usize) {
 
 /// From where the joints are to `posture` in `seconds`, stiff, as ALMotion interpolates.
 fn go_to(body: &mut PhysicalBody, posture: &Posture, seconds: f64) {
-    let from: Vec<f64> = (0..JOINTS.len()).map(|joint| body.measured_position(joint)).collect();
-    let steps = (seconds / CYCLE_S).round() as usize;
-    for step in 1..=steps {
-        let along = step as f64 / steps as f64;
-        let eased = along * along * (3.0 - 2.0 * along);
-        for (joint, name) in JOINTS.iter().enumerate() {
-            let target = angle(posture, name);
-            body.command(joint, from[joint] + (target - from[joint]) * eased, 1.0);
-        }
-        body.advance(CYCLE_S);
-    }
+    let targets: Vec<f64> = JOINTS.iter().map(|name| angle(posture, name)).collect();
+    body.ramp_to(&targets, seconds, CYCLE_S);
 }
 
 fn standing() -> PhysicalBody {

@@ -21,17 +21,9 @@ fn angle(posture: &Posture, name: &str) -> f64 {
 /// The robot woken from its crouch to StandInit in 2 s, then still for 1.2 s.
 fn standing() -> PhysicalBody {
     let mut body = PhysicalBody::new(&RobotModel::nao_v6(), World::Flat, &JOINTS).expect("MuJoCo");
-    let from: Vec<f64> = (0..JOINTS.len()).map(|joint| body.measured_position(joint)).collect();
-    let steps = (2.0 / CYCLE_S) as usize;
-    for step in 1..=steps + 100 {
-        let along = (step as f64 / steps as f64).min(1.0);
-        let eased = along * along * (3.0 - 2.0 * along);
-        for (index, name) in JOINTS.iter().enumerate() {
-            let target = angle(&library::STAND_INIT, name);
-            body.command(index, from[index] + (target - from[index]) * eased, 1.0);
-        }
-        body.advance(CYCLE_S);
-    }
+    let stand_init: Vec<f64> = JOINTS.iter().map(|name| angle(&library::STAND_INIT, name)).collect();
+    body.ramp_to(&stand_init, 2.0, CYCLE_S);
+    body.ramp_to(&stand_init, 1.2, CYCLE_S);
     body
 }
 
