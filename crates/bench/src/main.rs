@@ -15,6 +15,7 @@ mod physics;
 mod qi;
 mod rpc;
 mod stats;
+mod walk;
 
 use clap::{Parser, Subcommand};
 
@@ -92,6 +93,16 @@ enum Command {
         #[arg(long, default_value_t = 3000)]
         calls: usize,
     },
+    /// The walk on the physical NAO (MuJoCo), ground truth: top straight speed without a fall,
+    /// turn rate, odometry error per metre, falls per 100 m, the walk's compute per cycle.
+    Walk {
+        /// Runs per step size for the top speed.
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+        /// Metres per run.
+        #[arg(long, default_value_t = 5.0)]
+        distance: f64,
+    },
     #[command(hide = true)]
     TcpEcho { request_bytes: usize, reply_bytes: usize },
     #[command(hide = true)]
@@ -118,6 +129,7 @@ fn main() {
         Command::Physics { seconds } => physics::run(seconds, cli.json),
         Command::Qi { calls, block } => qi::run(calls, block.max(1), cli.json),
         Command::Cartesian { calls } => cartesian::run(calls, cli.json),
+        Command::Walk { runs, distance } => walk::run(runs, distance, cli.json),
         Command::TcpEcho { request_bytes, reply_bytes } => helpers::tcp_echo(request_bytes, reply_bytes),
         Command::ZmqEcho { url } => helpers::zmq_echo(&url),
         Command::Subscriber { url, event, count } => helpers::subscriber(&url, &event, count),

@@ -58,7 +58,7 @@ impl Default for WalkParameters {
             step_period_s: 0.25,
             step_height_m: 0.02,
             hip_height_m: 0.225,
-            feet_behind_hips_m: 0.01,
+            feet_behind_hips_m: 0.0,
             extra_feet_width_m: 0.0,
             sway_m: 0.015,
             torso_roll_rad: 0.0,
