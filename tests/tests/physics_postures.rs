@@ -112,8 +112,7 @@ fn the_robot_lies_down_on_its_back_from_sit() {
 #[test]
 fn the_robot_lies_down_on_its_belly_from_crouch() {
     let mut bench = awake();
-    // StandInit → Crouch → LyingBelly: face down, but the left arm cannot lie as close to the
-    // head as LyingBelly's table has it (docs/posture.md).
-    assert!(!lying(&mut bench, "LyingBelly", 1.0, 1.0));
-    assert_eq!(posture(&bench), Value::from("Unknown"));
+    // StandInit → Crouch → LyingBelly, the left arm by the head as the table has it.
+    assert!(lying(&mut bench, "LyingBelly", 1.0, 1.0));
+    assert_eq!(posture(&bench), Value::from("LyingBelly"));
 }

@@ -94,8 +94,9 @@ const fn symmetric(head: [f64; 2], arm: [f64; 6], leg: [f64; 6]) -> [(&'static s
 /// and the knees at their limit (Crouch's), so the robot first squats lower, the hip yaw-pitch
 /// spreading the thighs and bending the hips further than HipPitch alone can, the arms
 /// reaching forward: the centre of mass stays over the feet until the bottom is a few
-/// centimetres above the ground. Then it sits down on its bottom raising its arms and head,
-/// the knees and ankles already turning towards Sit's, and Sit's table brings the feet forward.
+/// centimetres above the ground. Then it sits down on its bottom, arms forward (raised higher,
+/// their weight behind the hips rolls the robot back) and head up, the knees and ankles
+/// already turning towards Sit's, and Sit's table brings the feet forward.
 const CROUCH_TO_SIT: [KeyPose; 2] = [
     KeyPose {
         what: "squat low, arms forward",
@@ -107,10 +108,10 @@ const CROUCH_TO_SIT: [KeyPose; 2] = [
         speed: Speed::AtMost(0.3),
     },
     KeyPose {
-        what: "sit down, arms and head up",
+        what: "sit down, arms forward, head up",
         joints: symmetric(
             [0.0, -0.6],
-            [-1.65, 0.18, -0.79, -0.17, 0.15, 0.0],
+            [-0.5, 0.18, -0.79, -0.17, 0.15, 0.0],
             [-0.99, 0.16, -1.53, 1.15, 0.9, 0.08],
         ),
         speed: Speed::AtMost(0.5),
