@@ -134,6 +134,17 @@ fn the_robot_lies_down_on_its_belly_from_crouch() {
 fn the_robot_gets_up_from_its_back() {
     let mut bench = awake();
     assert!(lying(&mut bench, "LyingBack", 1.0, -1.0));
-    // LyingBack → Sit (the stand-up motion) → Crouch → StandInit → Stand.
+    // LyingBack → Sit (the stand-up motion) → Crouch, then StandInit → Stand.
+    upright(&mut bench, "Crouch", 0.5);
+    stood_up(&mut bench);
+}
+
+#[test]
+fn the_robot_gets_up_from_its_belly() {
+    let mut bench = awake();
+    assert!(lying(&mut bench, "LyingBelly", 1.0, 1.0));
+    // LyingBelly → Crouch (rolling onto the back, sitting up, sitting, crouching) → StandInit,
+    // then Stand.
+    upright(&mut bench, "StandInit", 1.0);
     stood_up(&mut bench);
 }

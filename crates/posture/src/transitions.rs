@@ -30,7 +30,7 @@ impl Speed {
 }
 
 /// A whole-body pose a transition passes through.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KeyPose {
     /// What the robot does on its way to this pose.
     pub what: &'static str,
@@ -39,7 +39,7 @@ pub struct KeyPose {
 }
 
 /// A whole-body pose a stand-up motion passes through at its own time.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KeyFrame {
     /// What the robot does on its way to this pose.
     pub what: &'static str,
@@ -282,7 +282,7 @@ const CROUCH_TO_LYING_BELLY: [KeyPose; 4] = [
 ];
 
 /// Sitting up from LyingBack, as RoboCup teams' stand-up motions do it (this follows the
-/// design of rUNSWift's `getupBack`, UNSW, BSD licence; the angles and times are this
+/// design of rUNSWift's `getupBackSlow.pos`, UNSW, BSD licence; the angles and times are this
 /// module's, found on the physical model): the arms go along the body, then the hips bridge
 /// up on the bent knees so that the hands slide under the back, elbows bent, chin in; the
 /// feet go out and the bent legs up, and then down hard while the hips bend and the elbows
@@ -338,8 +338,79 @@ const LYING_BACK_TO_SIT: [KeyFrame; 6] = [
     },
 ];
 
+/// Seconds the belly's stand-up motion takes to lie on the back, arms along the body, still.
+const ON_THE_BACK_S: f64 = 3.49;
+
+/// Getting up from LyingBelly: the robot rolls onto its back and sits up from there (its
+/// forearms and knees cannot bring its weight back onto its feet, docs/posture.md). The roll
+/// is this module's, found on the physical model: the head turns right and the left arm
+/// pushes the left shoulder up while the left knee comes under the body; the left arm swings
+/// up and over, the right one lying along the body; arms and legs stretch out as the robot
+/// lands on its back. Lying still with the arms along the body, it sits up as from LyingBack
+/// (`LYING_BACK_TO_SIT`), then goes on as SitRelax → Sit and Sit → Crouch do.
+const LYING_BELLY_TO_CROUCH: [KeyFrame; 10] = [
+    KeyFrame {
+        what: "head right, left arm pushing, left knee under the body",
+        at_s: 0.44,
+        joints: library::table([
+            -1.08, -0.22, 0.12, 0.55, 0.06, -0.04, 0.38, 0.0, -0.04, 0.0, -0.95, 0.28, 0.49, 0.07, -0.04,
+            -0.17, -0.22, -0.09, 0.52, 0.01, 1.7, -0.13, 0.06, 0.12, -0.09, 0.0,
+        ]),
+    },
+    KeyFrame {
+        what: "left arm up and over, rolling onto the right side",
+        at_s: 1.04,
+        joints: library::table([
+            -0.98, 0.16, -0.5, 1.03, -0.01, -0.16, 0.0, 0.0, 0.1, 0.45, -0.96, 1.02, 0.91, 0.0, 0.1, -0.1,
+            -0.25, 0.1, 0.37, 0.29, 2.08, 0.1, 0.01, 0.07, -0.23, 0.0,
+        ]),
+    },
+    KeyFrame {
+        what: "arms and legs out, landing on the back",
+        at_s: 1.79,
+        joints: library::table([
+            0.21, -0.02, 1.5, -0.16, 0.0, -0.22, 0.0, 0.0, -0.93, -0.14, 0.0, 0.0, 0.07, 0.0, -0.93, 0.21,
+            -0.13, 0.0, 0.91, 0.05, 1.76, -0.42, -0.04, 0.05, -0.01, 0.0,
+        ]),
+    },
+    KeyFrame { at_s: ON_THE_BACK_S - 1.0, ..LYING_BACK_TO_SIT[0] },
+    KeyFrame { what: "lying still on the back", at_s: ON_THE_BACK_S, ..LYING_BACK_TO_SIT[0] },
+    KeyFrame {
+        at_s: ON_THE_BACK_S + LYING_BACK_TO_SIT[1].at_s - LYING_BACK_TO_SIT[0].at_s,
+        ..LYING_BACK_TO_SIT[1]
+    },
+    KeyFrame {
+        at_s: ON_THE_BACK_S + LYING_BACK_TO_SIT[2].at_s - LYING_BACK_TO_SIT[0].at_s,
+        ..LYING_BACK_TO_SIT[2]
+    },
+    KeyFrame {
+        at_s: ON_THE_BACK_S + LYING_BACK_TO_SIT[3].at_s - LYING_BACK_TO_SIT[0].at_s,
+        ..LYING_BACK_TO_SIT[3]
+    },
+    KeyFrame {
+        at_s: ON_THE_BACK_S + LYING_BACK_TO_SIT[4].at_s - LYING_BACK_TO_SIT[0].at_s,
+        ..LYING_BACK_TO_SIT[4]
+    },
+    KeyFrame {
+        at_s: ON_THE_BACK_S + LYING_BACK_TO_SIT[5].at_s - LYING_BACK_TO_SIT[0].at_s,
+        ..LYING_BACK_TO_SIT[5]
+    },
+];
+
+/// From sitting over the stretched legs, hands behind, to Crouch: SitRelax → Sit's key poses,
+/// Sit, then Sit → Crouch's, which keep their pace.
+const SITTING_TO_CROUCH: [KeyPose; 7] = [
+    SIT_RELAX_TO_SIT[0],
+    SIT_RELAX_TO_SIT[1],
+    KeyPose { what: "Sit", joints: library::SIT_TABLE, speed: Speed::AtMost(0.2) },
+    SIT_TO_CROUCH[0],
+    SIT_TO_CROUCH[1],
+    SIT_TO_CROUCH[2],
+    SIT_TO_CROUCH[3],
+];
+
 /// The transitions that are no straight move at any speed.
-pub const TRANSITIONS: [Transition; 13] = [
+pub const TRANSITIONS: [Transition; 14] = [
     // Between the standing postures faster, the robot rocks on its feet, and two such moves in
     // a row (Stand → StandInit → StandZero) throw it over.
     Transition { from: &STAND_INIT, to: &STAND, motion: &[], via: &[], speed: Speed::AtMost(0.5) },
@@ -355,6 +426,14 @@ pub const TRANSITIONS: [Transition; 13] = [
     // SitRelax reached faster still rocks when the next move starts.
     Transition { from: &SIT, to: &SIT_RELAX, motion: &[], via: &SIT_TO_SIT_RELAX, speed: Speed::AtMost(0.3) },
     Transition { from: &SIT_RELAX, to: &SIT, motion: &[], via: &SIT_RELAX_TO_SIT, speed: Speed::AtMost(0.2) },
+    // Rolling onto the back, sitting up, then as from SitRelax and from Sit.
+    Transition {
+        from: &LYING_BELLY,
+        to: &CROUCH,
+        motion: &LYING_BELLY_TO_CROUCH,
+        via: &SITTING_TO_CROUCH,
+        speed: Speed::Fixed(0.3),
+    },
     // Sitting up from lying on the back, then as from SitRelax.
     Transition {
         from: &LYING_BACK,
@@ -432,16 +511,21 @@ mod tests {
             TRANSITIONS.iter().flat_map(|transition| transition.via).map(|key| (key.what, &key.joints));
         let frames =
             TRANSITIONS.iter().flat_map(|transition| transition.motion).map(|key| (key.what, &key.joints));
+        // Rolling over is one-sided on purpose, and NAOqi's Sit table is not quite mirrored.
+        let rolling = &LYING_BELLY_TO_CROUCH[..3];
         for (what, joints) in key_poses.chain(frames) {
             let angle = |name: &str| joints.iter().find(|(joint, _)| *joint == name).unwrap().1;
             let mut names: Vec<&str> = joints.iter().map(|(name, _)| *name).collect();
             names.sort_unstable();
             names.dedup();
             assert_eq!(names.len(), 26, "{what}");
+            assert_eq!(angle("LHipYawPitch"), angle("RHipYawPitch"), "{what}: one motor");
+            if rolling.iter().any(|frame| frame.what == what) || *joints == library::SIT_TABLE {
+                continue;
+            }
             for (left, right, sign) in [
                 ("LShoulderRoll", "RShoulderRoll", -1.0),
                 ("LElbowYaw", "RElbowYaw", -1.0),
-                ("LHipYawPitch", "RHipYawPitch", 1.0),
                 ("LHipRoll", "RHipRoll", -1.0),
                 ("LKneePitch", "RKneePitch", 1.0),
                 ("LAnkleRoll", "RAnkleRoll", -1.0),
@@ -459,6 +543,11 @@ mod tests {
             assert!(times[0] > 0.0 && times.windows(2).all(|pair| pair[0] < pair[1]), "{times:?}");
         }
         assert_eq!(between(&LYING_BACK, &SIT).motion.len(), 6);
+        let from_the_belly = between(&LYING_BELLY, &CROUCH);
+        let joints = |frames: &[KeyFrame]| frames.iter().map(|frame| frame.joints).collect::<Vec<_>>();
+        assert_eq!(joints(&from_the_belly.motion[4..]), joints(&LYING_BACK_TO_SIT), "then as from the back");
+        let (last, back_last) = (from_the_belly.motion[9].at_s, LYING_BACK_TO_SIT[5].at_s);
+        assert!((last - (ON_THE_BACK_S + back_last - LYING_BACK_TO_SIT[0].at_s)).abs() < 1e-9);
     }
 
     #[test]
