@@ -1,6 +1,7 @@
 //! Moving the robot to a posture through ALMotion: stiffness on first (as `wakeUp` does),
-//! then per step of the path one `angleInterpolationWithSpeed` task per key pose of its
-//! transition and one to the posture, each step followed by a look at the sensors that raises
+//! then per step of the path its transition's stand-up motion if it has one (one
+//! `angleInterpolation` task), one `angleInterpolationWithSpeed` task per key pose and one to
+//! the posture, each step followed by a look at the sensors that raises
 //! `PostureChanged`/`PostureFamilyChanged` when they change. A step that lies the robot down or
 //! gets it up pauses ALMotion's fall manager while it runs.
 

@@ -1,7 +1,8 @@
 //! How the robot moves from one posture to a neighbouring one, as NAOqi's posture manager
 //! does: through key poses (whole-body joint tables, reached in order) rather than one straight
-//! interpolation where a straight one would topple it, and no faster than the body can take.
-//! The key poses and speed limits were designed on the physically simulated NAO
+//! interpolation where a straight one would topple it, and no faster than the body can take;
+//! getting up from lying, through a stand-up motion (timed key frames) first. The key poses,
+//! stand-up motions and speed limits were designed on the physically simulated NAO
 //! (`naobroker-physics`) and are checked there end to end (docs/posture.md, "Transitions").
 
 use crate::library::{
