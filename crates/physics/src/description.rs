@@ -87,9 +87,26 @@ pub enum Touches {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum ShapeKind {
-    Box { centre_m: [f64; 3], half_size_m: [f64; 3] },
-    Sphere { centre_m: [f64; 3], radius_m: f64 },
-    Capsule { from_m: [f64; 3], to_m: [f64; 3], radius_m: f64 },
+    Box {
+        centre_m: [f64; 3],
+        half_size_m: [f64; 3],
+    },
+    Sphere {
+        centre_m: [f64; 3],
+        radius_m: f64,
+    },
+    Capsule {
+        from_m: [f64; 3],
+        to_m: [f64; 3],
+        radius_m: f64,
+    },
+    /// Flat-ended, as Aldebaran's self-collision cylinders are where a capsule's round ends
+    /// would reach past them by a radius.
+    Cylinder {
+        from_m: [f64; 3],
+        to_m: [f64; 3],
+        radius_m: f64,
+    },
 }
 
 /// The feet, on the ankle rolls' links. The left foot's numbers; the right foot's force

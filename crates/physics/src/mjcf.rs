@@ -191,6 +191,10 @@ fn write_link_extras(out: &mut String, link: &str, physics: &PhysicsDescription,
                 let ends = format!("fromto=\"{a} {b} {c} {d} {e} {f}\"");
                 write_geom(out, &pad, &name, bits, "capsule", &ends, &radius_m.to_string())
             }
+            ShapeKind::Cylinder { from_m: [a, b, c], to_m: [d, e, f], radius_m } => {
+                let ends = format!("fromto=\"{a} {b} {c} {d} {e} {f}\"");
+                write_geom(out, &pad, &name, bits, "cylinder", &ends, &radius_m.to_string())
+            }
         };
     }
     if link == TORSO {

@@ -215,7 +215,8 @@ const CROUCH_TABLE: [(&str, f64); 26] = table([
     0.0,
 ]);
 
-const SIT_TABLE: [(&str, f64); 26] = table([
+/// Sit's table, which a stand-up motion passes through (crate::transitions).
+pub(crate) const SIT_TABLE: [(&str, f64); 26] = table([
     -0.0460619926,
     -0.0399260521,
     0.881872058,

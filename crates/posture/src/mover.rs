@@ -1,6 +1,7 @@
 //! Moving the robot to a posture through ALMotion: stiffness on first (as `wakeUp` does),
-//! then per step of the path one `angleInterpolationWithSpeed` task per key pose of its
-//! transition and one to the posture, each step followed by a look at the sensors that raises
+//! then per step of the path its transition's stand-up motion if it has one (one
+//! `angleInterpolation` task), one `angleInterpolationWithSpeed` task per key pose and one to
+//! the posture, each step followed by a look at the sensors that raises
 //! `PostureChanged`/`PostureFamilyChanged` when they change. A step that lies the robot down or
 //! gets it up pauses ALMotion's fall manager while it runs.
 
@@ -12,7 +13,7 @@ use naobroker_framework::{Broker, CallError, ModuleContext, Proxy, Value, MEMORY
 use crate::graph;
 use crate::library::Posture;
 use crate::recognise::Reading;
-use crate::transitions::{self, Transition, STRAIGHT};
+use crate::transitions::{self, KeyFrame, Transition, STRAIGHT};
 
 /// The torso angles the recogniser reads.
 const INCLINATION_KEYS: [&str; 2] = [
@@ -190,6 +191,13 @@ impl Mover {
         speed: f64,
         current: &impl Fn() -> bool,
     ) -> Result<bool, CallError> {
+        if !transition.motion.is_empty() {
+            if !current() {
+                return Ok(false);
+            }
+            let (joints, angles, times) = key_frames(names, transition.motion);
+            self.run(motion, "angleInterpolation", (joints, angles, times, true)).await?;
+        }
         let poses = transition.via.iter().map(|key| (&key.joints[..], key.speed));
         for (joints, pace) in poses.chain([(to.joints, transition.speed)]) {
             if !current() {
@@ -248,6 +256,27 @@ impl Drop for FallManagerPause {
 /// The joints of `pose` the robot has (`names`), and their angles.
 fn table<'a>(names: &[String], pose: &[(&'a str, f64)]) -> (Vec<&'a str>, Vec<f64>) {
     pose.iter().filter(|(joint, _)| names.iter().any(|name| name == joint)).copied().unzip()
+}
+
+/// The joints of a stand-up motion the robot has (`names`), and per joint its angle and
+/// time at every key frame: `angleInterpolation`'s arguments.
+fn key_frames(names: &[String], motion: &[KeyFrame]) -> (Vec<&'static str>, Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    let times: Vec<f64> = motion.iter().map(|frame| frame.at_s).collect();
+    let joints: Vec<&'static str> = motion[0]
+        .joints
+        .iter()
+        .map(|(joint, _)| *joint)
+        .filter(|joint| names.iter().any(|name| name == joint))
+        .collect();
+    let angles = joints
+        .iter()
+        .map(|joint| {
+            let angle =
+                |frame: &KeyFrame| frame.joints.iter().find(|(name, _)| name == joint).map(|(_, a)| *a);
+            motion.iter().filter_map(angle).collect()
+        })
+        .collect();
+    (joints.clone(), angles, vec![times; joints.len()])
 }
 
 /// The steps from where the robot is to `target`, each with the posture it starts from
@@ -310,6 +339,18 @@ mod tests {
         let mut on_a_side = reading(&LYING_BACK, 0.0);
         on_a_side.angle_x = 1.4;
         assert_eq!(steps(&on_a_side, &SIT, Route::Safe), None);
+    }
+
+    #[test]
+    fn key_frames_give_each_joint_the_robot_has_its_angles_and_the_frames_times() {
+        let names = ["HeadPitch".to_string(), "LKneePitch".to_string()];
+        let motion = transitions::between(&LYING_BACK, &SIT).motion;
+        let (joints, angles, times) = key_frames(&names, motion);
+        assert_eq!(joints, ["HeadPitch", "LKneePitch"]);
+        assert_eq!(angles[1].len(), motion.len());
+        assert_eq!(angles[1][1], 1.85, "the bridge's knees");
+        assert_eq!(times[0], motion.iter().map(|frame| frame.at_s).collect::<Vec<_>>());
+        assert_eq!(times[0], times[1]);
     }
 
     #[test]
