@@ -29,6 +29,8 @@ pub const FSR_KEYS: [&str; 8] = [
 /// Within this distance (m) and angle (rad) of its place, a move to a place has arrived.
 pub const ARRIVED_M: f64 = 0.01;
 pub const ARRIVED_RAD: f64 = 0.03;
+/// Feet carrying more than this (kg, all eight FSRs) are on the ground.
+const ON_GROUND_KG: f64 = 1.0;
 /// A leg whose stiffness falls below this cannot carry a walk.
 pub const WALKING_STIFFNESS: f64 = 0.5;
 
@@ -177,6 +179,8 @@ pub(super) struct Walking {
     order: Option<MoveOrder>,
     /// The gyroscope's heading, integrated while the robot moves, and the sensed odometry.
     sensed: [f64; 3],
+    /// The feet's sensors have felt the robot's weight: its gyroscope sees its turns.
+    felt_ground: bool,
     last_odometry: [f64; 3],
 }
 
@@ -205,6 +209,7 @@ impl Walking {
             fsr_read: [0.0; 8],
             order: None,
             sensed: [0.0; 3],
+            felt_ground: false,
             last_odometry: [0.0; 3],
         }))
     }
@@ -403,10 +408,17 @@ fn publish(shared: &WalkShared, walking: &mut Walking, gyroscope: [f64; 3], dt: 
     {
         let odometry = walking.walk.odometry();
         let [x, y, theta] = odometry;
-        let [last_x, last_y, _] = walking.last_odometry;
+        let [last_x, last_y, last_theta] = walking.last_odometry;
         let moving = walking.is_active();
-        if moving && gyroscope[2].is_finite() {
+        // The gyroscope tells how a robot on its feet turned; a robot whose feet have never
+        // carried anything (a simulator without a body) turned as its steps did, as far as
+        // anything can tell. Once felt, the ground stays: a hop or a lifted foot is no reason
+        // to stop believing the gyroscope.
+        walking.felt_ground |= walking.fsr.is_some() && walking.fsr_read.iter().sum::<f64>() > ON_GROUND_KG;
+        if moving && walking.felt_ground && gyroscope[2].is_finite() {
             walking.sensed[2] += gyroscope[2] * dt;
+        } else {
+            walking.sensed[2] += theta - last_theta;
         }
         // The executed steps' displacement, in the robot's frame, turned by the sensed heading.
         let (sin, cos) = walking.last_odometry[2].sin_cos();
