@@ -17,16 +17,6 @@ const STAND_INIT_PITCH: f64 = 0.1;
 const FIVE_DEGREES: f64 = 0.0873;
 /// The robot's mass (kg): what its FSRs carry standing.
 const WEIGHT_KG: f64 = 5.36;
-const FSR_KEYS: [&str; 8] = [
-    "Device/SubDeviceList/LFoot/FSR/FrontLeft/Sensor/Value",
-    "Device/SubDeviceList/LFoot/FSR/FrontRight/Sensor/Value",
-    "Device/SubDeviceList/LFoot/FSR/RearLeft/Sensor/Value",
-    "Device/SubDeviceList/LFoot/FSR/RearRight/Sensor/Value",
-    "Device/SubDeviceList/RFoot/FSR/FrontLeft/Sensor/Value",
-    "Device/SubDeviceList/RFoot/FSR/FrontRight/Sensor/Value",
-    "Device/SubDeviceList/RFoot/FSR/RearLeft/Sensor/Value",
-    "Device/SubDeviceList/RFoot/FSR/RearRight/Sensor/Value",
-];
 
 /// Run a blocking ALMotion method posted, stepping until it is over; the steps it took.
 fn run(bench: &mut LolaBench, method: &str) -> usize {
@@ -51,7 +41,8 @@ fn awake() -> LolaBench {
 }
 
 fn fsr_kg(bench: &LolaBench) -> (f64, f64) {
-    let values: Vec<f64> = FSR_KEYS.iter().map(|key| bench.number(key)).collect();
+    let key = |name: &str| format!("Device/SubDeviceList/{name}");
+    let values: Vec<f64> = naobroker_lola::names::FSR.iter().map(|name| bench.number(&key(name))).collect();
     (values[..4].iter().sum(), values[4..].iter().sum())
 }
 

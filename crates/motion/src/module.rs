@@ -23,6 +23,7 @@ mod cartesian_planning;
 mod cartesian_queries;
 mod cartesian_tracks;
 mod client;
+mod footsteps;
 mod joint_methods;
 mod locomotion;
 mod move_config;
@@ -260,6 +261,7 @@ impl Module for ALMotion {
         );
         reflex_methods::add_to(m);
         locomotion::add_to(m);
+        footsteps::add_to(m);
     }
 
     fn started(&mut self, _context: &ModuleContext) {

@@ -228,14 +228,11 @@ impl Walking {
         match goal {
             Goal::Steps(step) => step,
             Goal::FootSteps => Step::ZERO,
-            Goal::Place([x, y, theta]) => {
+            Goal::Place(place) => {
                 // Steered by the sensed odometry: the feet slip when they turn, the
                 // gyroscope sees it.
-                let [at_x, at_y, at_theta] = self.sensed;
-                let (dx, dy) = (x - at_x, y - at_y);
-                let (sin, cos) = at_theta.sin_cos();
-                let (forward, left) = (dx * cos + dy * sin, -dx * sin + dy * cos);
-                let turn = wrap(theta - at_theta);
+                let [forward, left, turn] = relative(self.sensed, place);
+                let turn = wrap(turn);
                 if forward.hypot(left) < ARRIVED_M && turn.abs() < ARRIVED_RAD {
                     return Step::ZERO;
                 }
@@ -398,49 +395,59 @@ impl Engine {
         });
         let Some(walking) = &mut self.walking else { return 0 };
         let driven = walking.drive(dt, gyroscope, arm_owners, &mut self.motors, &self.body, output);
-        publish(&self.walk_shared, walking, gyroscope, dt);
+        walking.sense(gyroscope, dt);
+        self.walk_shared.publish(walking);
         driven
     }
 }
 
-/// The walk's odometry, its sensed twin, next place and velocity, for the API.
-fn publish(shared: &WalkShared, walking: &mut Walking, gyroscope: [f64; 3], dt: f64) {
-    {
-        let odometry = walking.walk.odometry();
-        let [x, y, theta] = odometry;
-        let [last_x, last_y, last_theta] = walking.last_odometry;
-        let moving = walking.is_active();
-        // The gyroscope tells how a robot on its feet turned; a robot whose feet have never
-        // carried anything (a simulator without a body) turned as its steps did, as far as
-        // anything can tell. Once felt, the ground stays: a hop or a lifted foot is no reason
-        // to stop believing the gyroscope.
-        walking.felt_ground |= walking.fsr.is_some() && walking.fsr_read.iter().sum::<f64>() > ON_GROUND_KG;
-        if moving && walking.felt_ground && gyroscope[2].is_finite() {
-            walking.sensed[2] += gyroscope[2] * dt;
+/// `place` (x, y, θ) moved by `by`: forward, left (m) in its own frame, and turned (rad).
+pub fn displaced([x, y, theta]: [f64; 3], [forward, left, turn]: [f64; 3]) -> [f64; 3] {
+    let (sin, cos) = theta.sin_cos();
+    [x + forward * cos - left * sin, y + forward * sin + left * cos, theta + turn]
+}
+
+/// Where `to` is seen from `from` (both x, y, θ): forward, left (m), turned (rad).
+pub fn relative(from: [f64; 3], to: [f64; 3]) -> [f64; 3] {
+    let (sin, cos) = from[2].sin_cos();
+    let (dx, dy) = (to[0] - from[0], to[1] - from[1]);
+    [dx * cos + dy * sin, -dx * sin + dy * cos, to[2] - from[2]]
+}
+
+impl Walking {
+    /// The sensed odometry: the executed steps' displacement turned by the gyroscope's
+    /// heading. The gyroscope tells how a robot on its feet turned; a robot whose feet have
+    /// never carried anything (a simulator without a body) turned as its steps did, as far as
+    /// anything can tell. Once felt, the ground stays: a hop or a lifted foot is no reason to
+    /// stop believing the gyroscope.
+    fn sense(&mut self, gyroscope: [f64; 3], dt: f64) {
+        let odometry = self.walk.odometry();
+        let [forward, left, turned] = relative(self.last_odometry, odometry);
+        self.felt_ground |= self.fsr.is_some() && self.fsr_read.iter().sum::<f64>() > ON_GROUND_KG;
+        let turned = if self.is_active() && self.felt_ground && gyroscope[2].is_finite() {
+            gyroscope[2] * dt
         } else {
-            walking.sensed[2] += theta - last_theta;
-        }
-        // The executed steps' displacement, in the robot's frame, turned by the sensed heading.
-        let (sin, cos) = walking.last_odometry[2].sin_cos();
-        let (dx, dy) = (x - last_x, y - last_y);
-        let (forward, left) = (dx * cos + dy * sin, -dx * sin + dy * cos);
-        let (sensed_sin, sensed_cos) = walking.sensed[2].sin_cos();
-        walking.sensed[0] += forward * sensed_cos - left * sensed_sin;
-        walking.sensed[1] += forward * sensed_sin + left * sensed_cos;
-        walking.last_odometry = odometry;
+            turned
+        };
+        let [x, y, theta] = displaced(self.sensed, [forward, left, 0.0]);
+        self.sensed = [x, y, theta + turned];
+        self.last_odometry = odometry;
+    }
+}
+
+impl WalkShared {
+    /// The odometry, its sensed twin, the next place and the velocity, for the API.
+    fn publish(&self, walking: &Walking) {
+        let odometry = walking.walk.odometry();
         let step = walking.walk.current_step();
         let period = walking.walk.step_period_s();
-        let (step_sin, step_cos) = theta.sin_cos();
-        let next = [
-            x + step.forward * step_cos - step.left * step_sin,
-            y + step.forward * step_sin + step.left * step_cos,
-            theta + step.turn,
-        ];
-        shared.store(0, [x, y, wrap(theta)]);
-        shared.store(3, [walking.sensed[0], walking.sensed[1], wrap(walking.sensed[2])]);
-        shared.store(6, [next[0], next[1], wrap(next[2])]);
-        shared.store(9, [step.forward / period, step.left / period, step.turn / period]);
-        shared.planned.store(walking.walk.planned() as u64, Ordering::Release);
-        shared.active.store(moving || walking.order.is_some(), Ordering::Release);
+        let next = displaced(odometry, [step.forward, step.left, step.turn]);
+        let wrapped = |[x, y, theta]: [f64; 3]| [x, y, wrap(theta)];
+        self.store(0, wrapped(odometry));
+        self.store(3, wrapped(walking.sensed));
+        self.store(6, wrapped(next));
+        self.store(9, [step.forward / period, step.left / period, step.turn / period]);
+        self.planned.store(walking.walk.planned() as u64, Ordering::Release);
+        self.active.store(walking.is_active() || walking.order.is_some(), Ordering::Release);
     }
 }
