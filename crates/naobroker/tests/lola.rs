@@ -1,5 +1,5 @@
 //! The broker on `backend = "lola"`: the shipped broker.toml with only the backend changed
-//! starts (ALMotion every 2nd LoLA cycle), LoLA absent is waited for while everything else
+//! starts (ALMotion every LoLA cycle), LoLA absent is waited for while everything else
 //! is served, the link and the robot's identity reach ALMemory and `DCM.stats`, `DCM.step`
 //! says why it cannot run, and a manual clock is refused. The LoLA here is the test's own
 //! listener, in lockstep: no assertion depends on timing.
@@ -113,7 +113,7 @@ fn the_shipped_configuration_runs_on_lola_and_shows_the_link() {
                 && memory(&running, "HAL/Link/Stale") == Some(true.into())
         })
         .await;
-        assert_eq!(call(&running, "ALMotion", "getMotionCycleTime", vec![]).await, Ok(24.into()));
+        assert_eq!(call(&running, "ALMotion", "getMotionCycleTime", vec![]).await, Ok(12.into()));
         let step = call(&running, "DCM", "step", vec![1.into()]).await.unwrap_err();
         assert!(step.contains("the robot clocks this DCM"), "{step}");
         let before = call(&running, "DCM", "getTime", vec![0.into()]).await.unwrap();
