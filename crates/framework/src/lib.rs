@@ -46,4 +46,7 @@ pub use naobroker_protocol::{excerpt, from_value, to_value, Value};
 pub use proxy::Proxy;
 pub use session::Session;
 pub use wire::zmq::CurveListeners;
-pub use zeromq::{CurveKeyError, CurveKeyPair, CurvePublicKey, CurveSecretKey};
+pub use zeromq::{
+    CurveKeyError, CurveKeyPair, CurvePublicKey, CurveSecretKey, UnfinishedBudget, UnfinishedShare,
+    STALL_MIN_PROGRESS,
+};

@@ -197,6 +197,11 @@ impl RouterSendHalf {
             .socket_options()
             .oversized_message_drops()
     }
+
+    /// How many connections were closed by [`SocketOptions::stall_timeout`].
+    pub fn stalled_message_drops(&self) -> u64 {
+        self.inner.backend.socket_options().stalled_message_drops()
+    }
 }
 
 #[async_trait]

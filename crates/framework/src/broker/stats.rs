@@ -103,6 +103,8 @@ impl Broker {
             ("events_dropped".into(), count(&c.events_dropped)),
             ("sends_deferred".into(), count(&c.sends_deferred)),
             ("clients_disconnected".into(), count(&c.clients_disconnected)),
+            ("unfinished_bytes".into(), (self.inner.unfinished.held() as u64).into()),
+            ("unfinished_refused".into(), self.inner.unfinished.refusals().into()),
         ];
         for wire in &state.wires {
             counters.extend(wire.counters().into_iter().map(|(name, value)| (name.into(), value.into())));

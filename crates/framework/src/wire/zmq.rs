@@ -31,7 +31,8 @@ struct ZmqWire {
 impl Wire for ZmqWire {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let oversized = self.senders.iter().map(RouterSendHalf::oversized_message_drops).sum::<u64>();
-        vec![("oversized_frames", oversized)]
+        let stalled = self.senders.iter().map(RouterSendHalf::stalled_message_drops).sum::<u64>();
+        vec![("oversized_frames", oversized), ("stalled_frames", stalled)]
     }
 }
 
@@ -42,7 +43,7 @@ pub(crate) async fn listen(
     listen: &[String],
     curve: Option<&CurveListeners>,
 ) -> Result<(), ListenError> {
-    let sockets = endpoints::bind(listen, curve, broker.limits().max_frame_bytes).await?;
+    let sockets = endpoints::bind(listen, curve, broker).await?;
     let (senders, receivers): (Vec<_>, Vec<_>) = sockets.into_iter().map(|socket| socket.split()).unzip();
     for (index, receiver) in receivers.into_iter().enumerate() {
         let socket = Socket { index: index as u8, sender: senders[index].clone() };
