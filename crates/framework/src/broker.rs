@@ -43,7 +43,7 @@ pub use blackboard::{Blackboard, MEMORY_MODULE};
 use calls::PendingCall;
 use connections::ClientState;
 use events::Registry;
-pub use limits::Limits;
+pub use limits::{encoded_size, Limits};
 
 /// Where a module runs: an actor in this process, or a client's process.
 enum Location {

@@ -32,7 +32,7 @@ pub mod wire;
 
 pub use actor::ModuleActor;
 pub use args::{args_of, Args};
-pub use broker::{Blackboard, Broker, Limits, MEMORY_MODULE};
+pub use broker::{encoded_size, Blackboard, Broker, Limits, MEMORY_MODULE};
 pub use client::ClientKeys;
 pub use client::ClientSession;
 pub use error::{ArgsError, CallError, CallResult, ListenError, RegistrationError, StartError};

@@ -96,7 +96,7 @@ impl Limits {
 }
 
 /// The MessagePack size of `value`, computed without encoding it.
-pub(crate) fn encoded_size(value: &Value) -> usize {
+pub fn encoded_size(value: &Value) -> usize {
     fn header(len: usize, fix_limit: usize) -> usize {
         match len {
             n if n < fix_limit => 1,
