@@ -82,4 +82,9 @@ impl Connection for RouterConnection {
             self.sender.disconnect_peer(&identity);
         }
     }
+
+    fn transport_open(&self) -> bool {
+        PeerIdentity::try_from(self.identity.clone())
+            .is_ok_and(|identity| self.sender.peer_connected(&identity))
+    }
 }
