@@ -161,6 +161,12 @@ pub trait Connection {
     fn transport_open(&self) -> bool {
         false
     }
+
+    /// Whether this connection's client reads every client's entries in
+    /// `ServiceDirectory.stats` (one the configuration names), not only its own.
+    fn reads_all_stats(&self) -> bool {
+        false
+    }
 }
 
 /// A wire listening for clients, as the broker's `stats` shows it.

@@ -14,6 +14,9 @@ pub struct CurveListeners {
     pub listen: Vec<String>,
     pub secret_key: CurveSecretKey,
     pub clients: Vec<CurvePublicKey>,
+    /// Clients (among `clients`) whose `ServiceDirectory.stats` shows every client's
+    /// entries; any other sees its own.
+    pub stats_readers: Vec<CurvePublicKey>,
 }
 
 impl std::fmt::Debug for CurveListeners {
