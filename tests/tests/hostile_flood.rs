@@ -43,6 +43,13 @@ async fn flood(url: &str, key: &str, stop: &AtomicBool) -> Flood {
             tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         }
+        // A second connection that stays idle, as the Python client's liveness connection
+        // does: with more than one peer on its socket the broker writes to each peer through
+        // ZeroMQ's shared send path, the one a real client meets.
+        let mut companion = zeromq::DealerSocket::new();
+        if !matches!(tokio::time::timeout(Duration::from_secs(2), companion.connect(url)).await, Ok(Ok(()))) {
+            continue;
+        }
         flood.connections += 1;
         if socket.send(ZmqMessage::from(Envelope::hello("flooder").encode())).await.is_err() {
             continue;

@@ -2,7 +2,7 @@
 //! header claiming a terabyte closes that connection alone, before anything is allocated, and
 //! names, values and nesting past the limits are refused with short errors naming the limit.
 
-use std::io::{Read, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
@@ -75,6 +75,105 @@ fn a_frame_header_claiming_a_terabyte_closes_that_connection_and_nothing_else() 
     assert_eq!(counter(&broker, "oversized_frames"), 2);
     assert!(broker.step(1) > time_after);
     assert!(rss_mib(broker.pid()) < 200, "{} MiB after the attack", rss_mib(broker.pid()));
+}
+
+// ---------------------------------------------------------------------------------------
+// Half-sent frames.
+
+/// A small total for unfinished messages and a short stall timeout, so the test is quick.
+const UNFINISHED_LIMITS: &str = "[broker.limits]\nmax_unfinished_bytes = 8388608\nstall_timeout_ms = 1000\n";
+const UNFINISHED_LIMIT: u64 = 8 << 20;
+/// What each attacker sends of the frame it announced (just under max_frame_bytes).
+const HALF_SENT: usize = 1 << 20;
+const ANNOUNCED: u32 = (16 << 20) - 64;
+const ATTACKERS_PER_WIRE: usize = 8;
+
+/// Greeting and READY on the ZeroMQ wire, then a long frame header announcing `ANNOUNCED`.
+fn zmtp_announcing() -> Vec<u8> {
+    let mut bytes = zmtp_greeting();
+    bytes.extend(zmtp_ready_of_a_dealer());
+    bytes.push(0x02);
+    bytes.extend(u64::from(ANNOUNCED).to_be_bytes());
+    bytes
+}
+
+/// A qi call's 28-byte header announcing a payload of `ANNOUNCED` bytes.
+fn qi_announcing() -> Vec<u8> {
+    let mut header = vec![0x42, 0xde, 0xad, 0x42];
+    header.extend(1u32.to_le_bytes()); // id
+    header.extend(ANNOUNCED.to_le_bytes());
+    header.extend([0, 0, 1, 0]); // version 0, a call, no flags
+    for part in [1u32, 1, 100] {
+        header.extend(part.to_le_bytes()); // service, object, action
+    }
+    header
+}
+
+/// Connect to `address`, send `prefix` and `HALF_SENT` bytes of the announced frame, then
+/// nothing. The broker may close the connection while it writes (over the budget).
+fn half_send(address: &str, prefix: &[u8]) -> TcpStream {
+    let mut attacker = TcpStream::connect(address).unwrap();
+    let mut bytes = prefix.to_vec();
+    bytes.resize(prefix.len() + HALF_SENT, b'x');
+    let _ = attacker.write_all(&bytes);
+    attacker
+}
+
+/// Whether the broker closed `stream` (after what it sent first) within `limit`.
+fn closed_within(stream: &mut TcpStream, limit: Duration) -> bool {
+    stream.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+    let started = std::time::Instant::now();
+    let mut buffer = [0u8; 256];
+    while started.elapsed() < limit {
+        match stream.read(&mut buffer) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(error) if matches!(error.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+#[test]
+fn half_sent_frames_are_bounded_in_total_and_closed_when_they_stall() {
+    let qi_port = naobroker_e2e::free_port();
+    let config = format!("{UNFINISHED_LIMITS}[qi]\nlisten = [\"tcp://127.0.0.1:{qi_port}\"]\n");
+    let broker = TestBroker::start_with(&config, "");
+    let idle = rss_mib(broker.pid());
+    let zeromq = broker.url.strip_prefix("tcp://").unwrap().to_owned();
+    let qi = format!("127.0.0.1:{qi_port}");
+    let mut attackers = Vec::new();
+    for _ in 0..ATTACKERS_PER_WIRE {
+        attackers.push(half_send(&zeromq, &zmtp_announcing()));
+        attackers.push(half_send(&qi, &qi_announcing()));
+    }
+    // Everything is sent and read (or refused) by now; each attacker waits.
+    let held = broker.call("ServiceDirectory.stats", &[]);
+    let peak = rss_mib(broker.pid());
+    let report = format!(
+        "RSS idle {idle} MiB, with {} attackers {peak} MiB; held {}, refused {}",
+        attackers.len(),
+        held["unfinished_bytes"],
+        held["unfinished_refused"]
+    );
+    eprintln!("{report}");
+    // Nobody's frame arrives any more: every attacker is closed after the stall timeout.
+    for (index, attacker) in attackers.iter_mut().enumerate() {
+        assert!(closed_within(attacker, Duration::from_secs(10)), "attacker {index} still open: {report}");
+    }
+    let held_bytes = held["unfinished_bytes"].as_u64().expect("stats has unfinished_bytes");
+    assert!(held_bytes <= UNFINISHED_LIMIT, "{report}");
+    assert!(held["unfinished_refused"].as_u64().unwrap() >= 1, "{report}");
+    let after = broker.call("ServiceDirectory.stats", &[]);
+    eprintln!("RSS after the attackers were closed: {} MiB", rss_mib(broker.pid()));
+    assert_eq!(after["unfinished_bytes"], json!(0), "{report}");
+    assert!(after["stalled_frames"].as_u64().unwrap() >= 1, "{report}");
+    assert!(after["qi_stalled_frames"].as_u64().unwrap() >= 1, "{report}");
+    // 8 MiB of budget, what the refused ones held before they were refused, a read chunk each.
+    assert!(peak < idle + 24, "{report}");
+    // Others are served.
+    broker.call("ALMemory.getData", &["DCM/Time"]);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use naobroker_e2e::hostile::RawClient;
 use naobroker_e2e::{bin, free_port, scratch_dir, TestBroker};
 use serde_json::json;
 
@@ -89,4 +90,40 @@ fn a_listener_beyond_loopback_without_authentication_refuses_to_start() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("needs authentication"), "{stderr}");
+}
+
+/// The names in `ServiceDirectory.stats`' client table, as naocli (with these keys) reads it.
+fn client_names_in_stats(url: &str, keys: Option<(&str, &str)>) -> Vec<String> {
+    let output = naocli_with(url, keys, &["call", "ServiceDirectory.stats"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stats: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let clients = stats["clients"].as_array().expect("a client table").iter();
+    clients.map(|client| client["name"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn stats_show_a_client_its_own_entries_and_every_client_only_to_a_named_reader() {
+    let dir = scratch_dir("stats-readers");
+    let (server_public, _) = keygen(&dir, "broker.key");
+    let (reader_public, reader_secret) = keygen(&dir, "reader.key");
+    let (other_public, other_secret) = keygen(&dir, "other.key");
+    let port = free_port();
+    let curve = format!(
+        "[broker.curve]\nlisten = [\"tcp://127.0.0.1:{port}\"]\nsecret_key_file = \"{}\"\n\
+         clients = [\"{reader_public}\", \"{other_public}\"]\nstats_readers = [\"{reader_public}\"]\n",
+        dir.join("broker.key").display()
+    );
+    let broker = TestBroker::start_with(&curve, "");
+    let _bystander = RawClient::connect(&broker.url, "bystander");
+    let remote = format!("tcp://127.0.0.1:{port}");
+    // On loopback, and over CURVE with a key that is not a reader: its own entries only.
+    for (url, keys) in [(broker.url.as_str(), None), (remote.as_str(), Some((&server_public, &other_secret)))]
+    {
+        let keys = keys.map(|(server, secret): (&String, &String)| (server.as_str(), secret.as_str()));
+        let names = client_names_in_stats(url, keys);
+        assert!(!names.is_empty() && !names.contains(&"bystander".to_owned()), "{names:?}");
+    }
+    // The reader named in the configuration sees every client.
+    let names = client_names_in_stats(&remote, Some((&server_public, &reader_secret)));
+    assert!(names.contains(&"bystander".to_owned()), "{names:?}");
 }

@@ -12,7 +12,10 @@ timeout=20.0)``, ``None`` = wait forever); past it the call raises ``CallTimeout
 
 Liveness. Each session opens a second connection (the liveness connection) from a daemon
 thread that never runs user code and sends a heartbeat every second, so a module method or
-callback that runs for minutes does not get its module dropped. That thread also watches
+callback that runs for minutes does not get its module dropped. While that connection is
+open the broker keeps the session even when nothing heartbeats (a method holding the GIL
+in one long C call stops every thread of the process): only the process's end, or its
+machine's, closes it. That thread also watches
 the broker: when the TCP connection drops (broker stopped or restarted) the calls under
 way fail with ``ConnectionLost`` ("ALMotion.moveTo: connection to the broker at ... lost"),
 and so do they when the broker says nothing for 3 s. Whenever the broker has forgotten

@@ -72,6 +72,31 @@ def test_a_naoqi_callback_running_7_s_keeps_its_module_subscribed(broker, monkey
     assert second.wait(10)
 
 
+class Hog:
+    """A module whose work is single C calls that hold the GIL for about 3 s each: no thread
+    of its process runs meanwhile, the liveness thread's heartbeats neither."""
+
+    def hog(self, seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            sum(range(200_000_000))
+        return "hogged"
+
+
+def test_a_method_holding_the_gil_past_the_silence_limit_keeps_its_session(broker, caplog):
+    """Issue 25: the session's liveness connection, open all along, keeps it alive though
+    nothing in the process can heartbeat (before, the broker dropped it after 2 s)."""
+    server = broker.connect("server")
+    server.register_module("PyHog", Hog())
+    caller = broker.connect("caller")
+    assert caller.call("PyHog", "hog", 5, timeout=30) == "hogged"
+    assert "PyHog" in caller.call("ServiceDirectory", "modules")
+    forgotten = [record.getMessage() for record in caplog.records if "forgot this client" in record.getMessage()]
+    assert forgotten == []
+    with open(os.path.join(broker.dir, "broker.log")) as log:
+        assert "silent past the client timeout" not in log.read()
+
+
 def test_the_main_socket_silent_for_4_s_does_not_lose_the_module(broker):
     """The liveness connection alone keeps the session alive: here the main socket is held
     by a thread that neither reads nor heartbeats it (as a stuck reader would)."""

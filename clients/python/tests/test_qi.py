@@ -3,24 +3,45 @@ as the client: connect, services of both wires, ALMemory, the DCM and ALMotion, 
 ALMemory.subscriber signals, parallel and cancelled calls, disconnects (docs/qi.md)."""
 
 import gc
+import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 
 import pytest
 import qi
+import zmq
 
 from conftest import Broker, broker_binary, free_port, wait_for
-from naobroker import NaobrokerError
+from naobroker import NaobrokerError, Session
 
 
 class QiBroker(Broker):
-    """The real naobroker with a qi listener beside its ZeroMQ one."""
+    """The real naobroker with a qi listener beside its ZeroMQ one, and a CURVE listener on
+    loopback for the one client whose stats show every client's entries (stats_readers)."""
 
     def __init__(self):
         self.qi_url = "tcp://127.0.0.1:%d" % free_port()
-        Broker.__init__(self, '\n[qi]\nlisten = ["%s"]\n' % self.qi_url)
+        self.curve_url = "tcp://127.0.0.1:%d" % free_port()
+        self.server_public, server_secret = zmq.curve_keypair()
+        self.reader_public, self.reader_secret = zmq.curve_keypair()
+        self.key_dir = tempfile.mkdtemp(prefix="naobroker-py-keys-")
+        key_file = os.path.join(self.key_dir, "broker.key")
+        with open(key_file, "wb") as f:
+            f.write(server_secret)
+        reader = self.reader_public.decode()
+        curve = '[broker.curve]\nlisten = ["%s"]\nsecret_key_file = "%s"\nclients = ["%s"]\nstats_readers = ["%s"]\n'
+        self.reader = None
+        Broker.__init__(
+            self, '\n[qi]\nlisten = ["%s"]\n%s' % (self.qi_url, curve % (self.curve_url, key_file, reader, reader))
+        )
+
+    def stop(self):
+        if self.reader is not None:
+            self.reader.close()
+        Broker.stop(self)
 
     def qi_session(self):
         session = qi.Session()
@@ -29,7 +50,10 @@ class QiBroker(Broker):
 
     def qi_clients(self):
         """The broker's qi clients, from its counters: [(name, subscriptions)]."""
-        clients = self.session.call("ServiceDirectory", "stats")["clients"]
+        if self.reader is None:
+            keys = {"server_key": self.server_public, "public_key": self.reader_public, "secret_key": self.reader_secret}
+            self.reader = Session(self.curve_url, "stats reader", **keys)
+        clients = self.reader.call("ServiceDirectory", "stats")["clients"]
         return [(c["name"], c["subscriptions"]) for c in clients if c["name"].startswith("qi ")]
 
 
@@ -231,8 +255,17 @@ def test_services_hosted_by_qi_clients_serve_both_wires(broker, session):
 
 
 def test_a_qi_listener_beyond_loopback_is_refused(broker):
+    # The fixture's configuration without its CURVE listener, whose port the fixture holds.
+    config = os.path.join(broker.key_dir, "no-curve.toml")
+    with open(broker.config) as full, open(config, "w") as without_curve:
+        in_curve = False
+        for line in full:
+            if line.startswith("[") and "=" not in line:  # a table's header
+                in_curve = line.strip() == "[broker.curve]"
+            if not in_curve:
+                without_curve.write(line)
     refused = subprocess.run(
-        [broker_binary(), "--config", broker.config, "--listen", "tcp://127.0.0.1:%d" % free_port(),
+        [broker_binary(), "--config", config, "--listen", "tcp://127.0.0.1:%d" % free_port(),
          "--qi-listen", "tcp://0.0.0.0:%d" % free_port()],
         capture_output=True, text=True, timeout=60,
     )

@@ -41,8 +41,13 @@ pub fn free_port() -> u16 {
 
 /// Start `naobroker` (real clock, defaults) on a TCP and an ipc endpoint.
 pub fn start_broker() -> (Guard, String, String) {
+    start_broker_with(Path::new("/dev/null"))
+}
+
+/// Start `naobroker` with the configuration file `config` on a TCP and an ipc endpoint.
+pub fn start_broker_with(config: &Path) -> (Guard, String, String) {
     let (tcp, ipc) = loopback_endpoints();
-    let broker = spawn_broker(Path::new("/dev/null"), &tcp, &ipc);
+    let broker = spawn_broker(config, &tcp, &ipc);
     wait_until_answering(&tcp, None);
     (broker, tcp, ipc)
 }

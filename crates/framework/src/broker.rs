@@ -34,6 +34,7 @@ use std::time::Duration;
 
 use actix::Recipient;
 use naobroker_protocol::{MethodInfo, HEARTBEAT_INTERVAL_MS};
+use zeromq::UnfinishedBudget;
 
 use crate::identity::ClientId;
 use crate::invoke::Invoke;
@@ -42,7 +43,7 @@ pub use blackboard::{Blackboard, MEMORY_MODULE};
 use calls::PendingCall;
 use connections::ClientState;
 use events::Registry;
-pub use limits::Limits;
+pub use limits::{encoded_size, Limits};
 
 /// Where a module runs: an actor in this process, or a client's process.
 enum Location {
@@ -92,6 +93,8 @@ struct State {
 
 struct Inner {
     limits: Limits,
+    /// `max_unfinished_bytes`, shared by every connection of every wire.
+    unfinished: std::sync::Arc<UnfinishedBudget>,
     /// Silence after which a client that heartbeats is dropped.
     client_timeout: Duration,
     state: RefCell<State>,
@@ -130,6 +133,7 @@ impl Broker {
     pub fn new(limits: Limits, client_timeout: Duration) -> Broker {
         let broker = Broker {
             inner: Rc::new(Inner {
+                unfinished: UnfinishedBudget::new(limits.max_unfinished_bytes),
                 limits,
                 client_timeout,
                 state: RefCell::default(),
@@ -158,6 +162,11 @@ impl Broker {
     /// The limits every client is held to.
     pub fn limits(&self) -> &Limits {
         &self.inner.limits
+    }
+
+    /// What every connection of every wire holds for messages it has not received whole.
+    pub fn unfinished_budget(&self) -> &std::sync::Arc<UnfinishedBudget> {
+        &self.inner.unfinished
     }
 
     /// A wire now listening: its counters join [`Self::stats`].

@@ -38,9 +38,9 @@ fn log(
     directory.broker.publish_client_log(&context.caller(), &level, target, message)
 }
 
-/// `stats()`: the broker's counters.
-fn stats(directory: &mut ServiceDirectory, _: &ModuleContext, (): ()) -> Result<Value, CallError> {
-    Ok(directory.broker.stats())
+/// `stats()`: the broker's counters, with the clients the caller may see.
+fn stats(directory: &mut ServiceDirectory, context: &ModuleContext, (): ()) -> Result<Value, CallError> {
+    Ok(directory.broker.stats_for(&context.caller()))
 }
 
 impl Module for ServiceDirectory {

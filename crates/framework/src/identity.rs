@@ -44,3 +44,13 @@ pub enum Caller {
     /// A remote client.
     Client(ClientId),
 }
+
+impl Caller {
+    /// The client calling; `None` for the broker's own code.
+    pub fn client(&self) -> Option<&ClientId> {
+        match self {
+            Caller::Broker => None,
+            Caller::Client(client) => Some(client),
+        }
+    }
+}

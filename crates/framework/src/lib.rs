@@ -32,7 +32,7 @@ pub mod wire;
 
 pub use actor::ModuleActor;
 pub use args::{args_of, Args};
-pub use broker::{Blackboard, Broker, Limits, MEMORY_MODULE};
+pub use broker::{encoded_size, Blackboard, Broker, Limits, MEMORY_MODULE};
 pub use client::ClientKeys;
 pub use client::ClientSession;
 pub use error::{ArgsError, CallError, CallResult, ListenError, RegistrationError, StartError};
@@ -46,4 +46,7 @@ pub use naobroker_protocol::{excerpt, from_value, to_value, Value};
 pub use proxy::Proxy;
 pub use session::Session;
 pub use wire::zmq::CurveListeners;
-pub use zeromq::{CurveKeyError, CurveKeyPair, CurvePublicKey, CurveSecretKey};
+pub use zeromq::{
+    CurveKeyError, CurveKeyPair, CurvePublicKey, CurveSecretKey, UnfinishedBudget, UnfinishedShare,
+    STALL_MIN_PROGRESS,
+};

@@ -387,3 +387,53 @@ async fn peers_that_do_not_finish_the_handshake_are_closed() {
     send_and_expect_close(router.port, greeting()).await;
     router.wait_for_accept_failure(|error| matches!(error, ZmqError::HandshakeTimeout(_))).await;
 }
+
+#[actix_rt::test]
+async fn a_peer_that_does_not_read_holds_at_most_its_send_queue() {
+    const CAPACITY: usize = 4;
+    const MESSAGE_BYTES: usize = 64 << 10;
+    // Loopback's socket buffers take a few MiB before the writer blocks; a bounded queue
+    // makes a send wait long before this many messages (64 MiB) are accepted.
+    const UNBOUNDED_AFTER: usize = 1024;
+    let mut options = SocketOptions::default();
+    options.send_queue_capacity(CAPACITY);
+    let mut router = EchoRouter::start(options).await;
+    let port = router.port;
+
+    // Two raw peers, so that sends go through the peer table rather than the cache of a
+    // socket's only peer; neither reads.
+    let (release, released) = std_mpsc::channel::<()>();
+    let idle = tokio::task::spawn_blocking(move || {
+        let mut streams = Vec::new();
+        for identity in ["not-reading", "bystander"] {
+            let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            let mut bytes = handshake(identity);
+            bytes.extend(frame(0, b"hello"));
+            stream.write_all(&bytes).unwrap();
+            streams.push(stream);
+        }
+        released.recv().unwrap();
+    });
+    for _ in 0..2 {
+        router.next_received().await;
+    }
+
+    let body = Bytes::from(vec![7u8; MESSAGE_BYTES]);
+    let mut sender = router.sender.clone();
+    let mut accepted = 0;
+    while accepted < UNBOUNDED_AFTER {
+        let message = ZmqMessage::try_from(vec![Bytes::from_static(b"not-reading"), body.clone()]).unwrap();
+        match tokio::time::timeout(Duration::from_millis(500), sender.send(message)).await {
+            Ok(sent) => sent.unwrap(),
+            Err(_waiting) => break,
+        }
+        accepted += 1;
+    }
+    assert!(
+        accepted < UNBOUNDED_AFTER,
+        "{accepted} messages of {MESSAGE_BYTES} bytes accepted for a peer that reads nothing: \
+         its send queue of {CAPACITY} is not bounded"
+    );
+    release.send(()).unwrap();
+    idle.await.unwrap();
+}

@@ -22,6 +22,10 @@ pub enum StoreError {
     /// [`crate::Store::insert_owned`] on one of the DCM's events.
     #[error("{key} is an event, not a key for the DCM's data")]
     Event { key: String },
+    /// A write past one of `[memory]`'s totals or a client's share of it; the message
+    /// names the limit.
+    #[error("{message}")]
+    Full { message: String },
 }
 
 /// ALMemory's methods answer the store's refusals as they are.

@@ -11,4 +11,4 @@ mod store;
 pub use aliases::NAOQI_21_ALIASES;
 pub use error::StoreError;
 pub use module::{ALMemory, MemoryConfig};
-pub use store::{EntryKind, Store, DCM_OWNED_PREFIXES};
+pub use store::{entry_bytes, EntryKind, Store, StoreLimits, Usage, DCM_OWNED_PREFIXES};

@@ -10,8 +10,9 @@ use naobroker_framework::{
     excerpt, Blackboard, Broker, CallError, Caller, Methods, Module, ModuleContext, Value, MEMORY_MODULE,
 };
 use serde::Deserialize;
+use tokio::sync::Semaphore;
 
-use crate::store::Store;
+use crate::store::{Store, StoreLimits};
 use events::Events;
 
 mod blackboard;
@@ -25,11 +26,37 @@ mod subscriptions;
 pub struct MemoryConfig {
     /// Values kept per event for `getEventHistory`.
     pub event_history: usize,
+    /// Keys clients and the broker's code may create in total (events count as keys; the
+    /// DCM's real-time values do not).
+    pub max_keys: usize,
+    /// Bytes of keys and values (names, values as MessagePack, 64 per entry) in total.
+    pub max_data_bytes: usize,
+    /// Bytes of the values kept for `getEventHistory` (as MessagePack, 64 per value), in total.
+    pub max_history_bytes: usize,
+    /// Percent of each total that what one client wrote may take.
+    pub client_share_percent: usize,
 }
 
 impl Default for MemoryConfig {
     fn default() -> Self {
-        MemoryConfig { event_history: 32 }
+        MemoryConfig {
+            event_history: 32,
+            max_keys: 100_000,
+            max_data_bytes: 128 << 20,
+            max_history_bytes: 32 << 20,
+            client_share_percent: 25,
+        }
+    }
+}
+
+impl MemoryConfig {
+    /// What the store holds to.
+    pub fn store_limits(&self) -> StoreLimits {
+        StoreLimits {
+            max_keys: self.max_keys,
+            max_data_bytes: self.max_data_bytes,
+            client_share_percent: self.client_share_percent,
+        }
     }
 }
 
@@ -39,11 +66,14 @@ pub struct ALMemory {
     broker: Broker,
     config: MemoryConfig,
     events: Rc<RefCell<Events>>,
+    /// One listing of every key at a time (`getDataListName`, `getDataList`): each holds a
+    /// copy of the keys.
+    listing: Arc<Semaphore>,
 }
 
 impl ALMemory {
     pub fn new(store: Arc<Store>, broker: Broker, config: MemoryConfig) -> Self {
-        ALMemory { store, broker, config, events: Rc::default() }
+        ALMemory { store, broker, config, events: Rc::default(), listing: Arc::new(Semaphore::new(1)) }
     }
 
     /// Whether `caller` may write or raise `key`: a name within the limits, not under
@@ -90,8 +120,8 @@ impl Module for ALMemory {
         .add("insertListData", "Stores several values: [[key, value], ...].", data::insert_list_data)
         .add("getData", "The value of a key.", data::get_data)
         .add("getListData", "The values of several keys.", data::get_list_data)
-        .add("getDataList", "Keys containing the filter string.", data::get_data_list)
-        .add("getDataListName", "Every key.", data::get_data_list_name)
+        .add_async("getDataList", "Keys containing the filter string.", data::get_data_list)
+        .add_async("getDataListName", "Every key.", data::get_data_list_name)
         .add("removeData", "Removes a key.", data::remove_data)
         .add("getTimestamp", "[value, seconds, microseconds] of the key's last write.", data::get_timestamp)
         .add("getType", "\"Data\", \"Event\" or \"MicroEvent\".", data::get_type)

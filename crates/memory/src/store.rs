@@ -1,11 +1,12 @@
-//! ALMemory's store: module data in a concurrent map beside the DCM's real-time slots, and
-//! which keys belong to the DCM.
+//! ALMemory's store: module data in a concurrent map beside the DCM's real-time slots, which
+//! keys belong to the DCM, and what the keys cost in total and per client (`[memory]`).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use dashmap::mapref::entry::Entry as MapEntry;
 use dashmap::DashMap;
-use naobroker_framework::Value;
+use naobroker_framework::{encoded_size, ClientId, Value};
 use naobroker_rtslots::{timestamp_now, RtSlots, SlotKind};
 
 use crate::aliases::Aliases;
@@ -38,6 +39,131 @@ pub(crate) struct Entry {
     pub(crate) value: Value,
     pub(crate) unix_us: u64,
     pub(crate) kind: EntryKind,
+    /// Whose share the entry counts toward (`None`: the broker's own code).
+    writer: Option<ClientId>,
+    /// What it counts: [`entry_bytes`].
+    bytes: usize,
+}
+
+/// Bytes a key costs beside its name and its value: the entry and its slot in the map.
+const ENTRY_OVERHEAD: usize = 64;
+
+/// What a key costs toward `max_data_bytes`: its name, its value as MessagePack, the entry.
+pub fn entry_bytes(key: &str, value: &Value) -> usize {
+    key.len() + encoded_size(value) + ENTRY_OVERHEAD
+}
+
+/// ALMemory's totals over the keys clients and the broker's code write (the DCM's real-time
+/// slots aside), and what one client may hold of each (`[memory]` in broker.toml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreLimits {
+    pub max_keys: usize,
+    pub max_data_bytes: usize,
+    /// Percent of each total that the keys one client wrote may take.
+    pub client_share_percent: usize,
+}
+
+impl StoreLimits {
+    /// `percent` of `total`: one client's share.
+    pub fn share(&self, total: usize) -> usize {
+        total / 100 * self.client_share_percent + total % 100 * self.client_share_percent / 100
+    }
+}
+
+/// Keys and bytes held, in total or by one client.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    pub keys: usize,
+    pub bytes: usize,
+}
+
+/// What every writer holds. The broker's own writes count toward the totals, never refused.
+#[derive(Debug, Default)]
+struct Accounts {
+    total: Usage,
+    by_client: HashMap<ClientId, Usage>,
+}
+
+impl Accounts {
+    /// Let `writer` replace `old` (a key's current cost, and whose it is; `None` for a new
+    /// key) with `bytes`, when the totals and `writer`'s share allow it.
+    fn charge(
+        &mut self,
+        limits: &StoreLimits,
+        old: Option<(Option<&ClientId>, usize)>,
+        writer: Option<&ClientId>,
+        bytes: usize,
+    ) -> Result<(), StoreError> {
+        let (old_writer, old_bytes) = old.unwrap_or((None, 0));
+        if let Some(client) = writer {
+            let keys = self.total.keys + usize::from(old.is_none());
+            let total_bytes = self.total.bytes - old_bytes + bytes;
+            let mine = self.by_client.get(client).copied().unwrap_or_default();
+            // A key the client wrote last is replaced in its own count.
+            let (mine_keys, mine_bytes) = match old_writer == Some(client) {
+                true => (mine.keys - 1, mine.bytes - old_bytes),
+                false => (mine.keys, mine.bytes),
+            };
+            let (my_keys, my_bytes) = (mine_keys + 1, mine_bytes + bytes);
+            check(keys, limits.max_keys, "max_keys", "keys")?;
+            check(total_bytes, limits.max_data_bytes, "max_data_bytes", "bytes of keys and values")?;
+            check_share(my_keys, limits.share(limits.max_keys), limits, "max_keys", "keys")?;
+            let share = limits.share(limits.max_data_bytes);
+            check_share(my_bytes, share, limits, "max_data_bytes", "bytes of keys and values")?;
+        }
+        if old.is_some() {
+            self.release(old_writer, Usage { keys: 1, bytes: old_bytes });
+        }
+        self.total.keys += 1;
+        self.total.bytes += bytes;
+        if let Some(client) = writer {
+            let mine = self.by_client.entry(client.clone()).or_default();
+            mine.keys += 1;
+            mine.bytes += bytes;
+        }
+        Ok(())
+    }
+
+    fn release(&mut self, writer: Option<&ClientId>, usage: Usage) {
+        self.total.keys -= usage.keys;
+        self.total.bytes -= usage.bytes;
+        let Some(client) = writer else { return };
+        if let Some(mine) = self.by_client.get_mut(client) {
+            mine.keys -= usage.keys;
+            mine.bytes -= usage.bytes;
+            if mine.keys == 0 {
+                self.by_client.remove(client);
+            }
+        }
+    }
+}
+
+fn check(after: usize, limit: usize, name: &str, what: &str) -> Result<(), StoreError> {
+    match after <= limit {
+        true => Ok(()),
+        false => Err(StoreError::Full {
+            message: format!("ALMemory would hold {after} {what}, past {name} ({limit}): remove keys first"),
+        }),
+    }
+}
+
+fn check_share(
+    after: usize,
+    share: usize,
+    limits: &StoreLimits,
+    name: &str,
+    what: &str,
+) -> Result<(), StoreError> {
+    match after <= share {
+        true => Ok(()),
+        false => Err(StoreError::Full {
+            message: format!(
+                "this client's keys would hold {after} {what}, past its share of {name} ({}% = {share}): \
+                 remove some of its keys first",
+                limits.client_share_percent
+            ),
+        }),
+    }
 }
 
 fn owned_by_dcm(key: &str) -> StoreError {
@@ -60,12 +186,36 @@ pub struct Store {
     pub(crate) data: DashMap<String, Entry>,
     slots: Arc<RtSlots>,
     aliases: Aliases,
+    limits: StoreLimits,
+    /// Taken inside a map entry's lock (never the other way round): a write and its count
+    /// change together.
+    accounts: Mutex<Accounts>,
 }
 
 impl Store {
-    pub fn new(slots: Arc<RtSlots>) -> Arc<Store> {
+    pub fn new(slots: Arc<RtSlots>, limits: StoreLimits) -> Arc<Store> {
         let aliases = Aliases::for_layout(slots.layout());
-        Arc::new(Store { data: DashMap::new(), slots, aliases })
+        let accounts = Mutex::default();
+        Arc::new(Store { data: DashMap::new(), slots, aliases, limits, accounts })
+    }
+
+    pub fn limits(&self) -> &StoreLimits {
+        &self.limits
+    }
+
+    /// What every key counts, in total.
+    pub fn usage(&self) -> Usage {
+        self.accounts().total
+    }
+
+    /// What the keys `client` wrote last count.
+    pub fn usage_of(&self, client: &ClientId) -> Usage {
+        self.accounts().by_client.get(client).copied().unwrap_or_default()
+    }
+
+    fn accounts(&self) -> std::sync::MutexGuard<'_, Accounts> {
+        // A panic elsewhere while counting leaves counts that are still whole numbers.
+        self.accounts.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The real-time slot a key reads: its own, or the one of the key it is an alias of.
@@ -109,33 +259,52 @@ impl Store {
         self.data.get(key).map(|entry| entry.kind)
     }
 
-    /// Write module data or an event's value. Data under the DCM's prefixes is refused,
+    /// Write module data or an event's value, for `writer` (`None`: the broker's own code,
+    /// counted but never refused for the totals). Data under the DCM's prefixes is refused,
     /// and so is any write to one of its real-time values or over its own data (a
     /// preference); its events (`DCM/PostProcess`) may be raised, by the broker's own code
-    /// only: ALMemory refuses clients every key under the DCM's prefixes.
-    pub fn insert(&self, key: &str, value: Value, kind: EntryKind) -> Result<(), StoreError> {
+    /// only: ALMemory refuses clients every key under the DCM's prefixes. A client's write
+    /// that would take the totals or its share past `[memory]`'s limits is refused.
+    pub fn insert(
+        &self,
+        key: &str,
+        value: Value,
+        kind: EntryKind,
+        writer: Option<&ClientId>,
+    ) -> Result<(), StoreError> {
         let owned = Store::is_dcm_owned(key);
         if self.slot_index(key).is_some() || (owned && kind == EntryKind::Data) {
             return Err(owned_by_dcm(key));
         }
         let unix_us = timestamp_now();
+        let bytes = entry_bytes(key, &value);
         match self.data.entry(key.to_owned()) {
             MapEntry::Occupied(mut occupied) => {
                 let entry = occupied.get_mut();
                 if owned && entry.kind == EntryKind::Data {
                     return Err(owned_by_dcm(key));
                 }
+                let old = Some((entry.writer.as_ref(), entry.bytes));
+                self.accounts().charge(&self.limits, old, writer, bytes)?;
                 entry.value = value;
                 entry.unix_us = unix_us;
+                entry.writer = writer.cloned();
+                entry.bytes = bytes;
                 if kind != EntryKind::Data {
                     entry.kind = kind;
                 }
             }
             MapEntry::Vacant(vacant) => {
-                vacant.insert(Entry { value, unix_us, kind });
+                self.accounts().charge(&self.limits, None, writer, bytes)?;
+                vacant.insert(Entry { value, unix_us, kind, writer: writer.cloned(), bytes });
             }
         }
         Ok(())
+    }
+
+    /// Give back what a removed entry counted.
+    fn released(&self, entry: &Entry) {
+        self.accounts().release(entry.writer.as_ref(), Usage { keys: 1, bytes: entry.bytes });
     }
 
     /// The DCM's own data (its preferences): a key it owns that is neither a real-time
@@ -144,16 +313,20 @@ impl Store {
         if !Store::is_dcm_owned(key) || self.slot_index(key).is_some() {
             return Err(StoreError::NotDcmData { key: key.to_owned() });
         }
-        let entry = Entry { value, unix_us: timestamp_now(), kind: EntryKind::Data };
+        let bytes = entry_bytes(key, &value);
+        let entry = Entry { value, unix_us: timestamp_now(), kind: EntryKind::Data, writer: None, bytes };
         match self.data.entry(key.to_owned()) {
             MapEntry::Occupied(occupied) if occupied.get().kind != EntryKind::Data => {
                 Err(StoreError::Event { key: key.to_owned() })
             }
             MapEntry::Occupied(mut occupied) => {
+                let old = Some((occupied.get().writer.as_ref(), occupied.get().bytes));
+                self.accounts().charge(&self.limits, old, None, bytes)?;
                 occupied.insert(entry);
                 Ok(())
             }
             MapEntry::Vacant(vacant) => {
+                self.accounts().charge(&self.limits, None, None, bytes)?;
                 vacant.insert(entry);
                 Ok(())
             }
@@ -162,8 +335,11 @@ impl Store {
 
     /// Remove the DCM's own data (a preference that no longer exists); never an event.
     pub fn remove_owned(&self, key: &str) {
-        if Store::is_dcm_owned(key) {
-            self.data.remove_if(key, |_, entry| entry.kind == EntryKind::Data);
+        if !Store::is_dcm_owned(key) {
+            return;
+        }
+        if let Some((_, entry)) = self.data.remove_if(key, |_, entry| entry.kind == EntryKind::Data) {
+            self.released(&entry);
         }
     }
 
@@ -174,13 +350,23 @@ impl Store {
             return Err(cannot_remove(key));
         }
         if !Store::is_dcm_owned(key) {
-            return self.data.remove(key).map(|_| ()).ok_or_else(|| no_key(key));
+            let (_, entry) = self.data.remove(key).ok_or_else(|| no_key(key))?;
+            self.released(&entry);
+            return Ok(());
         }
         match self.data.remove_if(key, |_, entry| entry.kind != EntryKind::Data) {
-            Some(_) => Ok(()),
+            Some((_, entry)) => {
+                self.released(&entry);
+                Ok(())
+            }
             None if self.data.contains_key(key) => Err(cannot_remove(key)),
             None => Err(no_key(key)),
         }
+    }
+
+    /// How many keys [`Store::keys`] lists, counted without listing them.
+    pub fn key_count(&self) -> usize {
+        self.slots.layout().len() + self.aliases.names().count() + self.data.len()
     }
 
     /// Every key, real-time slots (and their aliases) first.
@@ -200,7 +386,7 @@ mod tests {
     fn store() -> Arc<Store> {
         let mut layout = SlotLayout::new();
         layout.add("DCM/Time", SlotKind::Int);
-        Store::new(RtSlots::new(layout))
+        Store::new(RtSlots::new(layout), crate::MemoryConfig::default().store_limits())
     }
 
     #[test]
@@ -208,7 +394,7 @@ mod tests {
         let store = store();
         store.insert_owned("RobotConfig/Body/Type", Value::from("NAO")).unwrap();
         assert_eq!(store.get("RobotConfig/Body/Type"), Some(Value::from("NAO")));
-        assert!(store.insert("RobotConfig/Body/Type", Value::from("x"), EntryKind::Data).is_err());
+        assert!(store.insert("RobotConfig/Body/Type", Value::from("x"), EntryKind::Data, None).is_err());
         assert!(store.insert_owned("Mine/Key", Value::Nil).is_err(), "not a DCM key");
         assert!(store.insert_owned("DCM/Time", Value::Nil).is_err(), "a real-time slot");
         store.remove_owned("RobotConfig/Body/Type");
@@ -220,21 +406,24 @@ mod tests {
         let store = store();
         store.insert_owned("RobotConfig/Body/Type", Value::from("NAO")).unwrap();
         for kind in [EntryKind::Event, EntryKind::MicroEvent] {
-            let error = store.insert("RobotConfig/Body/Type", Value::from("x"), kind).unwrap_err();
+            let error = store.insert("RobotConfig/Body/Type", Value::from("x"), kind, None).unwrap_err();
             assert!(error.to_string().contains("owned by DCM"), "{error}");
         }
         let error = store.remove("RobotConfig/Body/Type").unwrap_err();
         assert!(error.to_string().contains("cannot be removed"), "{error}");
         assert_eq!(store.get("RobotConfig/Body/Type"), Some(Value::from("NAO")));
         assert_eq!(store.kind("RobotConfig/Body/Type"), Some(EntryKind::Data));
-        assert!(store.insert("DCM/Time", Value::from(1), EntryKind::Event).is_err(), "a real-time slot");
+        assert!(
+            store.insert("DCM/Time", Value::from(1), EntryKind::Event, None).is_err(),
+            "a real-time slot"
+        );
         assert!(store.remove("DCM/Time").is_err());
     }
 
     #[test]
     fn the_dcm_data_functions_leave_its_events_alone() {
         let store = store();
-        store.insert("DCM/PostProcess", Value::from(1), EntryKind::Event).unwrap();
+        store.insert("DCM/PostProcess", Value::from(1), EntryKind::Event, None).unwrap();
         let error = store.insert_owned("DCM/PostProcess", Value::from(2)).unwrap_err();
         assert!(error.to_string().contains("is an event"), "{error}");
         store.remove_owned("DCM/PostProcess");
@@ -254,7 +443,7 @@ mod tests {
         let mut layout = SlotLayout::new();
         layout.add("DCM/Time", SlotKind::Int);
         layout.add(ACCELEROMETER_X, SlotKind::Float);
-        Store::new(RtSlots::new(layout))
+        Store::new(RtSlots::new(layout), crate::MemoryConfig::default().store_limits())
     }
 
     #[test]
@@ -279,7 +468,7 @@ mod tests {
         assert!(!keys.iter().any(|key| key == GYR_Z), "no gyrometer, no GyrZ: {keys:?}");
         assert_eq!(store.get(GYR_Z), None);
         for kind in [EntryKind::Data, EntryKind::Event, EntryKind::MicroEvent] {
-            let error = store.insert(ACC_X, Value::F64(1.0), kind).unwrap_err();
+            let error = store.insert(ACC_X, Value::F64(1.0), kind, None).unwrap_err();
             assert_eq!(error, StoreError::OwnedByDcm { key: ACC_X.to_owned() });
         }
         assert!(store.insert_owned(ACC_X, Value::F64(1.0)).is_err(), "the DCM's data never shadows it");

@@ -24,8 +24,8 @@ async fn start() -> (String, Broker, Arc<Store>) {
     let mut layout = SlotLayout::new();
     layout.add("Device/SubDeviceList/HeadYaw/Position/Sensor/Value", SlotKind::Float);
     layout.add("DCM/Time", SlotKind::Int);
-    let store = Store::new(RtSlots::new(layout));
-    let config = MemoryConfig { event_history: 3 };
+    let config = MemoryConfig { event_history: 3, ..MemoryConfig::default() };
+    let store = Store::new(RtSlots::new(layout), config.store_limits());
     broker.add_module(ALMemory::new(Arc::clone(&store), broker.clone(), config)).unwrap();
     (url, broker, store)
 }
@@ -243,11 +243,14 @@ async fn get_data_on_change_waits_for_a_write_or_times_out() {
 #[actix_rt::test]
 async fn a_hundred_thousand_keys_and_huge_values() {
     let (url, _broker, store) = start().await;
-    for i in 0..100_000 {
-        store.insert(&format!("Bulk/{i}"), Value::from(i), naobroker_memory::EntryKind::Data).unwrap();
+    // Up to just under max_keys (100 000 by default), with room for the keys below.
+    let bulk = MemoryConfig::default().max_keys - 10;
+    for i in 0..bulk {
+        store.insert(&format!("Bulk/{i}"), Value::from(i), naobroker_memory::EntryKind::Data, None).unwrap();
     }
     let memory = Proxy::connect(&url, "ALMemory").await.unwrap();
-    assert_eq!(memory.call("getData", ("Bulk/99999",)).await.unwrap(), Value::from(99_999));
+    let last = format!("Bulk/{}", bulk - 1);
+    assert_eq!(memory.call("getData", (last,)).await.unwrap(), Value::from(bulk - 1));
     let big = Value::Binary(vec![7; 1024 * 1024 - 16]);
     memory.call("insertData", ("Big", big.clone())).await.unwrap();
     assert_eq!(memory.call("getData", ("Big",)).await.unwrap(), big);

@@ -48,6 +48,10 @@ pub struct CurveSection {
     pub secret_key_file: std::path::PathBuf,
     /// Public keys (Z85) of the clients allowed to connect.
     pub clients: Vec<String>,
+    /// Public keys (Z85, among `clients`) whose `ServiceDirectory.stats` shows every
+    /// client's entries; every other client sees its own.
+    #[serde(default)]
+    pub stats_readers: Vec<String>,
 }
 
 impl CurveSection {
@@ -57,15 +61,16 @@ impl CurveSection {
             .map_err(|source| ConfigError::SecretKeyFile { path: path(), source })?;
         let secret_key = CurveSecretKey::from_z85(text.trim())
             .map_err(|source| ConfigError::SecretKey { path: path(), source })?;
-        let clients = self
-            .clients
-            .iter()
-            .map(|key| {
-                CurvePublicKey::from_z85(key.trim())
-                    .map_err(|source| ConfigError::ClientKey { key: key.clone(), source })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(CurveListeners { listen: self.listen.clone(), secret_key, clients })
+        let keys = |keys: &[String]| {
+            keys.iter()
+                .map(|key| {
+                    CurvePublicKey::from_z85(key.trim())
+                        .map_err(|source| ConfigError::ClientKey { key: key.clone(), source })
+                })
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let (clients, stats_readers) = (keys(&self.clients)?, keys(&self.stats_readers)?);
+        Ok(CurveListeners { listen: self.listen.clone(), secret_key, clients, stats_readers })
     }
 }
 

@@ -45,7 +45,7 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
     let model = Arc::new(DeviceModel::new(description)?);
     let (layout, dcm_slots) = DcmSlots::layout(&model);
     let slots = RtSlots::new(layout);
-    let store = Store::new(Arc::clone(&slots));
+    let store = Store::new(Arc::clone(&slots), config.memory.store_limits());
     let hardware: Box<dyn Hardware> = match config.dcm.backend {
         Backend::Sim => Box::new(SimRobot::new(&model)),
         Backend::Serial => Box::new(

@@ -76,6 +76,7 @@ impl Wire for Listener {
             ("qi_connections", c.connections.get()),
             ("qi_bad_headers", c.bad_headers.get()),
             ("qi_oversized_frames", c.oversized_frames.get()),
+            ("qi_stalled_frames", c.stalled_frames.get()),
         ]
     }
 

@@ -5,9 +5,11 @@
 use std::cell::{Cell, RefCell};
 use std::hash::{BuildHasher, Hasher, RandomState};
 use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
 
 use naobroker_framework::wire::WeakBroker;
-use naobroker_framework::Broker;
+use naobroker_framework::{Broker, UnfinishedBudget};
 use naobroker_qi::Limits;
 
 use crate::methods::ObjectTable;
@@ -57,6 +59,7 @@ pub(crate) struct Counters {
     pub(crate) connections: Cell<u64>,
     pub(crate) bad_headers: Cell<u64>,
     pub(crate) oversized_frames: Cell<u64>,
+    pub(crate) stalled_frames: Cell<u64>,
 }
 
 pub(crate) fn bump(counter: &Cell<u64>) {
@@ -73,6 +76,9 @@ pub(crate) struct Shared {
     /// The codec's bounds, from the broker's limits.
     pub(crate) limits: Limits,
     pub(crate) max_frame_bytes: u32,
+    /// The broker's budget of bytes held for unfinished messages, over every wire.
+    pub(crate) unfinished: Arc<UnfinishedBudget>,
+    pub(crate) stall_timeout: Duration,
 }
 
 impl Shared {
@@ -93,6 +99,8 @@ impl Shared {
             // nesting, and room for the arguments' tuple around it (the codec's own default).
             limits: Limits { max_depth: 2 * limits.max_value_depth + 4, ..Limits::default() },
             max_frame_bytes: u32::try_from(limits.max_frame_bytes).unwrap_or(u32::MAX),
+            unfinished: Arc::clone(broker.unfinished_budget()),
+            stall_timeout: limits.stall_timeout(),
         }
     }
 }

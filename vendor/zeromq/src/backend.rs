@@ -10,8 +10,8 @@ use crate::{
 use async_trait::async_trait;
 use crossbeam_queue::SegQueue;
 use futures::channel::mpsc;
-use futures::future::{AbortHandle, Abortable};
-use futures::SinkExt;
+use futures::future::{poll_fn, AbortHandle, Abortable};
+use futures::lock::Mutex as AsyncMutex;
 use parking_lot::Mutex;
 
 use std::collections::HashMap;
@@ -21,24 +21,40 @@ use std::sync::Arc;
 /// Sender for notifying reconnection tasks when a peer disconnects.
 pub(crate) type DisconnectNotifier = mpsc::Sender<PeerIdentity>;
 
+/// The one sender of a peer's queue, which every send to that peer takes in turn. A
+/// `futures::mpsc` channel grants each sender one message beyond the capacity: a sender
+/// cloned for each send always found room, and the queue of a peer that does not read had
+/// no bound at all.
+pub(crate) type PeerSender = Arc<AsyncMutex<mpsc::Sender<Message>>>;
+
 pub(crate) struct Peer {
-    pub(crate) send_queue: mpsc::Sender<Message>,
+    pub(crate) send_queue: PeerSender,
     // Stops the peer's writer task. Without it the task, once the queue's senders are
     // gone, still writes out everything queued, and waits on a peer that does not read.
     pub(crate) writer: Option<AbortHandle>,
 }
 
+impl Peer {
+    /// A peer whose messages go to `send_queue`, this channel's only sender from now on.
+    pub(crate) fn new(send_queue: mpsc::Sender<Message>, writer: Option<AbortHandle>) -> Self {
+        Peer {
+            send_queue: Arc::new(AsyncMutex::new(send_queue)),
+            writer,
+        }
+    }
+}
+
 #[derive(Clone)]
 struct SinglePeer {
     peer_id: PeerIdentity,
-    send_queue: mpsc::Sender<Message>,
+    send_queue: PeerSender,
 }
 
 enum CachedSend {
     Sent,
     Full {
         peer_id: PeerIdentity,
-        send_queue: mpsc::Sender<Message>,
+        send_queue: PeerSender,
         message: Message,
     },
     Disconnected {
@@ -135,13 +151,13 @@ impl GenericSocketBackend {
                     }
                 },
             };
-            // Clone the sender out of the map: a guard held across a full queue's await
-            // blocks remove_sync (peer_disconnected, close_peer) on this thread forever.
-            let mut send_queue = match self.peers.get_async(&next_peer_id).await {
-                Some(peer) => peer.send_queue.clone(),
+            // Take the shared sender out of the map: a guard held across a full queue's
+            // await blocks remove_sync (peer_disconnected, close_peer) on this thread forever.
+            let send_queue = match self.peers.get_async(&next_peer_id).await {
+                Some(peer) => Arc::clone(&peer.send_queue),
                 None => continue,
             };
-            let send_result = send_to_peer_queue(&mut send_queue, message).await;
+            let send_result = send_to_peer_queue(&send_queue, message).await;
             return match send_result {
                 Ok(()) => {
                     self.round_robin.push(next_peer_id);
@@ -168,11 +184,11 @@ impl GenericSocketBackend {
             SendResolution::Miss(message) => message,
         };
 
-        let mut send_queue = match self.peers.get_async(peer_id).await {
-            Some(peer) => peer.send_queue.clone(),
+        let send_queue = match self.peers.get_async(peer_id).await {
+            Some(peer) => Arc::clone(&peer.send_queue),
             None => return Err(ZmqError::Other("Destination client not found by identity")),
         };
-        let send_result = send_to_peer_queue(&mut send_queue, message).await;
+        let send_result = send_to_peer_queue(&send_queue, message).await;
         match send_result {
             Ok(()) => Ok(()),
             Err(e) => {
@@ -191,8 +207,8 @@ impl GenericSocketBackend {
             return CachedSend::Miss(message);
         }
 
-        let mut single_peer = self.single_peer.lock();
-        let Some(single_peer) = single_peer.as_mut() else {
+        let single_peer = self.single_peer.lock();
+        let Some(single_peer) = single_peer.as_ref() else {
             return CachedSend::Miss(message);
         };
 
@@ -202,13 +218,18 @@ impl GenericSocketBackend {
             }
         }
 
-        match single_peer.send_queue.try_send(message) {
+        let full = |message| CachedSend::Full {
+            peer_id: single_peer.peer_id.clone(),
+            send_queue: Arc::clone(&single_peer.send_queue),
+            message,
+        };
+        // Another send holds the sender while it waits for room: this one waits behind it.
+        let Some(mut sender) = single_peer.send_queue.try_lock() else {
+            return full(message);
+        };
+        match sender.try_send(message) {
             Ok(()) => CachedSend::Sent,
-            Err(error) if error.is_full() => CachedSend::Full {
-                peer_id: single_peer.peer_id.clone(),
-                send_queue: single_peer.send_queue.clone(),
-                message: error.into_inner(),
-            },
+            Err(error) if error.is_full() => full(error.into_inner()),
             Err(error) => CachedSend::Disconnected {
                 peer_id: single_peer.peer_id.clone(),
                 error: error.into_send_error(),
@@ -221,9 +242,9 @@ impl GenericSocketBackend {
             CachedSend::Sent => Ok(SendResolution::Sent),
             CachedSend::Full {
                 peer_id,
-                mut send_queue,
+                send_queue,
                 message,
-            } => match send_queue.send(message).await {
+            } => match send_to_peer_queue(&send_queue, message).await {
                 Ok(()) => Ok(SendResolution::Sent),
                 Err(e) => {
                     self.peer_disconnected(&peer_id);
@@ -254,15 +275,14 @@ impl GenericSocketBackend {
     }
 }
 
+/// Queues `message` once the peer's queue has room, waiting behind other sends to it.
 async fn send_to_peer_queue(
-    send_queue: &mut mpsc::Sender<Message>,
+    send_queue: &PeerSender,
     message: Message,
 ) -> Result<(), mpsc::SendError> {
-    match send_queue.try_send(message) {
-        Ok(()) => Ok(()),
-        Err(error) if error.is_full() => send_queue.send(error.into_inner()).await,
-        Err(error) => Err(error.into_send_error()),
-    }
+    let mut sender = send_queue.lock().await;
+    poll_fn(|cx| sender.poll_ready(cx)).await?;
+    sender.start_send(message)
 }
 
 impl SocketBackend for GenericSocketBackend {
@@ -297,13 +317,7 @@ impl MultiPeerBackend for GenericSocketBackend {
         let (queue_sender, queue_receiver) = mpsc::channel(self.socket_options.send_queue_capacity);
         let (writer, writer_registration) = AbortHandle::new_pair();
         self.peers
-            .upsert_async(
-                peer_id.clone(),
-                Peer {
-                    send_queue: queue_sender,
-                    writer: Some(writer),
-                },
-            )
+            .upsert_async(peer_id.clone(), Peer::new(queue_sender, Some(writer)))
             .await;
         self.refresh_single_peer_cache();
         let writer_backend = self.clone();
@@ -409,13 +423,7 @@ mod tests {
         let (send_queue, recv_queue) = mpsc::channel(8);
         backend
             .peers
-            .upsert_async(
-                peer_id.clone(),
-                Peer {
-                    send_queue,
-                    writer: None,
-                },
-            )
+            .upsert_async(peer_id.clone(), Peer::new(send_queue, None))
             .await;
         backend.refresh_single_peer_cache();
         backend.round_robin.push(peer_id.clone());
@@ -499,13 +507,7 @@ mod tests {
             .expect("prefill peer queue");
         backend
             .peers
-            .upsert_async(
-                peer_id.clone(),
-                Peer {
-                    send_queue,
-                    writer: None,
-                },
-            )
+            .upsert_async(peer_id.clone(), Peer::new(send_queue, None))
             .await;
         backend.refresh_single_peer_cache();
         backend.round_robin.push(peer_id.clone());
@@ -536,13 +538,7 @@ mod tests {
         drop(recv_queue);
         backend
             .peers
-            .upsert_async(
-                peer_id.clone(),
-                Peer {
-                    send_queue,
-                    writer: None,
-                },
-            )
+            .upsert_async(peer_id.clone(), Peer::new(send_queue, None))
             .await;
         backend.refresh_single_peer_cache();
         backend.round_robin.push(peer_id.clone());

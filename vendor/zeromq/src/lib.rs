@@ -20,6 +20,7 @@ mod sub;
 mod sub_backend;
 mod task_handle;
 mod transport;
+mod unfinished;
 pub mod util;
 mod write_queue;
 mod xpub;
@@ -72,13 +73,7 @@ pub mod __bench {
                 let (send_queue, recv_queue) = mpsc::channel(queue_capacity);
                 backend
                     .peers
-                    .upsert_async(
-                        peer_id.clone(),
-                        Peer {
-                            send_queue,
-                            writer: None,
-                        },
-                    )
+                    .upsert_async(peer_id.clone(), Peer::new(send_queue, None))
                     .await;
                 backend.round_robin.push(peer_id);
                 receivers.push(recv_queue);
@@ -220,6 +215,7 @@ pub use crate::req::*;
 pub use crate::router::*;
 pub use crate::sub::*;
 pub use crate::transport::Listener;
+pub use crate::unfinished::{UnfinishedBudget, UnfinishedShare};
 pub use crate::xpub::*;
 pub use crate::xsub::*;
 
@@ -368,6 +364,10 @@ pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
 /// [`SocketOptions::max_message_size`] on top of its size: about what holding a frame costs.
 pub const MULTIPART_FRAME_OVERHEAD: u64 = 32;
 
+/// What a connection in the middle of a message must receive in every
+/// [`SocketOptions::stall_timeout`], unless it finishes a message in that time.
+pub const STALL_MIN_PROGRESS: usize = 64 * 1024;
+
 pub struct SocketOptions {
     pub(crate) peer_id: Option<PeerIdentity>,
     pub(crate) connect_timeout: Option<Duration>,
@@ -384,6 +384,10 @@ pub struct SocketOptions {
     // CURVE server or client keys; `None` is the NULL mechanism (no security), as upstream.
     pub(crate) curve: Option<curve::CurveRole>,
     pub(crate) send_queue_capacity: usize,
+    // Shared with other sockets: what every connection holds for unfinished messages.
+    pub(crate) unfinished_budget: Option<Arc<UnfinishedBudget>>,
+    pub(crate) stall_timeout: Option<Duration>,
+    pub(crate) stalled_message_drops: AtomicU64,
 }
 
 impl Default for SocketOptions {
@@ -399,6 +403,9 @@ impl Default for SocketOptions {
             oversized_message_drops: AtomicU64::new(0),
             curve: None,
             send_queue_capacity: 100_000,
+            unfinished_budget: None,
+            stall_timeout: None,
+            stalled_message_drops: AtomicU64::new(0),
         }
     }
 }
@@ -514,6 +521,32 @@ impl SocketOptions {
     /// their peer announced a message over [`SocketOptions::max_message_size`].
     pub fn oversized_message_drops(&self) -> u64 {
         self.oversized_message_drops.load(Ordering::Relaxed)
+    }
+
+    /// Counts, in `budget`, the bytes each connection holds for a message it has not
+    /// received whole (its read buffer past [`SocketOptions::read_buffer`]'s maximum chunk,
+    /// which every connection may hold, and the frames of an unfinished multipart message),
+    /// as they grow. A connection that would take the total past the budget's limit is
+    /// closed, the refusal counted in the budget. Without this call nothing is counted, as
+    /// upstream.
+    pub fn unfinished_budget(&mut self, budget: Arc<UnfinishedBudget>) -> &mut Self {
+        self.unfinished_budget = Some(budget);
+        self
+    }
+
+    /// Closes a connection in the middle of a message that, in `timeout`, neither finished
+    /// a message nor received [`STALL_MIN_PROGRESS`] bytes: a peer that announces a frame
+    /// and then sends it slowly, or not at all, does not hold what it sent for long.
+    /// Counted in [`SocketOptions::stalled_message_drops`]. Without this call a peer may
+    /// take as long as it likes, as upstream.
+    pub fn stall_timeout(&mut self, timeout: Duration) -> &mut Self {
+        self.stall_timeout = Some(timeout);
+        self
+    }
+
+    /// How many connections were closed by [`SocketOptions::stall_timeout`].
+    pub fn stalled_message_drops(&self) -> u64 {
+        self.stalled_message_drops.load(Ordering::Relaxed)
     }
 }
 

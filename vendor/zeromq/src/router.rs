@@ -197,6 +197,17 @@ impl RouterSendHalf {
             .socket_options()
             .oversized_message_drops()
     }
+
+    /// Whether a peer named `peer_id` is connected now: its connection has not ended (on
+    /// TCP, keepalive probes find a peer whose machine vanished).
+    pub fn peer_connected(&self, peer_id: &PeerIdentity) -> bool {
+        self.inner.backend.peers.contains_sync(peer_id)
+    }
+
+    /// How many connections were closed by [`SocketOptions::stall_timeout`].
+    pub fn stalled_message_drops(&self) -> u64 {
+        self.inner.backend.socket_options().stalled_message_drops()
+    }
 }
 
 #[async_trait]

@@ -153,6 +153,20 @@ pub trait Connection {
     fn dropped_when_silent(&self) -> bool {
         true
     }
+
+    /// Whether the transport still holds this connection open (a process that ends, or
+    /// whose machine vanishes, loses it). A session's open liveness connection keeps the
+    /// session alive however long it is silent: its process may be held up (a Python
+    /// method holding the GIL) without being dead. False when the wire cannot tell.
+    fn transport_open(&self) -> bool {
+        false
+    }
+
+    /// Whether this connection's client reads every client's entries in
+    /// `ServiceDirectory.stats` (one the configuration names), not only its own.
+    fn reads_all_stats(&self) -> bool {
+        false
+    }
 }
 
 /// A wire listening for clients, as the broker's `stats` shows it.

@@ -2,6 +2,7 @@
 
 use naobroker_protocol::{excerpt, DecodeLimits, Value, DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_VALUE_DEPTH};
 use serde::Deserialize;
+use std::time::Duration;
 
 use crate::error::CallError;
 
@@ -12,6 +13,13 @@ pub struct Limits {
     /// Largest message: a peer whose frame header claims more is disconnected before the
     /// frame is read.
     pub max_frame_bytes: usize,
+    /// Bytes held for messages not yet received whole, over every connection of every wire
+    /// (past a read chunk of 64 KiB each, which any connection may hold): a connection that
+    /// would take the total past it is disconnected.
+    pub max_unfinished_bytes: usize,
+    /// A connection in the middle of a message that neither finishes one nor receives
+    /// 64 KiB in this many milliseconds is disconnected.
+    pub stall_timeout_ms: u64,
     /// Longest module, method, event or key name.
     pub max_name_bytes: usize,
     /// Largest value stored in ALMemory or raised as an event (MessagePack bytes).
@@ -37,6 +45,8 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_frame_bytes: DEFAULT_MAX_FRAME_BYTES,
+            max_unfinished_bytes: 64 << 20,
+            stall_timeout_ms: 5000,
             max_name_bytes: 256,
             max_value_bytes: 1 << 20,
             max_value_depth: DEFAULT_MAX_VALUE_DEPTH,
@@ -51,6 +61,10 @@ impl Default for Limits {
 }
 
 impl Limits {
+    pub fn stall_timeout(&self) -> Duration {
+        Duration::from_millis(self.stall_timeout_ms)
+    }
+
     pub fn decode_limits(&self) -> DecodeLimits {
         DecodeLimits { max_frame_bytes: self.max_frame_bytes, max_value_depth: self.max_value_depth }
     }
@@ -82,7 +96,7 @@ impl Limits {
 }
 
 /// The MessagePack size of `value`, computed without encoding it.
-pub(crate) fn encoded_size(value: &Value) -> usize {
+pub fn encoded_size(value: &Value) -> usize {
     fn header(len: usize, fix_limit: usize) -> usize {
         match len {
             n if n < fix_limit => 1,

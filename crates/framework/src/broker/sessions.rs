@@ -1,5 +1,6 @@
 //! Client life: opening, hello and sessions, liveness, heartbeats, silence, and removal.
 
+use std::collections::HashSet;
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -140,18 +141,36 @@ impl Broker {
         Some(gone.connection)
     }
 
-    /// Drop the clients silent for longer than the client timeout; heartbeat the others
-    /// when `heartbeat`.
+    /// Drop the clients silent for longer than the client timeout, unless their session's
+    /// liveness connection is still open; heartbeat the others when `heartbeat`.
     pub(super) fn on_tick(&self, heartbeat: bool) {
         let now = Instant::now();
         let (silent, clients) = {
             let state = self.inner.state.borrow();
             let timeout = self.inner.client_timeout;
+            let silent_past_timeout = |known: &&ClientState| {
+                known.connection.dropped_when_silent() && now.duration_since(known.last_seen) > timeout
+            };
+            // Only sessions with a silent connection need their liveness transport asked.
+            let open_sessions: HashSet<&Vec<u8>> =
+                match state.clients.values().any(|c| silent_past_timeout(&c)) {
+                    true => state
+                        .clients
+                        .values()
+                        .filter_map(|known| {
+                            known.keeps_alive.as_ref().filter(|_| known.connection.transport_open())
+                        })
+                        .collect(),
+                    false => HashSet::new(),
+                };
+            let kept_open = |known: &ClientState| {
+                let session = known.keeps_alive.as_ref().unwrap_or(&known.session);
+                !session.is_empty() && open_sessions.contains(session)
+            };
             let silent: Vec<ClientId> = state
                 .clients
                 .iter()
-                .filter(|(_, known)| known.connection.dropped_when_silent())
-                .filter(|(_, known)| now.duration_since(known.last_seen) > timeout)
+                .filter(|(_, known)| silent_past_timeout(known) && !kept_open(known))
                 .map(|(client, _)| client.clone())
                 .collect();
             let clients: Vec<ClientId> =

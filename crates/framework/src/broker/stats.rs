@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use naobroker_protocol::Value;
 
+use super::connections::ClientState;
 use super::Broker;
+use crate::identity::{Caller, ClientId};
 
 /// Latency buckets per module: bucket `i` counts calls that took less than `2^i` µs (the last
 /// one, everything longer).
@@ -70,13 +72,31 @@ impl CallCounts {
 
 impl Broker {
     /// Broker counters: calls, errors, refusals, events, each client's queue, and every
-    /// wire's own counters.
+    /// wire's own counters; every client's entry.
     pub fn stats(&self) -> Value {
+        self.stats_for(&Caller::Broker)
+    }
+
+    /// [`Self::stats`] as `caller` may read it: the broker's own code and a client the
+    /// configuration names see every client's entry; any other client, its own (its main
+    /// connection and its session's liveness connections): who else is connected, with
+    /// which modules and queues, is not its business.
+    pub fn stats_for(&self, caller: &Caller) -> Value {
         let c = &self.inner.counters;
         let state = self.inner.state.borrow();
+        let own = caller.client().and_then(|client| state.clients.get(client).map(|known| (client, known)));
+        let visible = |client: &ClientId, known: &ClientState| match (caller, own) {
+            (Caller::Broker, _) => true,
+            (Caller::Client(_), Some((_, me))) if me.connection.reads_all_stats() => true,
+            (Caller::Client(_), Some((id, me))) => {
+                client == id || (!me.session.is_empty() && known.keeps_alive.as_ref() == Some(&me.session))
+            }
+            (Caller::Client(id), None) => client == id,
+        };
         let clients: Vec<Value> = state
             .clients
             .iter()
+            .filter(|(client, known)| visible(client, known))
             .map(|(client, known)| {
                 Value::Map(vec![
                     ("id".into(), client.to_string().into()),
@@ -103,6 +123,8 @@ impl Broker {
             ("events_dropped".into(), count(&c.events_dropped)),
             ("sends_deferred".into(), count(&c.sends_deferred)),
             ("clients_disconnected".into(), count(&c.clients_disconnected)),
+            ("unfinished_bytes".into(), (self.inner.unfinished.held() as u64).into()),
+            ("unfinished_refused".into(), self.inner.unfinished.refusals().into()),
         ];
         for wire in &state.wires {
             counters.extend(wire.counters().into_iter().map(|(name, value)| (name.into(), value.into())));

@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use bytes::{BufMut, Bytes, BytesMut};
 use naobroker_protocol::{Envelope, Role, PROTOCOL_VERSION};
-use zeromq::{RouterRecvHalf, RouterSendHalf, SocketRecv, ZmqMessage};
+use zeromq::{CurvePublicKey, RouterRecvHalf, RouterSendHalf, SocketRecv, ZmqMessage};
 
 use crate::broker::{Broker, ConnectionRole, Request, WeakBroker, Wire};
 use crate::error::{CallError, ListenError};
@@ -31,7 +31,8 @@ struct ZmqWire {
 impl Wire for ZmqWire {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let oversized = self.senders.iter().map(RouterSendHalf::oversized_message_drops).sum::<u64>();
-        vec![("oversized_frames", oversized)]
+        let stalled = self.senders.iter().map(RouterSendHalf::stalled_message_drops).sum::<u64>();
+        vec![("oversized_frames", oversized), ("stalled_frames", stalled)]
     }
 }
 
@@ -42,10 +43,14 @@ pub(crate) async fn listen(
     listen: &[String],
     curve: Option<&CurveListeners>,
 ) -> Result<(), ListenError> {
-    let sockets = endpoints::bind(listen, curve, broker.limits().max_frame_bytes).await?;
+    let sockets = endpoints::bind(listen, curve, broker).await?;
     let (senders, receivers): (Vec<_>, Vec<_>) = sockets.into_iter().map(|socket| socket.split()).unzip();
+    // The plain socket comes first; the CURVE one, if any, second.
+    let readers: Rc<[CurvePublicKey]> =
+        curve.map_or_else(Vec::new, |curve| curve.stats_readers.clone()).into();
     for (index, receiver) in receivers.into_iter().enumerate() {
-        let socket = Socket { index: index as u8, sender: senders[index].clone() };
+        let stats_readers = if index == 0 { Rc::from([]) } else { Rc::clone(&readers) };
+        let socket = Socket { index: index as u8, sender: senders[index].clone(), stats_readers };
         actix_rt::spawn(read(broker.downgrade(), socket, receiver));
     }
     broker.attach_wire(Rc::new(ZmqWire { senders }));
@@ -57,6 +62,8 @@ pub(crate) async fn listen(
 struct Socket {
     index: u8,
     sender: RouterSendHalf,
+    /// The CURVE keys whose peers read every client's entries in the stats.
+    stats_readers: Rc<[CurvePublicKey]>,
 }
 
 async fn read(broker: WeakBroker, socket: Socket, mut receiver: RouterRecvHalf) {
@@ -92,7 +99,9 @@ fn on_message(broker: &Broker, socket: &Socket, message: ZmqMessage) {
     if broker.departed(&client) {
         return;
     }
-    let known = broker.arrived(&client, || Rc::new(RouterConnection::new(socket.sender.clone(), identity)));
+    let known = broker.arrived(&client, || {
+        Rc::new(RouterConnection::new(socket.sender.clone(), identity, Rc::clone(&socket.stats_readers)))
+    });
     if frames.next().is_some() {
         return broker.bad_message(&client, 0, "a message must be exactly one frame".to_owned());
     }

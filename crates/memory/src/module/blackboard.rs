@@ -15,6 +15,7 @@ impl ALMemory {
             broker: self.broker.clone(),
             config: self.config.clone(),
             events: self.events.clone(),
+            listing: self.listing.clone(),
         }
     }
 }
@@ -22,17 +23,16 @@ impl ALMemory {
 impl Blackboard for ALMemory {
     fn declare_event(&self, name: &str) -> Result<(), CallError> {
         self.check_write(&Caller::Broker, name, &Value::Nil)?;
-        self.declare(name, EntryKind::Event);
-        Ok(())
+        self.declare(name, EntryKind::Event, None)
     }
 
     fn raise_event(&self, name: &str, value: Value) -> Result<(), CallError> {
         self.check_write(&Caller::Broker, name, &value)?;
-        self.raise(name, value, EntryKind::Event)
+        self.raise(name, value, EntryKind::Event, None)
     }
 
     fn insert_data(&self, key: &str, value: Value) -> Result<(), CallError> {
         self.check_write(&Caller::Broker, key, &value)?;
-        self.insert(key, value, EntryKind::Data)
+        self.insert(key, value, EntryKind::Data, None)
     }
 }

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use naobroker_framework::{excerpt, CallError, ModuleContext, Value};
+use naobroker_framework::{excerpt, CallError, ClientId, ModuleContext, Value};
 use tokio::sync::oneshot;
 
 use super::ALMemory;
@@ -16,9 +16,15 @@ impl ALMemory {
         self.store.get(key).ok_or_else(|| no_key(key))
     }
 
-    /// Store the value and wake whoever waits for the key to change.
-    pub(super) fn insert(&self, key: &str, value: Value, kind: EntryKind) -> Result<(), CallError> {
-        self.store.insert(key, value.clone(), kind)?;
+    /// Store the value for `writer` and wake whoever waits for the key to change.
+    pub(super) fn insert(
+        &self,
+        key: &str,
+        value: Value,
+        kind: EntryKind,
+        writer: Option<&ClientId>,
+    ) -> Result<(), CallError> {
+        self.store.insert(key, value.clone(), kind, writer)?;
         if let Some(waiters) = self.events.borrow_mut().waiters.remove(key) {
             for waiter in waiters {
                 let _ = waiter.send(value.clone());
@@ -37,8 +43,9 @@ pub(super) fn insert_data(
     context: &ModuleContext,
     (key, value): (String, Value),
 ) -> Result<(), CallError> {
-    this.check_write(&context.caller(), &key, &value)?;
-    this.insert(&key, value, EntryKind::Data)
+    let caller = context.caller();
+    this.check_write(&caller, &key, &value)?;
+    this.insert(&key, value, EntryKind::Data, caller.client())
 }
 
 /// Checks every pair before it writes any.
@@ -57,7 +64,7 @@ pub(super) fn insert_list_data(
         )));
     }
     for (key, value) in list {
-        this.insert(&key, value, EntryKind::Data)?;
+        this.insert(&key, value, EntryKind::Data, caller.client())?;
     }
     Ok(())
 }
@@ -83,20 +90,35 @@ pub(super) fn get_data_list(
     this: &mut ALMemory,
     _: &ModuleContext,
     (filter,): (String,),
-) -> Result<Vec<String>, CallError> {
-    let mut keys: Vec<String> = this.store.keys().into_iter().filter(|key| key.contains(&filter)).collect();
-    keys.sort();
-    Ok(keys)
+) -> impl Future<Output = Result<Value, CallError>> {
+    sorted_keys(this, Some(filter))
 }
 
 pub(super) fn get_data_list_name(
     this: &mut ALMemory,
     _: &ModuleContext,
     (): (),
-) -> Result<Vec<String>, CallError> {
-    let mut keys = this.store.keys();
-    keys.sort();
-    Ok(keys)
+) -> impl Future<Output = Result<Value, CallError>> {
+    sorted_keys(this, None)
+}
+
+/// Every key (containing `filter`), sorted, as the reply's value: listed, sorted and
+/// converted on a blocking thread, one listing at a time, so that whatever the store's
+/// size, the broker's thread only writes the reply.
+fn sorted_keys(this: &ALMemory, filter: Option<String>) -> impl Future<Output = Result<Value, CallError>> {
+    let (store, listing) = (Arc::clone(&this.store), Arc::clone(&this.listing));
+    async move {
+        let _turn = listing.acquire_owned().await.map_err(|_| CallError::new("ALMemory stopped"))?;
+        let listed = tokio::task::spawn_blocking(move || {
+            let mut keys = store.keys();
+            if let Some(filter) = filter {
+                keys.retain(|key| key.contains(&filter));
+            }
+            keys.sort_unstable();
+            Value::Array(keys.into_iter().map(Value::from).collect())
+        });
+        listed.await.map_err(|_| CallError::new("ALMemory: listing the keys failed"))
+    }
 }
 
 pub(super) fn remove_data(
@@ -194,5 +216,5 @@ pub(super) fn get_data_on_change(
 
 /// The number of keys (event delivery is counted by the broker).
 pub(super) fn stats(this: &mut ALMemory, _: &ModuleContext, (): ()) -> Result<Value, CallError> {
-    Ok(Value::Map(vec![("keys".into(), (this.store.keys().len() as u64).into())]))
+    Ok(Value::Map(vec![("keys".into(), (this.store.key_count() as u64).into())]))
 }

@@ -1,18 +1,56 @@
-//! ALMemory's events and micro-events: the declared ones with their recent values, and
-//! the methods that declare, raise, remove and list them.
+//! ALMemory's events and micro-events: the declared ones with their recent values, bounded
+//! in bytes in total and per client, and the methods that declare, raise, remove and list
+//! them.
 
 use std::collections::{HashMap, VecDeque};
 
-use naobroker_framework::{excerpt, CallError, ModuleContext, Value};
+use naobroker_framework::{encoded_size, excerpt, CallError, ClientId, ModuleContext, Value};
 use tokio::sync::oneshot;
 
 use super::ALMemory;
 use crate::store::{EntryKind, Store};
 
+/// Bytes a kept value costs beside its MessagePack size.
+const KEPT_OVERHEAD: usize = 64;
+
+/// One value kept for `getEventHistory`, and whose share of `max_history_bytes` it takes.
+struct Kept {
+    value: Value,
+    bytes: usize,
+    raiser: Option<ClientId>,
+}
+
 /// A declared event: its kind and its last values (`getEventHistory`).
 pub(super) struct EventEntry {
     kind: EntryKind,
-    history: VecDeque<Value>,
+    history: VecDeque<Kept>,
+}
+
+/// Bytes of every event's history, in total and by the client that raised each value.
+#[derive(Default)]
+struct HistoryBytes {
+    total: usize,
+    by_client: HashMap<ClientId, usize>,
+}
+
+impl HistoryBytes {
+    fn add(&mut self, kept: &Kept) {
+        self.total += kept.bytes;
+        if let Some(client) = &kept.raiser {
+            *self.by_client.entry(client.clone()).or_default() += kept.bytes;
+        }
+    }
+
+    fn release(&mut self, kept: &Kept) {
+        self.total -= kept.bytes;
+        let Some(client) = &kept.raiser else { return };
+        if let Some(mine) = self.by_client.get_mut(client) {
+            *mine -= kept.bytes;
+            if *mine == 0 {
+                self.by_client.remove(client);
+            }
+        }
+    }
 }
 
 /// The declared events, and the `getDataOnChange` calls waiting for a key's next write.
@@ -20,39 +58,97 @@ pub(super) struct EventEntry {
 pub(super) struct Events {
     pub(super) entries: HashMap<String, EventEntry>,
     pub(super) waiters: HashMap<String, Vec<oneshot::Sender<Value>>>,
+    history_bytes: HistoryBytes,
 }
 
 impl ALMemory {
-    /// Declare the event (or change its kind); it gets a key holding nil until raised.
-    pub(super) fn declare(&self, name: &str, kind: EntryKind) {
+    /// Declare the event (or change its kind) for `writer`; it gets a key holding nil until
+    /// raised, refused past `[memory]`'s limits.
+    pub(super) fn declare(
+        &self,
+        name: &str,
+        kind: EntryKind,
+        writer: Option<&ClientId>,
+    ) -> Result<(), CallError> {
+        // The DCM's events get their value when it raises them: nothing else creates a
+        // key under its prefixes (a subscriber's placeholder would block a preference).
+        if self.store.get(name).is_none() && !Store::is_dcm_owned(name) {
+            self.store.insert(name, Value::Nil, kind, writer)?;
+        }
         let mut events = self.events.borrow_mut();
         let entry = events
             .entries
             .entry(name.to_owned())
             .or_insert_with(|| EventEntry { kind, history: VecDeque::new() });
         entry.kind = kind;
-        // The DCM's events get their value when it raises them: nothing else creates a
-        // key under its prefixes (a subscriber's placeholder would block a preference).
-        if self.store.get(name).is_none() && !Store::is_dcm_owned(name) {
-            let _ = self.store.insert(name, Value::Nil, kind);
-        }
+        Ok(())
     }
 
-    /// Store the value, keep it in the history, and publish it to the subscribers.
-    pub(super) fn raise(&self, name: &str, value: Value, kind: EntryKind) -> Result<(), CallError> {
+    /// Store the value, keep it in the history, and publish it to the subscribers. A
+    /// client's value that would take the history past `max_history_bytes`, or past the
+    /// client's share of it, is refused before anything is stored.
+    pub(super) fn raise(
+        &self,
+        name: &str,
+        value: Value,
+        kind: EntryKind,
+        raiser: Option<&ClientId>,
+    ) -> Result<(), CallError> {
         if !self.events.borrow().entries.contains_key(name) {
-            self.declare(name, kind);
+            self.declare(name, kind, raiser)?;
         }
-        self.insert(name, value.clone(), kind)?;
-        {
+        let kept = Kept {
+            bytes: encoded_size(&value) + KEPT_OVERHEAD,
+            value: value.clone(),
+            raiser: raiser.cloned(),
+        };
+        if self.config.event_history > 0 {
+            self.check_history(name, &kept)?;
+        }
+        self.insert(name, value.clone(), kind, raiser)?;
+        if self.config.event_history > 0 {
             let mut events = self.events.borrow_mut();
-            let entry = events.entries.get_mut(name).expect("declared above");
-            entry.history.push_back(value.clone());
+            let Events { entries, history_bytes, .. } = &mut *events;
+            let entry = entries.get_mut(name).expect("declared above");
+            history_bytes.add(&kept);
+            entry.history.push_back(kept);
             while entry.history.len() > self.config.event_history {
-                entry.history.pop_front();
+                let dropped = entry.history.pop_front().expect("longer than the history");
+                history_bytes.release(&dropped);
             }
         }
         self.broker.publish(name, &value);
+        Ok(())
+    }
+
+    /// Whether keeping `kept` in `name`'s history (its oldest value dropped when the history
+    /// is full) stays within `max_history_bytes` and the raiser's share. The broker's own
+    /// raises are counted, never refused.
+    fn check_history(&self, name: &str, kept: &Kept) -> Result<(), CallError> {
+        let Some(client) = &kept.raiser else { return Ok(()) };
+        let events = self.events.borrow();
+        let history = &events.entries.get(name).expect("declared").history;
+        let dropped = history.front().filter(|_| history.len() >= self.config.event_history);
+        let freed = dropped.map_or(0, |oldest| oldest.bytes);
+        let freed_mine =
+            dropped.filter(|oldest| oldest.raiser.as_ref() == Some(client)).map_or(0, |oldest| oldest.bytes);
+        let limit = self.config.max_history_bytes;
+        let total = events.history_bytes.total - freed + kept.bytes;
+        if total > limit {
+            return Err(CallError::new(format!(
+                "the event history would hold {total} bytes, past max_history_bytes ({limit}): \
+                 remove events first"
+            )));
+        }
+        let mine = events.history_bytes.by_client.get(client).copied().unwrap_or(0) - freed_mine + kept.bytes;
+        let share = self.config.store_limits().share(limit);
+        if mine > share {
+            return Err(CallError::new(format!(
+                "this client's values in the event history would hold {mine} bytes, past its share of \
+                 max_history_bytes ({}% = {share}): remove its events first",
+                self.config.client_share_percent
+            )));
+        }
         Ok(())
     }
 
@@ -60,7 +156,10 @@ impl ALMemory {
         let mut events = self.events.borrow_mut();
         match events.entries.get(name) {
             Some(entry) if entry.kind == kind => {
-                events.entries.remove(name);
+                let removed = events.entries.remove(name).expect("found above");
+                for kept in &removed.history {
+                    events.history_bytes.release(kept);
+                }
                 drop(events);
                 self.store.remove(name)?;
                 Ok(true)
@@ -89,9 +188,9 @@ pub(super) fn declare_event(
     context: &ModuleContext,
     (name,): (String,),
 ) -> Result<(), CallError> {
-    this.check_write(&context.caller(), &name, &Value::Nil)?;
-    this.declare(&name, EntryKind::Event);
-    Ok(())
+    let caller = context.caller();
+    this.check_write(&caller, &name, &Value::Nil)?;
+    this.declare(&name, EntryKind::Event, caller.client())
 }
 
 pub(super) fn raise_event(
@@ -99,8 +198,9 @@ pub(super) fn raise_event(
     context: &ModuleContext,
     (name, value): (String, Value),
 ) -> Result<(), CallError> {
-    this.check_write(&context.caller(), &name, &value)?;
-    this.raise(&name, value, EntryKind::Event)
+    let caller = context.caller();
+    this.check_write(&caller, &name, &value)?;
+    this.raise(&name, value, EntryKind::Event, caller.client())
 }
 
 pub(super) fn raise_micro_event(
@@ -108,8 +208,9 @@ pub(super) fn raise_micro_event(
     context: &ModuleContext,
     (name, value): (String, Value),
 ) -> Result<(), CallError> {
-    this.check_write(&context.caller(), &name, &value)?;
-    this.raise(&name, value, EntryKind::MicroEvent)
+    let caller = context.caller();
+    this.check_write(&caller, &name, &value)?;
+    this.raise(&name, value, EntryKind::MicroEvent, caller.client())
 }
 
 pub(super) fn remove_event(
@@ -154,7 +255,7 @@ pub(super) fn get_event_history(
 ) -> Result<Vec<Value>, CallError> {
     let events = this.events.borrow();
     let entry = events.entries.get(&name).ok_or_else(|| no_event(&name))?;
-    Ok(entry.history.iter().cloned().collect())
+    Ok(entry.history.iter().map(|kept| kept.value.clone()).collect())
 }
 
 pub(super) fn no_event(name: &str) -> CallError {

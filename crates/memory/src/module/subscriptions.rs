@@ -21,7 +21,11 @@ impl ALMemory {
         let (module, method) = callback;
         self.broker.subscribe_callback(caller, name, module, method, message)?;
         if !self.events.borrow().entries.contains_key(name) {
-            self.declare(name, kind);
+            // Past `[memory]`'s limits the event has no key: no subscription to it either.
+            if let Err(error) = self.declare(name, kind, caller.client()) {
+                let _ = self.broker.unsubscribe_callback(caller, name, module);
+                return Err(error);
+            }
         }
         Ok(true)
     }

@@ -20,6 +20,17 @@ pub enum CodecError {
     /// `SocketOptions::max_message_size`; `announced` is the message size it would reach.
     #[error("peer announced a message of {announced} bytes, over the {limit}-byte limit")]
     MessageTooLarge { announced: u64, limit: u64 },
+    /// Holding `wanted` bytes for this connection's unfinished message would take every
+    /// connection's total past `SocketOptions::unfinished_budget`'s `limit`.
+    #[error("an unfinished message would hold {wanted} bytes, past the {limit}-byte total of unfinished messages")]
+    UnfinishedOverBudget { wanted: usize, limit: usize },
+    /// In `timeout` the connection neither finished a message nor received
+    /// `STALL_MIN_PROGRESS` bytes of it (`SocketOptions::stall_timeout`).
+    #[error("an unfinished message received {received} bytes in {timeout:?}")]
+    Stalled {
+        timeout: std::time::Duration,
+        received: usize,
+    },
 }
 
 pub(crate) type CodecResult<T> = Result<T, CodecError>;

@@ -1,6 +1,6 @@
 use crate::codec::ZmqCodec;
 use crate::curve::CurveMessageCipher;
-use crate::SocketOptions;
+use crate::{SocketOptions, UnfinishedShare, STALL_MIN_PROGRESS};
 
 use super::error::{CodecError, CodecResult};
 use super::Message;
@@ -9,11 +9,13 @@ use asynchronous_codec::{Decoder, FramedWrite};
 use bytes::BytesMut;
 use futures::{ready, AsyncRead, AsyncWrite, Stream};
 
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 // Enables us to have multiple bounds on the dyn trait in `InnerFramed`
 pub trait FrameableRead: AsyncRead + Unpin + Send + Sync {}
@@ -40,11 +42,36 @@ pub struct ZmqFramedRead {
     // After an error the decoder state is meaningless: the stream ends instead of
     // decoding on, so every socket type lets go of the connection.
     failed: bool,
+    // What this connection holds of `SocketOptions::unfinished_budget`.
+    unfinished: Option<UnfinishedShare>,
+    // Set while the connection waits in the middle of a message (`stall_timeout`).
+    stall: Option<Stall>,
+}
+
+/// One period of `SocketOptions::stall_timeout`, and what arrived in it.
+struct Stall {
+    ends: Pin<Box<dyn Future<Output = ()> + Send + Sync>>,
+    received: usize,
+    finished_a_message: bool,
+}
+
+impl Stall {
+    fn new(timeout: Duration) -> Stall {
+        Stall {
+            ends: Box::pin(crate::async_rt::task::sleep(timeout)),
+            received: 0,
+            finished_a_message: false,
+        }
+    }
 }
 
 impl ZmqFramedRead {
     pub(crate) fn new(inner: Box<dyn FrameableRead>, options: Arc<SocketOptions>) -> Self {
         Self {
+            unfinished: options
+                .unfinished_budget
+                .as_ref()
+                .map(|budget| budget.share()),
             inner,
             codec: ZmqCodec::with_options(&options),
             buffer: BytesMut::with_capacity(options.read_buffer_initial_size),
@@ -52,6 +79,7 @@ impl ZmqFramedRead {
             options,
             short_reads: 0,
             failed: false,
+            stall: None,
         }
     }
 
@@ -121,11 +149,23 @@ impl Stream for ZmqFramedRead {
         let item = ready!(this.poll_decode(cx));
         if let Some(Err(error)) = &item {
             this.failed = true;
-            if let CodecError::MessageTooLarge { announced, limit } = error {
-                log::warn!("closing a connection whose peer announced a {announced}-byte message (limit {limit})");
-                this.options
-                    .oversized_message_drops
-                    .fetch_add(1, Ordering::Relaxed);
+            match error {
+                CodecError::MessageTooLarge { announced, limit } => {
+                    log::warn!("closing a connection whose peer announced a {announced}-byte message (limit {limit})");
+                    this.options
+                        .oversized_message_drops
+                        .fetch_add(1, Ordering::Relaxed);
+                }
+                CodecError::Stalled { .. } => {
+                    log::warn!("closing a connection: {error}");
+                    this.options
+                        .stalled_message_drops
+                        .fetch_add(1, Ordering::Relaxed);
+                }
+                CodecError::UnfinishedOverBudget { .. } => {
+                    log::warn!("closing a connection: {error}");
+                }
+                _ => {}
             }
         }
         Poll::Ready(item)
@@ -137,15 +177,26 @@ impl ZmqFramedRead {
         // Consume buffered data first; read from the socket only when the
         // current buffer cannot produce a full message.
         if let Some(item) = self.codec.decode(&mut self.buffer)? {
-            return Poll::Ready(Some(Ok(item)));
+            return Poll::Ready(Some(self.decoded(item)));
         }
 
         loop {
             let min_read_size = self.codec.bytes_needed(self.buffer.len());
-            let n = ready!(self.poll_read_into_buffer(cx, min_read_size))?;
+            let n = match self.poll_read_into_buffer(cx, min_read_size) {
+                Poll::Ready(read) => read?,
+                Poll::Pending => {
+                    // Reading may have grown the buffer before it found nothing to read.
+                    self.hold_unfinished()?;
+                    self.poll_stall(cx)?;
+                    return Poll::Pending;
+                }
+            };
+            if let Some(stall) = &mut self.stall {
+                stall.received = stall.received.saturating_add(n);
+            }
             let ended = n == 0;
             match self.codec.decode(&mut self.buffer)? {
-                Some(item) => return Poll::Ready(Some(Ok(item))),
+                Some(item) => return Poll::Ready(Some(self.decoded(item))),
                 None if ended => {
                     // Give the decoder one final chance at EOF; leftover bytes
                     // mean the stream ended with a truncated frame.
@@ -163,9 +214,62 @@ impl ZmqFramedRead {
                         }
                     }
                 }
-                None => {}
+                None => self.hold_unfinished()?,
             }
         }
+    }
+
+    fn decoded(&mut self, item: Message) -> CodecResult<Message> {
+        if let Some(stall) = &mut self.stall {
+            stall.finished_a_message = true;
+        }
+        self.hold_unfinished()?;
+        Ok(item)
+    }
+
+    /// Holds, in the unfinished budget, what the buffer and the frames of an unfinished
+    /// multipart message take past one maximum read chunk (which every connection may hold).
+    fn hold_unfinished(&mut self) -> CodecResult<()> {
+        let Some(share) = &mut self.unfinished else {
+            return Ok(());
+        };
+        let cost = usize::try_from(self.codec.buffered_message_cost()).unwrap_or(usize::MAX);
+        let wanted = self
+            .buffer
+            .capacity()
+            .saturating_add(cost)
+            .saturating_sub(self.options.read_buffer_max_size);
+        match share.hold(wanted) {
+            true => Ok(()),
+            false => Err(CodecError::UnfinishedOverBudget {
+                wanted,
+                limit: share.limit(),
+            }),
+        }
+    }
+
+    /// While the connection waits in the middle of a message, fails it at the end of a
+    /// `stall_timeout` in which it neither finished a message nor received
+    /// `STALL_MIN_PROGRESS` bytes.
+    fn poll_stall(&mut self, cx: &mut Context<'_>) -> CodecResult<()> {
+        let Some(timeout) = self.options.stall_timeout else {
+            return Ok(());
+        };
+        if self.buffer.is_empty() && !self.codec.mid_message() {
+            self.stall = None;
+            return Ok(());
+        }
+        let stall = self.stall.get_or_insert_with(|| Stall::new(timeout));
+        while stall.ends.as_mut().poll(cx).is_ready() {
+            if !stall.finished_a_message && stall.received < STALL_MIN_PROGRESS {
+                return Err(CodecError::Stalled {
+                    timeout,
+                    received: stall.received,
+                });
+            }
+            *stall = Stall::new(timeout);
+        }
+        Ok(())
     }
 }
 

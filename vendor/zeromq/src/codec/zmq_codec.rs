@@ -63,6 +63,21 @@ impl ZmqCodec {
         self.curve = Some(Box::new(cipher));
     }
 
+    /// Whether a message has begun and not ended: a frame header or body awaited, or
+    /// frames of a multipart message held.
+    pub(crate) fn mid_message(&self) -> bool {
+        matches!(
+            self.state,
+            DecoderState::FrameLen(_) | DecoderState::Frame(_)
+        ) || self.buffered_message.is_some()
+    }
+
+    /// What the frames of an unfinished multipart message cost, as `max_message_size`
+    /// counts them.
+    pub(crate) fn buffered_message_cost(&self) -> u64 {
+        self.buffered_message_cost
+    }
+
     /// Returns the minimum additional bytes needed before decode can progress.
     pub(crate) fn bytes_needed(&self, buffered_len: usize) -> usize {
         self.waiting_for.saturating_sub(buffered_len)

@@ -134,6 +134,15 @@ fn tune_socket_buffers(raw_socket: &TcpStream) {
     if let Err(error) = socket.set_send_buffer_size(TCP_SOCKET_BUFFER_SIZE) {
         log::debug!("failed to set TCP send buffer size: {error}");
     }
+    // An accepted peer whose machine vanished (no FIN, no RST) is found gone in about 5 s,
+    // so that an open connection means a live peer (`RouterSendHalf::peer_connected`).
+    let keepalive = socket2::TcpKeepalive::new()
+        .with_time(std::time::Duration::from_secs(2))
+        .with_interval(std::time::Duration::from_secs(1))
+        .with_retries(3);
+    if let Err(error) = socket.set_tcp_keepalive(&keepalive) {
+        log::debug!("failed to set TCP keepalive: {error}");
+    }
 }
 
 #[cfg(not(feature = "tokio-runtime"))]

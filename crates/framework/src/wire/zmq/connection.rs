@@ -1,13 +1,14 @@
 //! One peer of a ROUTER socket as the broker writes to it: the broker's messages as
 //! envelopes, handed to the socket without waiting.
 
+use std::rc::Rc;
 use std::task::Context;
 
 use bytes::Bytes;
 use futures::FutureExt;
 use naobroker_protocol::{Envelope, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION};
 use zeromq::util::PeerIdentity;
-use zeromq::{RouterSendHalf, SocketSend, ZmqMessage};
+use zeromq::{CurvePublicKey, RouterSendHalf, SocketSend, ZmqMessage};
 
 use crate::broker::{Connection, Outbound, Write};
 
@@ -17,11 +18,12 @@ const WIRE_NAME: &str = "naobroker-zmq";
 pub(super) struct RouterConnection {
     sender: RouterSendHalf,
     identity: Bytes,
+    stats_readers: Rc<[CurvePublicKey]>,
 }
 
 impl RouterConnection {
-    pub(super) fn new(sender: RouterSendHalf, identity: Bytes) -> Self {
-        RouterConnection { sender, identity }
+    pub(super) fn new(sender: RouterSendHalf, identity: Bytes, stats_readers: Rc<[CurvePublicKey]>) -> Self {
+        RouterConnection { sender, identity, stats_readers }
     }
 }
 
@@ -81,5 +83,17 @@ impl Connection for RouterConnection {
         if let Ok(identity) = PeerIdentity::try_from(self.identity.clone()) {
             self.sender.disconnect_peer(&identity);
         }
+    }
+
+    /// Its peer proved one of the CURVE keys the configuration names as stats readers.
+    fn reads_all_stats(&self) -> bool {
+        let Ok(identity) = PeerIdentity::try_from(self.identity.clone()) else { return false };
+        !self.stats_readers.is_empty()
+            && self.sender.peer_public_key(&identity).is_some_and(|key| self.stats_readers.contains(&key))
+    }
+
+    fn transport_open(&self) -> bool {
+        PeerIdentity::try_from(self.identity.clone())
+            .is_ok_and(|identity| self.sender.peer_connected(&identity))
     }
 }

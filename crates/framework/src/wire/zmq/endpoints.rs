@@ -4,6 +4,7 @@ use std::os::unix::fs::FileTypeExt;
 
 use zeromq::{CurvePublicKey, CurveSecretKey, RouterSocket, Socket, SocketOptions};
 
+use crate::broker::Broker;
 use crate::error::ListenError;
 
 /// Listeners that admit only clients proving one of `clients`' keys (ZeroMQ's CURVE:
@@ -13,6 +14,9 @@ pub struct CurveListeners {
     pub listen: Vec<String>,
     pub secret_key: CurveSecretKey,
     pub clients: Vec<CurvePublicKey>,
+    /// Clients (among `clients`) whose `ServiceDirectory.stats` shows every client's
+    /// entries; any other sees its own.
+    pub stats_readers: Vec<CurvePublicKey>,
 }
 
 impl std::fmt::Debug for CurveListeners {
@@ -29,15 +33,19 @@ impl std::fmt::Debug for CurveListeners {
 const ZEROMQ_QUEUE_PER_PEER: usize = 16;
 
 /// Bind the plain endpoints (loopback and `ipc://`) on one ROUTER socket and the CURVE
-/// endpoints on another, each with the frame limit applied from each frame's header.
+/// endpoints on another, each with the frame limit applied from each frame's header, the
+/// broker's budget of unfinished messages and its stall timeout.
 pub(super) async fn bind(
     listen: &[String],
     curve: Option<&CurveListeners>,
-    max_frame_bytes: usize,
+    broker: &Broker,
 ) -> Result<Vec<RouterSocket>, ListenError> {
+    let limits = broker.limits();
     let limited = || {
         let mut options = SocketOptions::default();
-        options.max_message_size(max_frame_bytes as u64);
+        options.max_message_size(limits.max_frame_bytes as u64);
+        options.unfinished_budget(std::sync::Arc::clone(broker.unfinished_budget()));
+        options.stall_timeout(limits.stall_timeout());
         // The broker bounds each client's queue itself (max_queued_*): ZeroMQ's own per-peer
         // queue stays short, so that a client that does not read reaches that bound.
         options.send_queue_capacity(ZEROMQ_QUEUE_PER_PEER);
