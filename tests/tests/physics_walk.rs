@@ -39,6 +39,7 @@ impl Walker {
     /// One LoLA cycle; the robot must not fall.
     fn step(&mut self) {
         self.bench.step();
+
         let truth = self.bench.sim.truth().unwrap();
         assert!(!truth.fallen, "fell: {truth:?}");
         let turned = truth.torso[5] - self.last_yaw;
@@ -318,6 +319,13 @@ fn set_foot_steps_places_each_foot_within_2_cm_of_its_target() {
         cycles += 1;
         assert!(cycles < 1500, "still walking the footsteps");
         let now = ahead(&walker);
+        let total: f64 = naobroker_lola::names::FSR
+            .iter()
+            .map(|name| walker.bench.number(&format!("Device/SubDeviceList/{name}")))
+            .sum();
+        if cycles % 3 == 0 {
+            eprintln!("c{cycles} fsr {total:.2} feet {:?}", feet(&walker));
+        }
         if now < last_ahead && last_ahead < plan.len() {
             landed.push(feet(&walker));
         }
@@ -325,7 +333,12 @@ fn set_foot_steps_places_each_foot_within_2_cm_of_its_target() {
     }
     walker.steps(20);
     landed.push(feet(&walker));
-    assert_eq!(landed.len(), plan.len(), "a landing per footstep");
+    assert_eq!(
+        landed.len(),
+        plan.len(),
+        "a landing per footstep: {:?}",
+        walker.bench.memory("ALMotion/MoveFailed")
+    );
     for (index, feet) in landed.iter().enumerate() {
         let (leg, target) = plan[index];
         let (swing, support) = if leg == "LLeg" { (feet[0], feet[1]) } else { (feet[1], feet[0]) };
@@ -334,4 +347,30 @@ fn set_foot_steps_places_each_foot_within_2_cm_of_its_target() {
         assert!(off < 0.02, "footstep {index} ({leg}) placed at {placed:?}, asked {target:?}");
         assert!((placed[2] - target[2]).abs() < 0.1, "footstep {index} turned {placed:?}");
     }
+}
+
+#[test]
+fn foot_contact_protection_stops_a_walk_lifted_off_the_ground() {
+    let mut walker = Walker::awake();
+    let wrong = Value::Array(vec![Value::Array(vec!["ENABLE_STOMPING".into(), true.into()])]);
+    let error = walker.bench.session.call("ALMotion", "setMotionConfig", vec![wrong]).unwrap_err();
+    assert!(error.to_string().contains("ENABLE_FOOT_CONTACT_PROTECTION"), "{error}");
+    let on = Value::Array(vec![Value::Array(vec!["ENABLE_FOOT_CONTACT_PROTECTION".into(), true.into()])]);
+    walker.call("setMotionConfig", vec![on]);
+    walker.call("move", vec![0.1.into(), 0.0.into(), 0.0.into()]);
+    walker.steps(100);
+    // Lifted: 54 N up against its 53 N of weight, for 1.6 s.
+    walker.bench.sim.push([0.0, 0.0, 54.0], Duration::from_millis(1600)).unwrap();
+    let mut failed = None;
+    for _ in 0..200 {
+        walker.bench.step();
+        if let Some(reason) =
+            walker.bench.memory("ALMotion/MoveFailed").as_array().map(|value| value[0].clone())
+        {
+            failed = Some(reason);
+            break;
+        }
+    }
+    assert_eq!(failed, Some(Value::from("the feet left the ground")));
+    assert_eq!(walker.call("moveIsActive", vec![]), Value::from(false));
 }

@@ -1,7 +1,6 @@
 """NAOqi's almotion_moveTo.py example (the 1.14 SDK's, as NAOqi 2.1 ships it), in Python 3
-syntax, without almath (its Pose2D arithmetic done by hand) and without its
-setMotionConfig([["ENABLE_FOOT_CONTACT_PROTECTION", True]]) line (not served: docs/walk.md):
-wake up, StandInit, post.moveTo, waitUntilMoveIsFinished, the robot's move from
+syntax, without almath (its Pose2D arithmetic done by hand): wake up, StandInit, the arms'
+swing, foot contact protection, post.moveTo, waitUntilMoveIsFinished, the robot's move from
 getRobotPosition. Run as its own process against the real broker under the manual clock (the
 kinematic NAO: the walk steps on its timeout, its odometry counts the steps)."""
 
@@ -41,6 +40,11 @@ def main(robotIP):
     ## Enable arms control by move algorithm
     #####################
     motionProxy.setMoveArmsEnabled(True, True)
+
+    #####################
+    ## FOOT CONTACT PROTECTION
+    #####################
+    motionProxy.setMotionConfig([["ENABLE_FOOT_CONTACT_PROTECTION", True]])
 
     #####################
     ## get robot position before move

@@ -1,4 +1,5 @@
-//! ALMotion's reflex switches (smart stiffness, fall manager, collision protection). A
+//! ALMotion's reflex switches (smart stiffness, fall manager, collision protection, the
+//! walk's foot contact protection). A
 //! call sets the switch at once, so a query right after answers what the call set; the
 //! motion thread reads the switches at the start of every cycle. The methods that set them
 //! are in `module/reflex_methods.rs`.
@@ -34,6 +35,8 @@ pub struct Switches {
     smart_stiffness: AtomicBool,
     fall_manager: AtomicBool,
     collision: [AtomicBool; 2],
+    /// The walk stops when the feet leave the ground (NAOqi's ENABLE_FOOT_CONTACT_PROTECTION).
+    foot_contact: AtomicBool,
     /// The robot has the inertial unit's angles the fall manager reads.
     fall_available: bool,
     /// The robot has each arm's joints.
@@ -47,6 +50,7 @@ impl Switches {
             smart_stiffness: AtomicBool::new(true),
             fall_manager: AtomicBool::new(fall_available && fall_enabled),
             collision: arms_available.map(AtomicBool::new),
+            foot_contact: AtomicBool::new(true),
             fall_available,
             arms_available,
         }
@@ -66,6 +70,14 @@ impl Switches {
 
     pub fn collision_protection(&self, arm: Arm) -> bool {
         self.collision[arm.index()].load(Ordering::Acquire)
+    }
+
+    pub fn foot_contact_protection(&self) -> bool {
+        self.foot_contact.load(Ordering::Acquire)
+    }
+
+    pub fn set_foot_contact_protection(&self, on: bool) {
+        self.foot_contact.store(on, Ordering::Release);
     }
 
     pub fn set_smart_stiffness(&self, on: bool) {

@@ -31,6 +31,10 @@ pub const ARRIVED_M: f64 = 0.01;
 pub const ARRIVED_RAD: f64 = 0.03;
 /// Feet carrying more than this (kg, all eight FSRs) are on the ground.
 const ON_GROUND_KG: f64 = 1.0;
+/// Feet off the ground this long (s) while walking: the robot was lifted, not stepping. The
+/// physical model's FSRs weigh only what their spheres carry, and a foot turned onto its
+/// sole's edge reads nothing: wide, turned footsteps read 0 kg for up to 0.6 s.
+const OFF_GROUND_S: f64 = 1.0;
 /// A leg whose stiffness falls below this cannot carry a walk.
 pub const WALKING_STIFFNESS: f64 = 0.5;
 
@@ -111,6 +115,8 @@ pub enum MoveOutcome {
     Fell,
     /// A leg lost its stiffness.
     Limp,
+    /// The feet left the ground (foot contact protection).
+    LeftTheGround,
 }
 
 /// What the API reads of the walk without asking: whether it moves, the odometry (from the
@@ -179,8 +185,11 @@ pub(super) struct Walking {
     order: Option<MoveOrder>,
     /// The gyroscope's heading, integrated while the robot moves, and the sensed odometry.
     sensed: [f64; 3],
-    /// The feet's sensors have felt the robot's weight: its gyroscope sees its turns.
+    /// The feet's sensors have felt the robot's weight: its gyroscope sees its turns, and
+    /// foot contact protection can tell a robot lifted up.
     felt_ground: bool,
+    /// How long the feet have carried nothing (s).
+    off_ground_s: f64,
     last_odometry: [f64; 3],
 }
 
@@ -210,6 +219,7 @@ impl Walking {
             order: None,
             sensed: [0.0; 3],
             felt_ground: false,
+            off_ground_s: 0.0,
             last_odometry: [0.0; 3],
         }))
     }
@@ -393,10 +403,16 @@ impl Engine {
             let shoulder = self.walking.as_ref().and_then(|walking| walking.shoulders[arm]);
             shoulder.is_some_and(|motor| self.owner(motor, super::Channel::Position).is_some())
         });
+        let protect = self.switches.foot_contact_protection();
         let Some(walking) = &mut self.walking else { return 0 };
         let driven = walking.drive(dt, gyroscope, arm_owners, &mut self.motors, &self.body, output);
         walking.sense(gyroscope, dt);
-        self.walk_shared.publish(walking);
+        if walking.lifted(dt) && protect {
+            self.kill_move(MoveOutcome::LeftTheGround, output);
+        }
+        if let Some(walking) = &self.walking {
+            self.walk_shared.publish(walking);
+        }
         driven
     }
 }
@@ -432,6 +448,19 @@ impl Walking {
         let [x, y, theta] = displaced(self.sensed, [forward, left, 0.0]);
         self.sensed = [x, y, theta + turned];
         self.last_odometry = odometry;
+    }
+}
+
+impl Walking {
+    /// The feet have carried nothing for [`OFF_GROUND_S`] while walking, though they have felt
+    /// the ground before (a simulator without a body never lifts its robot).
+    fn lifted(&mut self, dt: f64) -> bool {
+        if !self.is_active() || self.fsr_read.iter().sum::<f64>() > ON_GROUND_KG {
+            self.off_ground_s = 0.0;
+            return false;
+        }
+        self.off_ground_s += dt;
+        self.felt_ground && self.off_ground_s >= OFF_GROUND_S
     }
 }
 

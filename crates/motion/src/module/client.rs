@@ -169,6 +169,7 @@ impl Client {
         let reason = match outcome {
             MoveOutcome::Fell => "the robot fell",
             MoveOutcome::Limp => "a leg lost its stiffness",
+            MoveOutcome::LeftTheGround => "the feet left the ground",
             MoveOutcome::Arrived | MoveOutcome::Replaced | MoveOutcome::Killed => return,
         };
         self.move_failed(reason, 1);

@@ -1,7 +1,9 @@
-//! ALMotion's methods over its reflexes: smart stiffness, the fall manager and the arms'
-//! collision protection switched on and off, and asked about.
+//! ALMotion's methods over its reflexes: smart stiffness, the fall manager, the arms'
+//! collision protection and the walk's foot contact protection switched on and off, and
+//! asked about.
 
-use naobroker_framework::{CallError, Methods, ModuleContext};
+use naobroker_framework::{CallError, Methods, ModuleContext, Value};
+use naobroker_protocol::value_excerpt;
 
 use super::ALMotion;
 
@@ -31,7 +33,40 @@ pub(super) fn add_to(m: &mut Methods<ALMotion>) {
         "getCollisionProtectionEnabled",
         "getCollisionProtectionEnabled(chainName): whether LArm, RArm or both Arms are protected.",
         get_collision_protection_enabled,
+    )
+    .add(
+        "setMotionConfig",
+        "setMotionConfig([[\"ENABLE_FOOT_CONTACT_PROTECTION\", enable]]): stop the walk when the feet \
+         leave the ground (on by default).",
+        set_motion_config,
     );
+}
+
+/// NAOqi's one motion config key that concerns this ALMotion.
+const FOOT_CONTACT_PROTECTION: &str = "ENABLE_FOOT_CONTACT_PROTECTION";
+
+fn set_motion_config(this: &mut ALMotion, _: &ModuleContext, (config,): (Value,)) -> Result<(), CallError> {
+    let bad = |what: &Value| {
+        CallError::new(format!(
+            "setMotionConfig: expected [[\"{FOOT_CONTACT_PROTECTION}\", true|false], ...], got {}",
+            value_excerpt(what)
+        ))
+    };
+    let pairs = config.as_array().ok_or_else(|| bad(&config))?;
+    let mut settings = Vec::with_capacity(pairs.len());
+    for pair in pairs {
+        match pair.as_array().map(Vec::as_slice) {
+            Some([key, value]) if key.as_str() == Some(FOOT_CONTACT_PROTECTION) => {
+                settings.push(value.as_bool().ok_or_else(|| bad(pair))?);
+            }
+            _ => return Err(bad(pair)),
+        }
+    }
+    // Checked whole before anything is set: a config with a bad entry changes nothing.
+    for on in settings {
+        this.client.shared.switches.set_foot_contact_protection(on);
+    }
+    Ok(())
 }
 
 fn set_smart_stiffness_enabled(
