@@ -420,7 +420,7 @@ impl Walk {
             self.start[support as usize].toward(self.target[support as usize], along, smooth);
         self.integrate_odometry(before, self.offsets[support as usize]);
         let lift = self.parameters.step_height_m * (std::f64::consts::PI * along).sin();
-        let sway = -support.side() * self.parameters.sway_m * (std::f64::consts::PI * along).sin();
+        let sway = -support.side() * self.sway() * (std::f64::consts::PI * along).sin();
         let lifts = match swing {
             Foot::Left => [lift, 0.0],
             Foot::Right => [0.0, lift],
@@ -448,6 +448,18 @@ impl Walk {
                 self.begin_step(swing);
             }
         }
+    }
+
+    /// The sway of the step under way: the full sway in place, sideways and backward, less
+    /// the faster the step goes forward.
+    fn sway(&self) -> f64 {
+        let parameters = &self.parameters;
+        let forward = if parameters.max_forward_m > 0.0 {
+            (self.step.forward / parameters.max_forward_m).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        parameters.sway_m + (parameters.forward_sway_m - parameters.sway_m) * forward
     }
 
     /// The swing foot has landed and taken the weight, or the step has lasted too long.
