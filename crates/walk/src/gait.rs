@@ -450,16 +450,14 @@ impl Walk {
         }
     }
 
-    /// The sway of the step under way: the full sway in place, sideways and backward, less
-    /// the faster the step goes forward.
+    /// The sway of the step under way: the full sway in place, sideways, backward and up to
+    /// the full-sway step forward, less beyond it the longer the step.
     fn sway(&self) -> f64 {
         let parameters = &self.parameters;
-        let forward = if parameters.max_forward_m > 0.0 {
-            (self.step.forward / parameters.max_forward_m).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        parameters.sway_m + (parameters.forward_sway_m - parameters.sway_m) * forward
+        let beyond = self.step.forward - parameters.full_sway_forward_m;
+        let range = parameters.max_forward_m - parameters.full_sway_forward_m;
+        let fraction = if range > 0.0 { (beyond / range).clamp(0.0, 1.0) } else { 0.0 };
+        parameters.sway_m + (parameters.forward_sway_m - parameters.sway_m) * fraction
     }
 
     /// The swing foot has landed and taken the weight, or the step has lasted too long.

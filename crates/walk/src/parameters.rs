@@ -18,10 +18,13 @@ pub struct WalkParameters {
     pub extra_feet_width_m: f64,
     /// How far the hips move over the support foot at mid-step (m).
     pub sway_m: f64,
-    /// The sway at the largest forward step (m), in proportion between: with the full sway,
-    /// 0.07 m steps slipped and 0.08 m ones fell on the physically simulated NAO; in place,
-    /// sideways and backward, the full sway carries the weight from foot to foot.
+    /// The sway at the largest forward step (m), in proportion from the full sway at
+    /// `full_sway_forward_m` (m) on: with the full sway, 0.07 m steps slipped and 0.08 m ones
+    /// fell on the physically simulated NAO; in place, sideways, backward and in shorter
+    /// steps (ALMotion's walks and footsteps), the full sway carries the weight from foot to
+    /// foot, and less of it made them drift and fall.
     pub forward_sway_m: f64,
+    pub full_sway_forward_m: f64,
     /// The torso's lean while walking (rad): roll (right side down), pitch (forward).
     pub torso_roll_rad: f64,
     pub torso_pitch_rad: f64,
@@ -66,6 +69,7 @@ impl Default for WalkParameters {
             extra_feet_width_m: 0.0,
             sway_m: 0.015,
             forward_sway_m: 0.0075,
+            full_sway_forward_m: 0.06,
             torso_roll_rad: 0.0,
             torso_pitch_rad: 0.0,
             max_forward_m: 0.08,
