@@ -420,7 +420,7 @@ impl Walk {
             self.start[support as usize].toward(self.target[support as usize], along, smooth);
         self.integrate_odometry(before, self.offsets[support as usize]);
         let lift = self.parameters.step_height_m * (std::f64::consts::PI * along).sin();
-        let sway = -support.side() * self.parameters.sway_m * (std::f64::consts::PI * along).sin();
+        let sway = -support.side() * self.sway() * (std::f64::consts::PI * along).sin();
         let lifts = match swing {
             Foot::Left => [lift, 0.0],
             Foot::Right => [0.0, lift],
@@ -448,6 +448,16 @@ impl Walk {
                 self.begin_step(swing);
             }
         }
+    }
+
+    /// The sway of the step under way: the full sway in place, sideways, backward and up to
+    /// the full-sway step forward, less beyond it the longer the step.
+    fn sway(&self) -> f64 {
+        let parameters = &self.parameters;
+        let beyond = self.step.forward - parameters.full_sway_forward_m;
+        let range = parameters.max_forward_m - parameters.full_sway_forward_m;
+        let fraction = if range > 0.0 { (beyond / range).clamp(0.0, 1.0) } else { 0.0 };
+        parameters.sway_m + (parameters.forward_sway_m - parameters.sway_m) * fraction
     }
 
     /// The swing foot has landed and taken the weight, or the step has lasted too long.

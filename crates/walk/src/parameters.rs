@@ -18,6 +18,13 @@ pub struct WalkParameters {
     pub extra_feet_width_m: f64,
     /// How far the hips move over the support foot at mid-step (m).
     pub sway_m: f64,
+    /// The sway at the largest forward step (m), in proportion from the full sway at
+    /// `full_sway_forward_m` (m) on: with the full sway, 0.07 m steps slipped and 0.08 m ones
+    /// fell on the physically simulated NAO; in place, sideways, backward and in shorter
+    /// steps (ALMotion's walks and footsteps), the full sway carries the weight from foot to
+    /// foot, and less of it made them drift and fall.
+    pub forward_sway_m: f64,
+    pub full_sway_forward_m: f64,
     /// The torso's lean while walking (rad): roll (right side down), pitch (forward).
     pub torso_roll_rad: f64,
     pub torso_pitch_rad: f64,
@@ -28,7 +35,7 @@ pub struct WalkParameters {
     pub max_left_m: f64,
     pub max_turn_rad: f64,
     /// The most a step's size changes from one step to the next (m): the body accelerates
-    /// over a few steps, not in one.
+    /// over a few steps, not in one, and stops from the largest step in four.
     pub max_forward_change_m: f64,
     /// The support foot changes once the swing foot carries this fraction of the weight, after
     /// half the step period.
@@ -61,13 +68,15 @@ impl Default for WalkParameters {
             feet_behind_hips_m: 0.0,
             extra_feet_width_m: 0.0,
             sway_m: 0.015,
+            forward_sway_m: 0.0075,
+            full_sway_forward_m: 0.06,
             torso_roll_rad: 0.0,
             torso_pitch_rad: 0.0,
-            max_forward_m: 0.06,
+            max_forward_m: 0.08,
             max_backward_m: 0.04,
             max_left_m: 0.03,
             max_turn_rad: 0.2,
-            max_forward_change_m: 0.015,
+            max_forward_change_m: 0.02,
             weight_shift_fraction: 0.5,
             longest_step_periods: 1.5,
             ankle_pitch_gyro_gain: 0.05,
