@@ -235,7 +235,7 @@ fn a_walk_needs_stiff_legs_and_a_standing_robot_and_says_why_not() {
                 0.0.into(),
                 Value::Array(vec![Value::Array(vec!["MaxStepX".into(), 0.5.into()])]),
             ],
-            "MaxStepX = 0.5 is outside [0.001, 0.06]",
+            "MaxStepX = 0.5 is outside [0.001, 0.08]",
         ),
         (
             "move",
@@ -253,7 +253,7 @@ fn a_walk_needs_stiff_legs_and_a_standing_robot_and_says_why_not() {
         assert!(error.contains(expected), "{method}: {error}");
     }
     let max = bench.call("ALMotion", "getMoveConfig", vec!["Max".into()]);
-    assert_eq!(max.as_array().unwrap()[0], Value::Array(vec!["MaxStepX".into(), 0.06.into()]));
+    assert_eq!(max.as_array().unwrap()[0], Value::Array(vec!["MaxStepX".into(), 0.08.into()]));
 }
 
 #[test]

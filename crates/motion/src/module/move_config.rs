@@ -13,8 +13,8 @@ use crate::engine::walking::MoveLimits;
 pub(super) const KEYS: [&str; 7] =
     ["MaxStepX", "MaxStepY", "MaxStepTheta", "MaxStepFrequency", "StepHeight", "TorsoWx", "TorsoWy"];
 pub(super) const MIN: [f64; 7] = [0.001, 0.101, 0.001, 0.0, 0.005, -0.122, -0.122];
-pub(super) const MAX: [f64; 7] = [0.06, 0.16, 0.4, 1.0, 0.04, 0.122, 0.122];
-pub(super) const DEFAULT: [f64; 7] = [0.06, 0.16, 0.4, 1.0, 0.02, 0.0, 0.0];
+pub(super) const MAX: [f64; 7] = [0.08, 0.16, 0.4, 1.0, 0.04, 0.122, 0.122];
+pub(super) const DEFAULT: [f64; 7] = [0.08, 0.16, 0.4, 1.0, 0.02, 0.0, 0.0];
 
 /// The feet's centres' distance when the walk stands (m): MaxStepY counts from there.
 const STANCE_WIDTH_M: f64 = 0.1;
