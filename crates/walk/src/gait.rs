@@ -1,9 +1,10 @@
 //! The walk itself, of Walk2014's family (Hengst, rUNSWift 2014): each step the swing foot
-//! moves to its target on a smooth curve and lifts on a raised cosine while the support foot
-//! slides back linearly under the body; the support changes when the foot pressure sensors
-//! feel the swing foot take the weight (after half a step), not when a clock says; the
-//! gyroscope damps the torso through the ankles. Pure and allocation-free: the motion thread
-//! runs one [`Walk::cycle`] per motion cycle.
+//! moves to its target on a smooth curve and lifts on a half sine while the support foot
+//! slides back linearly under the body and the hips sway over it; the support changes when
+//! the foot pressure sensors feel the swing foot take the weight (after half a step), not
+//! when a clock says; the gyroscope damps the torso through the ankles; planned footsteps
+//! (NAOqi's setFootSteps) go before the steps asked for. Pure and allocation-free: the motion
+//! thread runs one [`Walk::cycle`] per motion cycle.
 
 use naobroker_kinematics::transform::{add, axis_angle, mul, rotate, transpose};
 
