@@ -376,27 +376,20 @@ const LYING_BELLY_TO_CROUCH: [KeyFrame; 10] = [
     },
     KeyFrame { at_s: ON_THE_BACK_S - 1.0, ..LYING_BACK_TO_SIT[0] },
     KeyFrame { what: "lying still on the back", at_s: ON_THE_BACK_S, ..LYING_BACK_TO_SIT[0] },
-    KeyFrame {
-        at_s: ON_THE_BACK_S + LYING_BACK_TO_SIT[1].at_s - LYING_BACK_TO_SIT[0].at_s,
-        ..LYING_BACK_TO_SIT[1]
-    },
-    KeyFrame {
-        at_s: ON_THE_BACK_S + LYING_BACK_TO_SIT[2].at_s - LYING_BACK_TO_SIT[0].at_s,
-        ..LYING_BACK_TO_SIT[2]
-    },
-    KeyFrame {
-        at_s: ON_THE_BACK_S + LYING_BACK_TO_SIT[3].at_s - LYING_BACK_TO_SIT[0].at_s,
-        ..LYING_BACK_TO_SIT[3]
-    },
-    KeyFrame {
-        at_s: ON_THE_BACK_S + LYING_BACK_TO_SIT[4].at_s - LYING_BACK_TO_SIT[0].at_s,
-        ..LYING_BACK_TO_SIT[4]
-    },
-    KeyFrame {
-        at_s: ON_THE_BACK_S + LYING_BACK_TO_SIT[5].at_s - LYING_BACK_TO_SIT[0].at_s,
-        ..LYING_BACK_TO_SIT[5]
-    },
+    sitting_up_after_rolling(1),
+    sitting_up_after_rolling(2),
+    sitting_up_after_rolling(3),
+    sitting_up_after_rolling(4),
+    sitting_up_after_rolling(5),
 ];
+
+/// LyingBack → Sit's key frame `index`, played once the roll onto the back has ended.
+const fn sitting_up_after_rolling(index: usize) -> KeyFrame {
+    KeyFrame {
+        at_s: ON_THE_BACK_S + LYING_BACK_TO_SIT[index].at_s - LYING_BACK_TO_SIT[0].at_s,
+        ..LYING_BACK_TO_SIT[index]
+    }
+}
 
 /// From sitting over the stretched legs, hands behind, to Crouch: SitRelax → Sit's key poses,
 /// Sit, then Sit → Crouch's, which keep their pace.
