@@ -7,13 +7,11 @@ use naobroker_walk::{Foot, FootStep, Step, MAX_FOOTSTEPS};
 
 use super::cartesian_queries::named_transform;
 use super::locomotion::may_walk;
-use super::move_config::MoveConfig;
+use super::move_config::{MoveConfig, STANCE_WIDTH_M};
 use super::ALMotion;
 use crate::engine::walking::{Goal, MoveLimits};
 use crate::engine::ToEngine;
 
-/// The feet's distance (m) in the walk's stance: footsteps' y counts from there.
-const STANCE_WIDTH_M: f64 = 0.1;
 /// A footstep lasts at least this long, and at most (s).
 const FOOTSTEP_S: (f64, f64) = (0.2, 2.0);
 
@@ -33,7 +31,10 @@ fn leg(name: &str) -> Result<Foot, CallError> {
 /// limit), outward from the stance's width to MaxStepY, turned within MaxStepTheta.
 fn clipped(foot: Foot, step: &[f64], limits: &MoveLimits) -> Result<Step, CallError> {
     let &[x, y, theta] = step else {
-        return Err(CallError::new(format!("setFootSteps: a footstep is [x, y, theta], got {step:?}")));
+        return Err(CallError::new(format!(
+            "setFootSteps: a footstep is [x, y, theta], got {} numbers",
+            step.len()
+        )));
     };
     if ![x, y, theta].iter().all(|v| v.is_finite()) {
         return Err(CallError::new(format!("setFootSteps: footstep {step:?} is not finite")));

@@ -16,8 +16,9 @@ pub(super) const MIN: [f64; 7] = [0.001, 0.101, 0.001, 0.0, 0.005, -0.122, -0.12
 pub(super) const MAX: [f64; 7] = [0.08, 0.16, 0.4, 1.0, 0.04, 0.122, 0.122];
 pub(super) const DEFAULT: [f64; 7] = [0.08, 0.16, 0.4, 1.0, 0.02, 0.0, 0.0];
 
-/// The feet's centres' distance when the walk stands (m): MaxStepY counts from there.
-const STANCE_WIDTH_M: f64 = 0.1;
+/// The feet's centres' distance when the walk stands (m): MaxStepY and footsteps' y count
+/// from there.
+pub(super) const STANCE_WIDTH_M: f64 = 0.1;
 
 /// A move config's values, per foot (left, right) for the keys that have Left/Right forms.
 #[derive(Debug, Clone, Copy, PartialEq)]
