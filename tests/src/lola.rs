@@ -128,6 +128,19 @@ impl LolaBench {
         self.step()
     }
 
+    /// Post the blocking `ALMotion.method` (no arguments) and step until it is over; the
+    /// steps it took.
+    pub fn run_motion(&mut self, method: &str) -> usize {
+        let task = self.session.post("ALMotion", method, vec![]).unwrap();
+        let mut steps = 0;
+        while self.call("ALMotion", "isRunning", vec![task.into()]) == Value::from(true) {
+            assert!(steps < 1000, "{method} still runs after 1000 LoLA cycles");
+            self.step();
+            steps += 1;
+        }
+        steps
+    }
+
     pub fn call(&self, module: &str, method: &str, args: Vec<Value>) -> Value {
         self.session.call(module, method, args).unwrap_or_else(|error| panic!("{module}.{method}: {error}"))
     }

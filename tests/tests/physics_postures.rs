@@ -19,22 +19,11 @@ const SETTLE_CYCLES: usize = 80;
 const LYING_PITCH: f64 = 1.2;
 const FALLING: [&str; 2] = ["robotIsFalling", "robotHasFallen"];
 
-/// Run a blocking ALMotion method posted, stepping until it is over.
-fn run(bench: &mut LolaBench, method: &str) {
-    let task = bench.session.post("ALMotion", method, vec![]).unwrap();
-    let mut cycles = 0;
-    while bench.call("ALMotion", "isRunning", vec![task.into()]) == Value::from(true) {
-        assert!(cycles < 1000, "{method} still runs after 1000 LoLA cycles");
-        bench.step();
-        cycles += 1;
-    }
-}
-
 /// The robot awake, standing at StandInit.
 fn awake() -> LolaBench {
     let mut bench = LolaBench::physical(World::Flat, HOLD_NO_STALL);
     bench.steps(2);
-    run(&mut bench, "wakeUp");
+    bench.run_motion("wakeUp");
     bench.steps(SETTLE_CYCLES);
     bench
 }

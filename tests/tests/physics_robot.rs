@@ -18,24 +18,12 @@ const FIVE_DEGREES: f64 = 0.0873;
 /// The robot's mass (kg): what its FSRs carry standing.
 const WEIGHT_KG: f64 = 5.36;
 
-/// Run a blocking ALMotion method posted, stepping until it is over; the steps it took.
-fn run(bench: &mut LolaBench, method: &str) -> usize {
-    let task = bench.session.post("ALMotion", method, vec![]).unwrap();
-    let mut steps = 0;
-    while bench.call("ALMotion", "isRunning", vec![task.into()]) == Value::from(true) {
-        assert!(steps < 1000, "{method} still runs after 1000 LoLA cycles");
-        bench.step();
-        steps += 1;
-    }
-    steps
-}
-
 fn awake() -> LolaBench {
     let mut bench = LolaBench::physical(World::Flat, HOLD_NO_STALL);
     bench.steps(2);
     let start = bench.sim.truth().unwrap();
     assert!(!start.fallen && start.torso[2] < 0.25, "LoLA starts with the robot crouching: {start:?}");
-    run(&mut bench, "wakeUp");
+    bench.run_motion("wakeUp");
     bench.steps(10);
     bench
 }
@@ -65,7 +53,7 @@ fn woken_up_the_robot_stands_60_s_on_both_feet_then_rests() {
     let angle_y = bench.number("Device/SubDeviceList/InertialSensor/AngleY/Sensor/Value");
     assert!((angle_y - bench.sim.truth().unwrap().torso[4]).abs() < 0.01, "the inertial unit's AngleY");
 
-    run(&mut bench, "rest");
+    bench.run_motion("rest");
     bench.steps(50);
     let truth = bench.sim.truth().unwrap();
     assert!(!truth.fallen && truth.torso[2] < 0.25, "rest crouches: {truth:?}");

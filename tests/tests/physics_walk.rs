@@ -20,10 +20,9 @@ impl Walker {
     fn awake() -> Walker {
         let mut bench = LolaBench::physical(World::Flat, HOLD_NO_STALL);
         bench.steps(2);
+        bench.run_motion("wakeUp");
         let last_yaw = bench.sim.truth().unwrap().torso[5];
         let mut walker = Walker { bench, yaw: last_yaw, last_yaw };
-        let task = walker.post("wakeUp", vec![]);
-        walker.run_posted(task, 1000);
         walker.steps(10);
         walker
     }
