@@ -8,6 +8,7 @@
 
 use std::time::Instant;
 
+use naobroker_kinematics::transform::wrap_angle;
 use naobroker_kinematics::Model;
 use naobroker_lola::names::JOINTS;
 use naobroker_physics::{PhysicalBody, RobotModel, World};
@@ -167,7 +168,7 @@ fn turn_rate(seconds: f64, compute: &mut Compute) -> (f64, f64, bool) {
         }
         let yaw = walker.body.truth().torso[5];
         let step = yaw - last;
-        turned += step - (step / std::f64::consts::TAU).round() * std::f64::consts::TAU;
+        turned += wrap_angle(step);
         last = yaw;
     }
     let odometry = walker.walk.odometry()[2] - odometry_start;

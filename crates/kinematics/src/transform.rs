@@ -194,3 +194,14 @@ pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 pub fn norm(a: [f64; 3]) -> f64 {
     (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
 }
+
+/// `angle` (rad) brought into (-π, π].
+pub fn wrap_angle(angle: f64) -> f64 {
+    use std::f64::consts::{PI, TAU};
+    let wrapped = angle - (angle / TAU).round() * TAU;
+    if wrapped <= -PI {
+        wrapped + TAU
+    } else {
+        wrapped
+    }
+}

@@ -2,6 +2,7 @@
 //! under LoLA: one walk cycle per 12 ms, the feet's pressure sensors and the gyroscope read
 //! back. Judged by the simulator's ground truth alone.
 
+use naobroker_kinematics::transform::wrap_angle;
 use naobroker_kinematics::Model;
 use naobroker_physics::{PhysicalBody, RobotModel, Truth, World};
 use naobroker_posture::library::{self, Posture};
@@ -81,7 +82,7 @@ impl Walker {
             self.body.advance(CYCLE_S);
             let yaw = self.body.truth().torso[5];
             let turned = yaw - self.last_yaw;
-            self.yaw += turned - (turned / std::f64::consts::TAU).round() * std::f64::consts::TAU;
+            self.yaw += wrap_angle(turned);
             self.last_yaw = yaw;
             if self.body.truth().fallen {
                 return false;

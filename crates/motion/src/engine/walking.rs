@@ -6,6 +6,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+use naobroker_kinematics::transform::wrap_angle;
 use naobroker_rtslots::{FastAccess, NotRealTimeKey, RtSlots};
 use naobroker_walk::{
     FootStep, LegGeometry, Step, Walk, WalkParameters, WalkSensors, WalkState, LEFT_LEG, RIGHT_LEG,
@@ -242,7 +243,7 @@ impl Walking {
                 // Steered by the sensed odometry: the feet slip when they turn, the
                 // gyroscope sees it.
                 let [forward, left, turn] = relative(self.sensed, place);
-                let turn = wrap(turn);
+                let turn = wrap_angle(turn);
                 if forward.hypot(left) < ARRIVED_M && turn.abs() < ARRIVED_RAD {
                     return Step::ZERO;
                 }
@@ -311,16 +312,6 @@ impl Walking {
             self.walk.kill();
         }
         driven
-    }
-}
-
-/// An angle in (-π, π].
-fn wrap(angle: f64) -> f64 {
-    let wrapped = angle - (angle / std::f64::consts::TAU).round() * std::f64::consts::TAU;
-    if wrapped <= -std::f64::consts::PI {
-        wrapped + std::f64::consts::TAU
-    } else {
-        wrapped
     }
 }
 
@@ -471,7 +462,7 @@ impl WalkShared {
         let step = walking.walk.current_step();
         let period = walking.walk.step_period_s();
         let next = displaced(odometry, [step.forward, step.left, step.turn]);
-        let wrapped = |[x, y, theta]: [f64; 3]| [x, y, wrap(theta)];
+        let wrapped = |[x, y, theta]: [f64; 3]| [x, y, wrap_angle(theta)];
         self.store(0, wrapped(odometry));
         self.store(3, wrapped(walking.sensed));
         self.store(6, wrapped(next));
