@@ -123,6 +123,8 @@ pub struct Walk {
     state: WalkState,
     /// The legs' angles when [`Walk::start`] was called: the ramp starts there.
     ramp_from: [LegAngles; 2],
+    /// The stance the ramp ends in, solved once when it starts.
+    ramp_to: [LegAngles; 2],
     /// How long the ramp lasts: the stance ramp's duration for the farthest joint.
     ramp_s: f64,
     support: Foot,
@@ -157,6 +159,7 @@ impl Walk {
             parameters,
             state: WalkState::Idle,
             ramp_from: [[0.0; 6]; 2],
+            ramp_to: [[0.0; 6]; 2],
             ramp_s: 0.0,
             support: Foot::Left,
             elapsed_s: 0.0,
@@ -184,9 +187,13 @@ impl Walk {
         &self.parameters
     }
 
-    /// New parameters, from the next step on (the stance's, at once: only while idle).
+    /// New parameters, from the next step on; a ramp under way ends in their stance.
     pub fn set_parameters(&mut self, parameters: WalkParameters) {
         self.parameters = parameters;
+        if let WalkState::Ramping { .. } = self.state {
+            // The stance moved with them (its lean, its height): the ramp ends in the new one.
+            self.ramp_to = self.stance();
+        }
     }
 
     pub fn state(&self) -> WalkState {
@@ -245,6 +252,7 @@ impl Walk {
             // A joint RAMP_RAD away takes the whole ramp; legs already in the stance, none.
             self.ramp_s = self.parameters.stance_ramp_s * (farthest / RAMP_RAD).min(1.0);
             self.ramp_from = legs;
+            self.ramp_to = stance;
             self.state = WalkState::Ramping { elapsed_s: 0.0 };
             self.offsets = [Offset::default(); 2];
             self.gyro = [0.0; 2];
@@ -323,8 +331,7 @@ impl Walk {
     fn ramp(&mut self, elapsed_s: f64) {
         let along = if self.ramp_s > 0.0 { (elapsed_s / self.ramp_s).min(1.0) } else { 1.0 };
         let eased = along * along * (3.0 - 2.0 * along);
-        let stance = self.stance();
-        for (leg, (from, to)) in self.output.legs.iter_mut().zip(self.ramp_from.iter().zip(&stance)) {
+        for (leg, (from, to)) in self.output.legs.iter_mut().zip(self.ramp_from.iter().zip(&self.ramp_to)) {
             for (angle, (from, to)) in leg.iter_mut().zip(from.iter().zip(to)) {
                 *angle = from + (to - from) * eased;
             }
