@@ -206,6 +206,7 @@ impl Engine {
             Arc::new(Switches::new(has_angles, fall_config.enabled, arms.map(|arm| arm.is_some())));
         let cartesian = cartesian_steps::CartesianState::new(&body);
         let walking = walking::Walking::new(&body, slots)?;
+        let walk_shared = Arc::new(walking::WalkShared::new(walking.is_some()));
         let mut engine = Engine {
             protective: fall::protective_posture(&body),
             body,
@@ -231,7 +232,7 @@ impl Engine {
             cycle: 0,
             cartesian,
             walking,
-            walk_shared: Arc::default(),
+            walk_shared,
         };
         engine.actuators.read(&mut engine.read);
         engine.position_sensors.read(&mut engine.sensed);

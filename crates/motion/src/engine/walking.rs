@@ -126,6 +126,8 @@ pub enum MoveOutcome {
 /// consecutive cycles side by side, a millimetre apart at a walk's speed.
 #[derive(Debug, Default)]
 pub struct WalkShared {
+    /// The robot can walk: it has legs and a kinematic model.
+    available: bool,
     active: AtomicBool,
     /// Footsteps planned and not begun.
     planned: AtomicU64,
@@ -134,6 +136,15 @@ pub struct WalkShared {
 }
 
 impl WalkShared {
+    pub(super) fn new(available: bool) -> WalkShared {
+        WalkShared { available, ..WalkShared::default() }
+    }
+
+    /// The robot has what the walk needs: legs and a kinematic model.
+    pub fn available(&self) -> bool {
+        self.available
+    }
+
     pub fn active(&self) -> bool {
         self.active.load(Ordering::Acquire)
     }

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use naobroker_framework::{CallError, Methods, ModuleContext, Value};
 use naobroker_protocol::value_excerpt;
-use naobroker_walk::{LegGeometry, Step};
+use naobroker_walk::Step;
 
 use super::client::Client;
 use super::move_config::{self, MoveConfig};
@@ -41,12 +41,7 @@ impl Drop for KillMoveOnDrop {
 /// Why this robot cannot walk now, if it cannot.
 fn refusal(this: &ALMotion) -> Result<Option<&'static str>, CallError> {
     let client = &this.client;
-    let has_legs = client
-        .body
-        .kinematics
-        .as_ref()
-        .is_some_and(|kinematics| LegGeometry::from_model(&kinematics.model).is_ok());
-    if !has_legs {
+    if !client.shared.walk.available() {
         return Err(CallError::new("this robot has no legs to walk with (its description's [kinematics])"));
     }
     client.catch_up();
