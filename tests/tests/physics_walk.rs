@@ -198,6 +198,17 @@ fn it_starts_and_stops_20_times_and_walks_while_the_head_and_arms_move() {
     assert!(at[0] - from[0] > 0.4, "walked {from:?} → {at:?} while the head and arm moved");
 }
 
+/// `setFootSteps`' arguments for `count` short steps, alternating legs, 0.3 s each.
+fn footsteps(count: usize) -> Vec<Value> {
+    let legs = (0..count).map(|step| if step.is_multiple_of(2) { "LLeg" } else { "RLeg" }.into()).collect();
+    let step = |index: usize| {
+        let y = if index.is_multiple_of(2) { 0.1 } else { -0.1 };
+        Value::Array(vec![0.01.into(), y.into(), 0.0.into()])
+    };
+    let times = (1..=count).map(|step| (0.3 * step as f64).into()).collect();
+    vec![Value::Array(legs), Value::Array((0..count).map(step).collect()), Value::Array(times), true.into()]
+}
+
 #[test]
 fn a_walk_needs_stiff_legs_and_a_standing_robot_and_says_why_not() {
     let mut bench = LolaBench::physical(World::Flat, HOLD_NO_STALL);
@@ -247,6 +258,8 @@ fn a_walk_needs_stiff_legs_and_a_standing_robot_and_says_why_not() {
             "unknown key \"Speed\"",
         ),
         ("getMoveConfig", vec!["Fastest".into()], "expected \"Max\", \"Min\" or \"Default\""),
+        // The walk holds at most 32 footsteps ahead.
+        ("setFootSteps", footsteps(33), "33 footsteps with 0 planned: at most 32 ahead"),
     ] {
         let error = bench.session.call("ALMotion", method, args).unwrap_err().to_string();
         assert!(error.contains(expected), "{method}: {error}");
