@@ -1,7 +1,9 @@
 //! ALMemory's totals against the real `naobroker` binary over real sockets: keys, bytes of
 //! values and bytes of event history are bounded in total and per client, each refusal names
-//! the limit, what a client removes is given back, and other clients keep their shares.
+//! the limit, what a client removes is given back, and other clients keep their shares;
+//! listings of every key or event leave the broker's thread to others.
 
+use naobroker_e2e::hostile::counter;
 use naobroker_e2e::TestBroker;
 use naobroker_framework::blocking::Proxy;
 use naobroker_framework::{CallError, Value};
@@ -106,4 +108,30 @@ fn the_event_history_is_bounded_per_client_and_in_total() {
     other.call("raiseEvent", ("Other/Event", value.clone())).unwrap();
     raiser.call("removeEvent", ("Raiser/Event0",)).unwrap();
     raiser.call("raiseEvent", ("Raiser/Event1", 1)).unwrap();
+}
+
+/// Listings of every key and of every event are encoded away from the broker's thread (one
+/// of 100 000 keys took it for over 100 ms, and every other client waited): each comes back
+/// whole and sorted, and the broker counts it among the replies it encoded aside; a small
+/// reply is still encoded at once.
+#[test]
+fn listings_of_every_key_and_event_are_encoded_aside() {
+    let broker = TestBroker::start_with("", "");
+    let memory = almemory(&broker);
+    const LISTED: usize = 10_000;
+    let pairs =
+        (0..LISTED).map(|i| Value::Array(vec![format!("Listed/{i}").into(), Value::from(i)])).collect();
+    memory.call("insertListData", (Value::Array(pairs),)).unwrap();
+    for i in 0..LISTED {
+        memory.call("declareEvent", (format!("ListedEvent/{i}"),)).unwrap();
+    }
+    let aside = counter(&broker, "replies_encoded_aside");
+    memory.call("getData", ("Listed/7",)).unwrap();
+    assert_eq!(counter(&broker, "replies_encoded_aside"), aside, "a small reply");
+    for (method, prefix) in [("getDataListName", "Listed/"), ("getEventList", "ListedEvent/")] {
+        let names: Vec<String> = memory.call_as(method, ()).unwrap();
+        assert!(names.windows(2).all(|pair| pair[0] < pair[1]), "{method}: sorted, each once");
+        assert_eq!(names.iter().filter(|name| name.starts_with(prefix)).count(), LISTED, "{method}");
+    }
+    assert_eq!(counter(&broker, "replies_encoded_aside"), aside + 2);
 }

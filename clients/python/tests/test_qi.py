@@ -122,6 +122,15 @@ def test_memory_values_cross_both_wires(broker, session):
     assert methods["subscriber"]["returnSignature"] == "o"
 
 
+def test_a_large_listing_reaches_a_qi_client_encoded_aside(broker, session):
+    # Large replies are encoded away from the broker's thread, in qi's encoding for a qi caller.
+    keys = ["QiListed/%05d" % i for i in range(6000)]
+    broker.session.call("ALMemory", "insertListData", [[key, i] for i, key in enumerate(keys)])
+    aside = broker.session.call("ServiceDirectory", "stats")["replies_encoded_aside"]
+    assert session.service("ALMemory").getDataList("QiListed/") == keys
+    assert broker.session.call("ServiceDirectory", "stats")["replies_encoded_aside"] == aside + 1
+
+
 def test_dcm_and_motion_calls(broker, session):
     dcm, motion = session.service("DCM"), session.service("ALMotion")
     before = dcm.getTime(0)

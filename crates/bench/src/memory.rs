@@ -1,6 +1,8 @@
 //! `naobench memory`: ALMemory round trips and event delivery to 1 and 10 subscriber processes.
 
 use std::io::{BufRead, BufReader};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use naobroker_dcm::cycle::monotonic_ns;
 use naobroker_framework::{ClientSession, Value};
@@ -13,6 +15,20 @@ fn row(name: &str, samples: &Samples) -> Row {
         name: name.into(),
         fields: vec![("p50 µs", samples.p50()), ("p99 µs", samples.p99()), ("max µs", samples.max())],
     }
+}
+
+/// Call `getDataListName` over and over from a client of its own, on this thread, while
+/// `listing` holds: how many listings it made.
+fn list_every_key_while(url: &str, listing: &AtomicBool) -> usize {
+    actix_rt::System::new().block_on(async {
+        let session = ClientSession::connect(url, "naobench lister").await.unwrap();
+        let mut listings = 0;
+        while listing.load(Ordering::Relaxed) {
+            session.call("ALMemory", "getDataListName", Vec::new(), false).await.unwrap();
+            listings += 1;
+        }
+        listings
+    })
 }
 
 /// Raise `events` events, one every 2 ms, and collect the subscribers' latencies.
@@ -49,7 +65,7 @@ pub fn run(calls: usize, json: bool) {
     let (_broker, tcp, _ipc) = start_broker_with(&config);
     let _ = std::fs::remove_file(&config);
     let system = actix_rt::System::new();
-    let (get, insert, list, get_crowded) = system.block_on(async {
+    let (get, insert, list, get_crowded, get_listing) = system.block_on(async {
         let session = ClientSession::connect(&tcp, "naobench").await.unwrap();
         session
             .call("ALMemory", "insertData", vec!["Bench/Float".into(), Value::F64(0.5)], false)
@@ -96,7 +112,21 @@ pub fn run(calls: usize, json: bool) {
             async move { s.call("ALMemory", "getData", vec!["Bench/Float".into()], false).await.unwrap() }
         })
         .await;
-        (get, insert, list, get_crowded)
+        progress("memory", format_args!("getData while another client lists every key, {calls} calls"));
+        let listing = Arc::new(AtomicBool::new(true));
+        let lister = {
+            let (listing, url) = (Arc::clone(&listing), tcp.clone());
+            std::thread::spawn(move || list_every_key_while(&url, &listing))
+        };
+        let get_listing = time_calls(calls, || {
+            let s = session.clone();
+            async move { s.call("ALMemory", "getData", vec!["Bench/Float".into()], false).await.unwrap() }
+        })
+        .await;
+        listing.store(false, Ordering::Relaxed);
+        let listings = lister.join().expect("the lister ends");
+        progress("memory", format_args!("{listings} listings of every key meanwhile"));
+        (get, insert, list, get_crowded, get_listing)
     });
     progress("memory", "raiseEvent to 1 subscriber process, 1000 events");
     let one = delivery(&tcp, 1, 1000);
@@ -107,6 +137,7 @@ pub fn run(calls: usize, json: bool) {
         row("insertData (float)", &insert),
         row("getListData, 150 DCM keys", &list),
         row("getData with 100 000 more keys", &get_crowded),
+        row("getData while another client lists them", &get_listing),
         row("raiseEvent → 1 subscriber process", &one),
         row("raiseEvent → 10 subscriber processes", &ten),
     ];
@@ -114,6 +145,11 @@ pub fn run(calls: usize, json: bool) {
         format!(
             "getData with 100 000 more keys / getData: {:.2} (O(1): ≈ 1 within run-to-run noise)",
             get_crowded.p50() / get.p50()
+        ),
+        format!(
+            "getData while another client lists the 100 000 keys (getDataListName, 2.5 MB, in a loop), \
+             max / p50 alone: {:.1} (the listing is encoded off the broker's thread)",
+            get_listing.max() / get.p50()
         ),
         format!(
             "raiseEvent p50, 10 subscriber processes / 1: {:.2} (target ≤ 1.5: {})",

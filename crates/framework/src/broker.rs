@@ -38,7 +38,7 @@ use zeromq::UnfinishedBudget;
 
 use crate::identity::ClientId;
 use crate::invoke::Invoke;
-pub use adapter::{Connection, ConnectionRole, Outbound, Request, Wire, Write};
+pub use adapter::{Connection, ConnectionRole, Outbound, ReplyEncoder, Request, Wire, Write};
 pub use blackboard::{Blackboard, MEMORY_MODULE};
 use calls::PendingCall;
 use connections::ClientState;
@@ -65,6 +65,7 @@ struct Counters {
     events_sent: Cell<u64>,
     events_dropped: Cell<u64>,
     sends_deferred: Cell<u64>,
+    replies_encoded_aside: Cell<u64>,
     clients_disconnected: Cell<u64>,
 }
 

@@ -1,5 +1,6 @@
 //! The `Module` trait, its method table, and the context a module's methods see.
 
+use std::any::Any;
 use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
@@ -80,8 +81,16 @@ fn signature<A: Args, R>() -> String {
     format!("({}) -> {}", A::type_names().join(", "), short_type_name::<R>())
 }
 
-fn encode<R: Serialize>(result: Result<R, CallError>) -> CallResult {
-    result.map(|value| to_value(&value))
+fn encode<R: Serialize + 'static>(result: Result<R, CallError>) -> CallResult {
+    result.map(|value| {
+        // A handler that answers a Value gives it as it is: serialising it into a Value
+        // would copy it whole (a 100 000-key listing, a megabyte blob) on the broker's thread.
+        let mut answered = Some(value);
+        match (&mut answered as &mut dyn Any).downcast_mut::<Option<Value>>() {
+            Some(value) => value.take().unwrap_or(Value::Nil),
+            None => answered.as_ref().map(to_value).unwrap_or(Value::Nil),
+        }
+    })
 }
 
 impl<M: Module> Methods<M> {

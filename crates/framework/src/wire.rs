@@ -4,4 +4,6 @@
 
 pub(crate) mod zmq;
 
-pub use crate::broker::{Connection, ConnectionRole, Outbound, Request, WeakBroker, Wire, Write};
+pub use crate::broker::{
+    Connection, ConnectionRole, Outbound, ReplyEncoder, Request, WeakBroker, Wire, Write,
+};

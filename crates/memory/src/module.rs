@@ -66,8 +66,8 @@ pub struct ALMemory {
     broker: Broker,
     config: MemoryConfig,
     events: Rc<RefCell<Events>>,
-    /// One listing of every key at a time (`getDataListName`, `getDataList`): each holds a
-    /// copy of the keys.
+    /// One listing of every key or event at a time (`getDataListName`, `getDataList`,
+    /// `getEventList`, `getMicroEventList`): each holds a copy of the names.
     listing: Arc<Semaphore>,
 }
 
@@ -144,8 +144,8 @@ impl Module for ALMemory {
         .add("raiseMicroEvent", "Raises a micro-event.", events::raise_micro_event)
         .add("removeEvent", "Removes an event.", events::remove_event)
         .add("removeMicroEvent", "Removes a micro-event.", events::remove_micro_event)
-        .add("getEventList", "Declared events.", events::get_event_list)
-        .add("getMicroEventList", "Declared micro-events.", events::get_micro_event_list)
+        .add_async("getEventList", "Declared events.", events::get_event_list)
+        .add_async("getMicroEventList", "Declared micro-events.", events::get_micro_event_list)
         .add("getSubscribers", "Modules subscribed to an event.", subscriptions::get_subscribers)
         .add("getEventHistory", "The last values of an event, oldest first.", events::get_event_history)
         .add(

@@ -38,7 +38,28 @@ fn parse_clock(text: &str) -> Result<ClockMode, UnknownClock> {
     }
 }
 
+/// Turn glibc's fast bins off, before any thread starts. A freed small block then goes back
+/// to its bin at once instead of waiting in a fast bin, and glibc consolidates every waiting
+/// one in the next large allocation, on whichever thread makes it: after a 100 000-key
+/// listing was freed on a blocking thread, that took the broker's own thread for 3–5 ms in
+/// one go (0.4–0.6 ms without fast bins). Small allocations are still served from each
+/// thread's cache (tcache).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn without_fast_bins() {
+    /// `M_MXFAST` in glibc's malloc.h: the largest request fast bins serve; 0 turns them off.
+    const M_MXFAST: std::ffi::c_int = 1;
+    extern "C" {
+        fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
+    }
+    // SAFETY: mallopt only changes the allocator's settings; no thread allocates yet.
+    unsafe {
+        mallopt(M_MXFAST, 0);
+    }
+}
+
 fn main() -> std::process::ExitCode {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    without_fast_bins();
     let args = Args::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use bytes::Bytes;
 use futures::FutureExt;
-use naobroker_framework::wire::{Connection, Outbound, Request, WeakBroker, Write};
+use naobroker_framework::wire::{Connection, Outbound, ReplyEncoder, Request, WeakBroker, Write};
 use naobroker_framework::{Broker, CallError, ClientId, Value};
 use naobroker_qi::{
     dynamic_of, from_value, Address, Message, MessageType, Options, Type, HEADER_SIZE, OBJECT_UID_BYTES,
@@ -217,13 +217,9 @@ impl QiConnection {
                     Err(text) => (call, MessageType::Error, naobroker_qi::error_payload(&text)),
                 }
             }
-            (Pending::Answer { call, returns }, Ok(value)) => match self.encode_value(&value, &returns) {
-                Ok(payload) => (call, MessageType::Reply, payload),
-                Err(error) => {
-                    let text = format!("the answer does not fit the method's return type {returns}: {error}");
-                    (call, MessageType::Error, naobroker_qi::error_payload(&text))
-                }
-            },
+            (Pending::Answer { call, returns }, Ok(value)) => {
+                return reply_of(call, &value, &returns, &self.options());
+            }
             (Pending::Link { call, answer, .. }, Ok(_)) => {
                 (call, MessageType::Reply, answer.to_le_bytes().to_vec())
             }
@@ -236,16 +232,6 @@ impl QiConnection {
             }
         };
         Message::new(call.id, kind, call.address, payload).encode().ok().map(Bytes::from)
-    }
-
-    /// `value` in the bytes of type `returns` (nothing for `v`, whatever the value).
-    pub(crate) fn encode_value(&self, value: &Value, returns: &Type) -> Result<Vec<u8>, String> {
-        if *returns == Type::Void {
-            return Ok(Vec::new());
-        }
-        let options = self.options();
-        let qi = from_value(value, returns, &options.limits).map_err(|error| error.to_string())?;
-        qi.to_bytes(returns, &options).map_err(|error| error.to_string())
     }
 
     /// An event of the broker: one `Event` message per subscriber object of this client with
@@ -295,6 +281,25 @@ impl QiConnection {
     }
 }
 
+/// The `Reply` to `call` carrying `value` as type `returns` (nothing for `v`, whatever the
+/// value), or the `Error` saying why the value does not fit it.
+fn reply_of(call: Call, value: &Value, returns: &Type, options: &Options) -> Option<Bytes> {
+    let encoded = match returns {
+        Type::Void => Ok(Vec::new()),
+        _ => from_value(value, returns, &options.limits)
+            .map_err(|error| error.to_string())
+            .and_then(|qi| qi.to_bytes(returns, options).map_err(|error| error.to_string())),
+    };
+    let (kind, payload) = match encoded {
+        Ok(payload) => (MessageType::Reply, payload),
+        Err(error) => {
+            let text = format!("the answer does not fit the method's return type {returns}: {error}");
+            (MessageType::Error, naobroker_qi::error_payload(&text))
+        }
+    };
+    Message::new(call.id, kind, call.address, payload).encode().ok().map(Bytes::from)
+}
+
 /// Whether `payload` starts with an event of the broker's: an `Event` (but the
 /// ServiceDirectory's own `serviceAdded`/`serviceRemoved`) or a NAOqi callback to a service
 /// of the client (a `Post`, which the wire sends for nothing else). Writing one acknowledges
@@ -334,6 +339,21 @@ impl Connection for QiConnection {
             // qi has no welcome nor heartbeat.
             Outbound::Welcome | Outbound::Heartbeat => None,
         }
+    }
+
+    /// A call's answer, encoded with the options and the return type of the call.
+    fn reply_encoder(&self, id: u64) -> Option<ReplyEncoder> {
+        let (call, returns) = {
+            let mut state = self.state.borrow_mut();
+            if !matches!(state.pending.get(&id), Some(Pending::Answer { .. })) {
+                return None;
+            }
+            let Some(Pending::Answer { call, returns }) = state.pending.remove(&id) else { return None };
+            state.calls.remove(&call.id);
+            (call, returns)
+        };
+        let options = self.options();
+        Some(Box::new(move |value| reply_of(call, &value, &returns, &options)))
     }
 
     fn shared_encoding(&self) -> Option<&'static str> {

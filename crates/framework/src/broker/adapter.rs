@@ -132,10 +132,21 @@ pub enum Write {
     Waiting(LocalBoxFuture<'static, ()>),
 }
 
+/// Encodes one reply's value on a thread of its own: what a connection hands the broker for
+/// a reply too large to encode on the broker's thread. `None` when there is nothing to send.
+pub type ReplyEncoder = Box<dyn FnOnce(Value) -> Option<Bytes> + Send>;
+
 /// One client connection, as its wire writes to it.
 pub trait Connection {
     /// `message` in this connection's encoding; `None` when its wire has no such message.
     fn encode(&self, message: Outbound<'_>) -> Option<Bytes>;
+
+    /// The encoder of the reply to call `id`, to run away from the broker's thread, as
+    /// [`Connection::encode`] would encode `Outbound::Reply { id, .. }`; `None` when this
+    /// wire encodes replies only here (the reply is then encoded like any message).
+    fn reply_encoder(&self, _id: u64) -> Option<ReplyEncoder> {
+        None
+    }
 
     /// The wire's name when every connection of it encodes a message to the same bytes: an
     /// event is then encoded once for all of them. `None` when the bytes are its own.

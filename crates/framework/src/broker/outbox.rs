@@ -3,9 +3,9 @@
 use std::rc::Rc;
 
 use bytes::Bytes;
-use naobroker_protocol::cut;
+use naobroker_protocol::{cut, Value};
 
-use super::adapter::{Connection, Outbound, Write};
+use super::adapter::{Connection, Outbound, ReplyEncoder, Write};
 use super::{bump, Broker};
 use crate::error::CallResult;
 use crate::identity::ClientId;
@@ -13,6 +13,33 @@ use crate::identity::ClientId;
 /// Longest error message sent to a caller, in bytes: a module (in the broker or remote) may
 /// quote its whole input in an error, and a reply must not echo a megabyte back.
 const MAX_ERROR_BYTES: usize = 256;
+
+/// A reply with more values than this, or more bytes of text and binaries, is encoded on a
+/// blocking thread: encoding (and freeing) a 100 000-key listing took the broker's thread
+/// for over 100 ms, and every other client waited.
+const ASIDE_VALUES: usize = 4096;
+const ASIDE_BYTES: usize = 64 * 1024;
+
+/// Whether encoding `value` is worth a thread of its own. The walk stops as soon as either
+/// bound is passed: deciding costs at most [`ASIDE_VALUES`] steps, whatever the value.
+fn worth_encoding_aside(value: &Value) -> bool {
+    fn passes(value: &Value, values: &mut usize, bytes: &mut usize) -> bool {
+        *values += 1;
+        match value {
+            Value::String(text) => *bytes += text.as_bytes().len(),
+            Value::Binary(data) | Value::Ext(_, data) => *bytes += data.len(),
+            Value::Array(items) => return items.iter().any(|item| passes(item, values, bytes)),
+            Value::Map(pairs) => {
+                return pairs
+                    .iter()
+                    .any(|(key, item)| passes(key, values, bytes) || passes(item, values, bytes))
+            }
+            _ => {}
+        }
+        *values > ASIDE_VALUES || *bytes > ASIDE_BYTES
+    }
+    passes(value, &mut 0, &mut 0)
+}
 
 impl Broker {
     /// Encode `message` for `client`'s wire and send it; nothing when the broker does not
@@ -98,6 +125,19 @@ impl Broker {
             }
             None => false,
         };
+        let connection = match (&called_from, known) {
+            (Some(connection), false) => Some(Rc::clone(connection)),
+            _ => self.inner.state.borrow().clients.get(client).map(|known| Rc::clone(&known.connection)),
+        };
+        let result = match (result, connection) {
+            (Ok(value), Some(connection)) if worth_encoding_aside(&value) => {
+                match connection.reply_encoder(id) {
+                    Some(encoder) => return self.reply_aside(client, connection, known, encoder, value),
+                    None => Ok(value),
+                }
+            }
+            (result, _) => result,
+        };
         let message = match result {
             Ok(value) => Outbound::Reply { id, value },
             Err(error) => Outbound::Error { id, message: cut(&error.message, MAX_ERROR_BYTES) },
@@ -113,5 +153,30 @@ impl Broker {
             }
             _ => self.send(client, message),
         }
+    }
+
+    /// Encode a large reply, and free its value, on a blocking thread; the bytes are then
+    /// sent as any reply is (queued behind what the client has not read yet).
+    fn reply_aside(
+        &self,
+        client: &ClientId,
+        connection: Rc<dyn Connection>,
+        known: bool,
+        encoder: ReplyEncoder,
+        value: Value,
+    ) {
+        bump(&self.inner.counters.replies_encoded_aside);
+        let (weak, client) = (self.downgrade(), client.clone());
+        actix_rt::spawn(async move {
+            let Ok(Some(payload)) = tokio::task::spawn_blocking(move || encoder(value)).await else { return };
+            match weak.upgrade() {
+                Some(broker) if known => broker.send_bytes(&client, payload),
+                _ => {
+                    if let Write::Waiting(sending) = connection.write(payload) {
+                        sending.await;
+                    }
+                }
+            }
+        });
     }
 }

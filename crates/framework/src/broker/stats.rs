@@ -122,6 +122,7 @@ impl Broker {
             ("events_sent".into(), count(&c.events_sent)),
             ("events_dropped".into(), count(&c.events_dropped)),
             ("sends_deferred".into(), count(&c.sends_deferred)),
+            ("replies_encoded_aside".into(), count(&c.replies_encoded_aside)),
             ("clients_disconnected".into(), count(&c.clients_disconnected)),
             ("unfinished_bytes".into(), (self.inner.unfinished.held() as u64).into()),
             ("unfinished_refused".into(), self.inner.unfinished.refusals().into()),

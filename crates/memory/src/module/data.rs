@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use naobroker_framework::{excerpt, CallError, ClientId, ModuleContext, Value};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, Semaphore};
 
 use super::ALMemory;
 use crate::store::{EntryKind, Store};
@@ -102,22 +102,39 @@ pub(super) fn get_data_list_name(
     sorted_keys(this, None)
 }
 
-/// Every key (containing `filter`), sorted, as the reply's value: listed, sorted and
-/// converted on a blocking thread, one listing at a time, so that whatever the store's
-/// size, the broker's thread only writes the reply.
+/// Every key (containing `filter`), sorted, as the reply's value, listed on a blocking
+/// thread (see [`sorted_aside`]).
 fn sorted_keys(this: &ALMemory, filter: Option<String>) -> impl Future<Output = Result<Value, CallError>> {
-    let (store, listing) = (Arc::clone(&this.store), Arc::clone(&this.listing));
+    let store = Arc::clone(&this.store);
+    sorted_aside(&this.listing, move || {
+        let mut keys = store.keys();
+        if let Some(filter) = filter {
+            keys.retain(|key| key.contains(&filter));
+        }
+        keys
+    })
+}
+
+/// The names `gather` lists, sorted, as the reply's value: gathered, sorted and converted
+/// on a blocking thread, one listing at a time (each holds a copy of its names), so that
+/// whatever the store's size, the broker's thread only hands the names over.
+pub(super) fn sorted_aside<T, G>(
+    listing: &Arc<Semaphore>,
+    gather: G,
+) -> impl Future<Output = Result<Value, CallError>>
+where
+    T: AsRef<str> + Ord + Send + 'static,
+    G: FnOnce() -> Vec<T> + Send + 'static,
+{
+    let listing = Arc::clone(listing);
     async move {
         let _turn = listing.acquire_owned().await.map_err(|_| CallError::new("ALMemory stopped"))?;
         let listed = tokio::task::spawn_blocking(move || {
-            let mut keys = store.keys();
-            if let Some(filter) = filter {
-                keys.retain(|key| key.contains(&filter));
-            }
-            keys.sort_unstable();
-            Value::Array(keys.into_iter().map(Value::from).collect())
+            let mut names = gather();
+            names.sort_unstable();
+            Value::Array(names.iter().map(|name| Value::from(name.as_ref())).collect())
         });
-        listed.await.map_err(|_| CallError::new("ALMemory: listing the keys failed"))
+        listed.await.map_err(|_| CallError::new("ALMemory: listing the names failed"))
     }
 }
 

@@ -3,10 +3,13 @@
 //! them.
 
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::sync::Arc;
 
 use naobroker_framework::{encoded_size, excerpt, CallError, ClientId, ModuleContext, Value};
 use tokio::sync::oneshot;
 
+use super::data::sorted_aside;
 use super::ALMemory;
 use crate::store::{EntryKind, Store};
 
@@ -56,7 +59,7 @@ impl HistoryBytes {
 /// The declared events, and the `getDataOnChange` calls waiting for a key's next write.
 #[derive(Default)]
 pub(super) struct Events {
-    pub(super) entries: HashMap<String, EventEntry>,
+    pub(super) entries: HashMap<Arc<str>, EventEntry>,
     pub(super) waiters: HashMap<String, Vec<oneshot::Sender<Value>>>,
     history_bytes: HistoryBytes,
 }
@@ -78,7 +81,7 @@ impl ALMemory {
         let mut events = self.events.borrow_mut();
         let entry = events
             .entries
-            .entry(name.to_owned())
+            .entry(Arc::from(name))
             .or_insert_with(|| EventEntry { kind, history: VecDeque::new() });
         entry.kind = kind;
         Ok(())
@@ -168,18 +171,18 @@ impl ALMemory {
         }
     }
 
-    /// The declared events of one kind, sorted.
-    fn event_names(&self, kind: EntryKind) -> Vec<String> {
-        let mut names: Vec<String> = self
+    /// The declared events of one kind, sorted, listed as the keys are (`sorted_aside`):
+    /// the broker's thread only copies the names' handles.
+    fn event_names(&self, kind: EntryKind) -> impl Future<Output = Result<Value, CallError>> {
+        let names: Vec<Arc<str>> = self
             .events
             .borrow()
             .entries
             .iter()
             .filter(|(_, entry)| entry.kind == kind)
-            .map(|(name, _)| name.clone())
+            .map(|(name, _)| Arc::clone(name))
             .collect();
-        names.sort();
-        names
+        sorted_aside(&self.listing, move || names)
     }
 }
 
@@ -235,16 +238,16 @@ pub(super) fn get_event_list(
     this: &mut ALMemory,
     _: &ModuleContext,
     (): (),
-) -> Result<Vec<String>, CallError> {
-    Ok(this.event_names(EntryKind::Event))
+) -> impl Future<Output = Result<Value, CallError>> {
+    this.event_names(EntryKind::Event)
 }
 
 pub(super) fn get_micro_event_list(
     this: &mut ALMemory,
     _: &ModuleContext,
     (): (),
-) -> Result<Vec<String>, CallError> {
-    Ok(this.event_names(EntryKind::MicroEvent))
+) -> impl Future<Output = Result<Value, CallError>> {
+    this.event_names(EntryKind::MicroEvent)
 }
 
 /// The event's last values, oldest first (`[memory] event_history` of them at most).
@@ -254,7 +257,7 @@ pub(super) fn get_event_history(
     (name,): (String,),
 ) -> Result<Vec<Value>, CallError> {
     let events = this.events.borrow();
-    let entry = events.entries.get(&name).ok_or_else(|| no_event(&name))?;
+    let entry = events.entries.get(name.as_str()).ok_or_else(|| no_event(&name))?;
     Ok(entry.history.iter().map(|kept| kept.value.clone()).collect())
 }
 

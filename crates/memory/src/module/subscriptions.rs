@@ -44,7 +44,7 @@ pub(super) fn get_subscribers(
     _: &ModuleContext,
     (name,): (String,),
 ) -> Result<Vec<String>, CallError> {
-    if !this.events.borrow().entries.contains_key(&name) {
+    if !this.events.borrow().entries.contains_key(name.as_str()) {
         return Err(no_event(&name));
     }
     Ok(this.broker.callback_subscribers(&name))

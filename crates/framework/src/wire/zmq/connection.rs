@@ -10,7 +10,7 @@ use naobroker_protocol::{Envelope, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION};
 use zeromq::util::PeerIdentity;
 use zeromq::{CurvePublicKey, RouterSendHalf, SocketSend, ZmqMessage};
 
-use crate::broker::{Connection, Outbound, Write};
+use crate::broker::{Connection, Outbound, ReplyEncoder, Write};
 
 /// Every peer encodes a message alike: an event is encoded once for all of them.
 const WIRE_NAME: &str = "naobroker-zmq";
@@ -59,6 +59,10 @@ fn envelope_of(message: Outbound<'_>) -> Envelope {
 impl Connection for RouterConnection {
     fn encode(&self, message: Outbound<'_>) -> Option<Bytes> {
         Some(Bytes::from(envelope_of(message).encode()))
+    }
+
+    fn reply_encoder(&self, id: u64) -> Option<ReplyEncoder> {
+        Some(Box::new(move |value| Some(Bytes::from(Envelope::Reply { id, value }.encode()))))
     }
 
     fn shared_encoding(&self) -> Option<&'static str> {
