@@ -36,6 +36,45 @@ pub fn nao_v6() -> String {
     from_description(NAO_V6_DESCRIPTION).expect("the shipped NAO V6 description makes a URDF")
 }
 
+/// What a viewer needs of a robot: its URDF, the kinematic model's numbers (whose frames the
+/// URDF's links are) and where the feet's force sensors are.
+#[derive(Debug, Clone)]
+pub struct ViewerModel {
+    pub urdf: String,
+    pub kinematics: Description,
+    pub foot_sensors: Option<FootSensors>,
+}
+
+/// The feet's force sensors, in the ankle rolls' frames (m), in LoLA's order: front left,
+/// front right, rear left, rear right.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+pub struct FootSensors {
+    /// The sole's height below the ankle (positive): where the sensors press.
+    pub sole_below_ankle_m: f64,
+    pub left_fsr_m: [[f64; 2]; 4],
+    pub right_fsr_m: [[f64; 2]; 4],
+}
+
+impl ViewerModel {
+    /// The shipped NAO V6 description's.
+    pub fn nao_v6() -> ViewerModel {
+        ViewerModel::from_description(NAO_V6_DESCRIPTION)
+            .expect("the shipped NAO V6 description makes a URDF")
+    }
+
+    /// A robot description's (the text of a file like robots/nao-v6.toml).
+    pub fn from_description(text: &str) -> Result<ViewerModel, UrdfError> {
+        let urdf = from_description(text)?;
+        let robot: RobotFile = toml::from_str(text)?;
+        let foot_sensors = robot.physics.feet.map(|feet| FootSensors {
+            sole_below_ankle_m: feet.sole_below_ankle_m,
+            left_fsr_m: feet.left_fsr_m,
+            right_fsr_m: feet.right_fsr_m,
+        });
+        Ok(ViewerModel { urdf, kinematics: robot.kinematics, foot_sensors })
+    }
+}
+
 /// The URDF of a robot description (the text of a file like robots/nao-v6.toml).
 pub fn from_description(text: &str) -> Result<String, UrdfError> {
     let robot: RobotFile = toml::from_str(text)?;
@@ -136,6 +175,8 @@ struct Feet {
     sole_below_ankle_m: f64,
     /// The left sole around the ankle: [back, front, right, left] (x, y).
     sole_m: [f64; 4],
+    left_fsr_m: [[f64; 2]; 4],
+    right_fsr_m: [[f64; 2]; 4],
 }
 
 /// The sole drawn as a plate this thick above the ground contact.
