@@ -92,10 +92,10 @@ enum Command {
         #[arg(long)]
         module: Option<String>,
     },
-    /// Record real-time keys every DCM cycle (and EVENTs as they arrive) into an MCAP file
-    /// until Ctrl-C (docs/recording.md).
+    /// Record the robot (joints, link transforms, sensors: the Foxglove live view's channels)
+    /// and real-time keys every DCM cycle, and EVENTs as they arrive, into an MCAP file until
+    /// Ctrl-C (docs/recording.md).
     Record {
-        #[arg(required = true)]
         keys: Vec<String>,
         /// An event to record too (repeatable).
         #[arg(long = "event", value_name = "NAME")]

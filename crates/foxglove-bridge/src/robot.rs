@@ -9,7 +9,7 @@ use foxglove::messages::{
 };
 use foxglove::{Channel, Context, RawChannel, Schema};
 use naobroker_kinematics::transform::Rotation;
-use naobroker_kinematics::Transform;
+use naobroker_kinematics::{Model, Pose as KinematicPose, Transform};
 use naobroker_urdf::{FootSensors, ViewerModel};
 use serde_json::{json, Value as Json};
 
@@ -96,6 +96,66 @@ impl CycleKeys {
 
     fn others(&self) -> usize {
         JOINT_KEYS.len() * self.joints.len()
+    }
+
+    /// A joint's sensed angle among a cycle's values.
+    pub fn sensed(&self, values: &[f64], joint: usize) -> f64 {
+        values[JOINT_KEYS.len() * joint]
+    }
+
+    /// The inertial unit's AngleX and AngleY among a cycle's values.
+    pub fn torso_angles(&self, values: &[f64]) -> [f64; 2] {
+        let at = self.others();
+        [values[at], values[at + 1]]
+    }
+}
+
+/// The model's frames posed by a cycle's sensed angles, as `ALMotion.getTransform(name,
+/// FRAME_TORSO, true)` has them: for a recording, which has the angles and not ALMotion's
+/// published frames.
+pub struct SensedPose {
+    model: Model,
+    pose: KinematicPose,
+    /// Per model joint: the DCM joint whose angle it takes (a coupled joint its leader's).
+    sources: Vec<Option<usize>>,
+    angles: Vec<f64>,
+    frames: Vec<Transform>,
+}
+
+impl SensedPose {
+    pub fn new(
+        viewer: &ViewerModel,
+        keys: &CycleKeys,
+    ) -> Result<SensedPose, naobroker_kinematics::ModelError> {
+        let model = Model::from_description(&viewer.kinematics)?;
+        let dcm_joint = |name: &str| keys.joints.iter().position(|joint| joint == name);
+        let sources = model
+            .joint_names()
+            .iter()
+            .map(|name| {
+                dcm_joint(name).or_else(|| viewer.coupled.get(name).and_then(|leader| dcm_joint(leader)))
+            })
+            .collect();
+        let pose = KinematicPose::new(&model);
+        let angles = vec![0.0; model.joint_names().len()];
+        Ok(SensedPose { model, pose, sources, angles, frames: Vec::new() })
+    }
+
+    /// Every frame in FRAME_TORSO ([`CyclePose::in_torso`]'s order) and FRAME_TORSO in
+    /// FRAME_ROBOT, for one cycle's values.
+    pub fn update(&mut self, keys: &CycleKeys, values: &[f64]) -> (&[Transform], Transform) {
+        for (angle, source) in self.angles.iter_mut().zip(&self.sources) {
+            *angle = source.map_or(0.0, |joint| keys.sensed(values, joint));
+        }
+        self.pose.update(&self.model, &self.angles);
+        let names = std::iter::once(ROOT_FRAME)
+            .chain(self.model.joint_names().iter().map(String::as_str))
+            .chain(self.model.effector_names().iter().map(String::as_str));
+        let (model, pose) = (&self.model, &self.pose);
+        self.frames =
+            names.map(|name| model.frame(name).map_or(Transform::IDENTITY, |f| pose.transform(f))).collect();
+        let [x, y] = keys.torso_angles(values);
+        (&self.frames, self.pose.torso_in_robot_frame(&self.model, x, y))
     }
 }
 

@@ -43,6 +43,10 @@ pub struct ViewerModel {
     pub urdf: String,
     pub kinematics: Description,
     pub foot_sensors: Option<FootSensors>,
+    /// The DCM's joints (`[[joint]]`: those with devices), in its order.
+    pub joints: Vec<String>,
+    /// Joints of the model without devices, each following another's angle.
+    pub coupled: BTreeMap<String, String>,
 }
 
 /// The feet's force sensors, in the ankle rolls' frames (m), in LoLA's order: front left,
@@ -71,7 +75,9 @@ impl ViewerModel {
             left_fsr_m: feet.left_fsr_m,
             right_fsr_m: feet.right_fsr_m,
         });
-        Ok(ViewerModel { urdf, kinematics: robot.kinematics, foot_sensors })
+        let joints = robot.limits.into_iter().map(|limits| limits.name).collect();
+        let coupled = robot.physics.coupled;
+        Ok(ViewerModel { urdf, kinematics: robot.kinematics, foot_sensors, joints, coupled })
     }
 }
 
