@@ -179,6 +179,27 @@ fn a_viewer_sees_the_joints_and_the_links_as_almemory_and_get_transform_say() {
     assert_close(&[head], &[0.6], 0.05, "HeadYaw sensed");
 }
 
+#[test]
+fn a_viewer_gets_the_robot_description_on_subscribing_and_events_as_raised() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, "events = [\"Test/Marker\"]"));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut viewer = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(viewer.subscribe(&["/robot_description", "/events/Test/Marker"]));
+    let (subscription, payload) = runtime.block_on(viewer.data());
+    assert_eq!(subscription, 1, "the description comes at once, with no cycle run");
+    let description: Json = serde_json::from_slice(&payload).unwrap();
+    let urdf = std::process::Command::new(naobroker_e2e::bin("naocli")).arg("urdf").output().unwrap();
+    assert_eq!(
+        description["data"].as_str().unwrap().trim_end(),
+        String::from_utf8(urdf.stdout).unwrap().trim_end()
+    );
+    robot.call("ALMemory", "raiseEvent", vec!["Test/Marker".into(), 7.into()]);
+    let (subscription, payload) = runtime.block_on(viewer.data());
+    assert_eq!(subscription, 2);
+    assert_eq!(serde_json::from_slice::<Json>(&payload).unwrap(), json!({"value": 7}));
+}
+
 /// The DCM's joints (the robot description's `[[joint]]`, LoLA's order).
 const JOINTS: [&str; 25] = [
     "HeadYaw",
