@@ -135,6 +135,11 @@ fn record_writes_every_cycle_once_and_plot_draws_it() {
     assert_eq!(neck.parent_frame_id, "Torso");
     let turn = neck.rotation.as_ref().unwrap();
     assert!((2.0 * turn.z.atan2(turn.w) - sensor_end).abs() < 1e-9, "the neck turned by the sensed angle");
+    let description = messages.iter().find(|m| m.0 == "/robot_description").unwrap();
+    assert_eq!(
+        description.2, per_key[COMMAND][0].2,
+        "the description comes with the first cycle, not at time 0"
+    );
     for topic in ["/imu", "/fsr", "/battery", "/sonar", "/joint_motors", "/robot_description"] {
         let count = messages.iter().filter(|m| m.0 == topic).count() as u64;
         assert_eq!(count, if topic == "/robot_description" { 1 } else { CYCLES }, "{topic}");

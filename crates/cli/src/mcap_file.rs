@@ -73,6 +73,8 @@ pub(crate) struct RecordingFile {
     pose: SensedPose,
     keys: Vec<Arc<RawChannel>>,
     events: BTreeMap<String, Arc<RawChannel>>,
+    /// Whether the robot description was written (once, with the first cycle).
+    described: bool,
 }
 
 /// Milliseconds of DCM time as MCAP nanoseconds (the clock is not negative on a robot;
@@ -113,11 +115,8 @@ impl RecordingFile {
             .mcap_writer()
             .create(BufWriter::new(file))
             .map_err(|source| McapFileError::Writer { path: name.clone(), source })?;
-        // The description once, at the start, as the live view sends it to a new viewer.
-        robot
-            .robot_description()
-            .log_with_meta(&robot.robot_description_message(), PartialMetadata::with_log_time(0u64));
-        Ok(RecordingFile { path: name, context, writer, robot, pose, keys, events: BTreeMap::new() })
+        let events = BTreeMap::new();
+        Ok(RecordingFile { path: name, context, writer, robot, pose, keys, events, described: false })
     }
 
     /// The robot's keys, recorded after the user's.
@@ -128,6 +127,12 @@ impl RecordingFile {
     /// One cycle: the user's keys' values, then the robot's.
     pub(crate) fn cycle(&mut self, dcm_time_ms: i64, cycle: u64, values: &[f64]) {
         let time = nanoseconds(dcm_time_ms);
+        if !self.described {
+            // Once, at the first cycle's time, as the live view sends it to a new viewer.
+            let description = self.robot.robot_description_message();
+            self.robot.robot_description().log_with_meta(&description, PartialMetadata::with_log_time(time));
+            self.described = true;
+        }
         let (user, robot) = values.split_at(self.keys.len().min(values.len()));
         for (channel, value) in self.keys.iter().zip(user) {
             let message = json!({"dcm_time_ms": dcm_time_ms, "cycle": cycle, "value": value});
