@@ -308,3 +308,31 @@ fn fifty_viewers_coming_and_going_leave_the_broker_as_it_was() {
     // be tens of kilobytes each, megabytes for 100.
     assert!(after < before + 2048, "RSS {before} kB before 100 viewers, {after} kB after");
 }
+
+#[test]
+fn a_client_chooses_the_memory_keys_a_viewer_sees_within_the_bound() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, "keys_rate_hz = 50.0"));
+    robot.call("ALMemory", "insertData", vec!["Test/Counter".into(), 5.into()]);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut viewer = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(viewer.subscribe(&["/memory"]));
+    let keys = Value::Array(vec!["Test/Counter".into(), "DCM/Cycle".into()]);
+    robot.call("Foxglove", "setKeys", vec![keys.clone()]);
+    assert_eq!(robot.call("Foxglove", "getKeys", vec![]), keys);
+    // Written at keys_rate_hz, by wall clock: the first message after the keys were set.
+    let memory = loop {
+        let (_, payload) = runtime.block_on(viewer.data());
+        let memory: Json = serde_json::from_slice(&payload).unwrap();
+        if memory.get("Test/Counter").is_some() {
+            break memory;
+        }
+    };
+    assert_eq!(memory["Test/Counter"], 5);
+    assert!(memory["DCM/Cycle"].is_number(), "{memory}");
+    // `/memory`'s bound: 64 keys (docs/visualisation.md).
+    let too_many = Value::Array((0..65).map(|i| Value::from(format!("K{i}"))).collect());
+    let refused = robot.session.call("Foxglove", "setKeys", vec![too_many]).unwrap_err().message;
+    assert_eq!(refused, "Foxglove.setKeys: 65 keys, at most 64");
+    assert_eq!(robot.call("Foxglove", "getKeys", vec![]), keys, "a refused call changes nothing");
+}

@@ -5,8 +5,9 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 
 use serde::Deserialize;
 
-use crate::bounds::{MAX_EVENTS, MAX_KEYS, MAX_KEYS_RATE_HZ};
+use crate::bounds::{MAX_EVENTS, MAX_KEYS_RATE_HZ};
 use crate::error::FoxgloveError;
+use crate::module::check_keys;
 
 /// `[foxglove]` (docs/visualisation.md).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -55,9 +56,7 @@ impl Default for FoxgloveConfig {
 impl FoxgloveConfig {
     /// The address to bind, once every setting is checked; none when the server is off.
     pub fn check(&self) -> Result<Option<SocketAddr>, FoxgloveError> {
-        if self.keys.len() > MAX_KEYS {
-            return Err(FoxgloveError::TooManyKeys(self.keys.len()));
-        }
+        check_keys(&self.keys).map_err(FoxgloveError::Keys)?;
         if self.events.len() > MAX_EVENTS {
             return Err(FoxgloveError::TooManyEvents(self.events.len()));
         }
@@ -85,6 +84,7 @@ impl FoxgloveConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bounds::MAX_KEYS;
 
     fn listening(listen: &str) -> FoxgloveConfig {
         FoxgloveConfig { listen: Some(listen.to_owned()), ..Default::default() }

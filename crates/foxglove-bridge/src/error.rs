@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use crate::bounds::{MAX_EVENTS, MAX_KEYS, MAX_KEYS_RATE_HZ};
+use crate::bounds::{MAX_EVENTS, MAX_KEYS_RATE_HZ};
 
 #[derive(Debug, Error)]
 pub enum FoxgloveError {
@@ -14,8 +14,8 @@ pub enum FoxgloveError {
          ssh -L 8765:localhost:8765 nao@ROBOT, then open ws://localhost:8765 (docs/visualisation.md)"
     )]
     NotLoopback(String),
-    #[error("[foxglove] keys: {0} keys, at most {MAX_KEYS}")]
-    TooManyKeys(usize),
+    #[error("[foxglove] keys: {0}")]
+    Keys(String),
     #[error("[foxglove] events: {0} events, at most {MAX_EVENTS}")]
     TooManyEvents(usize),
     #[error("[foxglove] keys_rate_hz {0}: expected more than 0 and at most {MAX_KEYS_RATE_HZ}")]
@@ -25,7 +25,7 @@ pub enum FoxgloveError {
     #[error("the robot description has no URDF: {0}")]
     Model(#[from] naobroker_urdf::UrdfError),
     #[error("the live view's keys: {0}")]
-    Keys(#[from] naobroker_rtslots::NotRealTimeKey),
+    RealTimeKeys(#[from] naobroker_rtslots::NotRealTimeKey),
     #[error("cannot start the Foxglove server: {0}")]
     Server(String),
 }

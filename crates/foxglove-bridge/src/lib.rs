@@ -9,9 +9,11 @@ mod bounds;
 mod config;
 mod error;
 mod live;
+mod module;
 pub mod robot;
 
-pub use bounds::{MAX_EVENTS, MAX_KEYS, MAX_KEYS_RATE_HZ};
+pub use bounds::{MAX_EVENTS, MAX_KEYS, MAX_KEYS_RATE_HZ, MAX_KEY_BYTES};
 pub use config::FoxgloveConfig;
 pub use error::FoxgloveError;
-pub use live::{start, Counters, LiveSources, LiveView};
+pub use live::{start, LiveSources, LiveView};
+pub use module::{Counters, FoxgloveModule};

@@ -4,8 +4,8 @@
 //! log lines forwarded from the broker's thread as they are raised.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,7 @@ use serde_json::{json, Value as Json};
 
 use crate::config::FoxgloveConfig;
 use crate::error::FoxgloveError;
+use crate::module::{Counters, FoxgloveModule, SharedKeys};
 use crate::robot::{self, CycleKeys, CyclePose, Decimation, RobotChannels};
 
 /// The broker's log lines, as `naocli log` gets them.
@@ -50,16 +51,7 @@ pub struct LiveView {
     thread: Option<JoinHandle<()>>,
     forwarders: Vec<actix_rt::task::JoinHandle<()>>,
     counters: Arc<Counters>,
-}
-
-/// What the live view counts.
-#[derive(Debug, Default)]
-pub struct Counters {
-    /// DCM cycles written to the viewers.
-    pub cycles_sent: AtomicU64,
-    /// DCM cycles that passed between two looks of the view's thread (a viewer sees the
-    /// latest cycle; a recording has them all).
-    pub cycles_skipped: AtomicU64,
+    keys: SharedKeys,
 }
 
 impl LiveView {
@@ -70,6 +62,11 @@ impl LiveView {
 
     pub fn counters(&self) -> &Arc<Counters> {
         &self.counters
+    }
+
+    /// The `Foxglove` module: `/memory`'s keys set at run time, the counters.
+    pub fn module(&self) -> FoxgloveModule {
+        FoxgloveModule { keys: Arc::clone(&self.keys), counters: Arc::clone(&self.counters) }
     }
 }
 
@@ -113,6 +110,7 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
         })
         .collect();
     let frames = frame_slots(&model);
+    let keys: SharedKeys = Arc::new(Mutex::new(config.keys.clone()));
     let counters = Arc::new(Counters::default());
     let stop = Arc::new(AtomicBool::new(false));
     let feed = Feed {
@@ -123,7 +121,7 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
         motion: sources.motion,
         frames,
         memory,
-        memory_keys: config.keys.clone(),
+        memory_keys: Arc::clone(&keys),
         memory_period: Duration::from_secs_f64(1.0 / config.keys_rate_hz),
         store: sources.store,
         period: Duration::from_micros(u64::from(sources.dcm.shared().period_us.max(1))),
@@ -171,7 +169,7 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
         }
     }));
     tracing::info!(%address, "Foxglove live view: open ws://{address} in Foxglove or Lichtblick");
-    Ok(Some(LiveView { address, stop, thread: Some(thread), forwarders, counters }))
+    Ok(Some(LiveView { address, stop, thread: Some(thread), forwarders, counters, keys }))
 }
 
 /// The thread's life: the server on a runtime of its own, then the feed until stopped.
@@ -243,7 +241,7 @@ struct Feed {
     motion: Arc<MotionShared>,
     frames: Vec<Option<usize>>,
     memory: Arc<RawChannel>,
-    memory_keys: Vec<String>,
+    memory_keys: SharedKeys,
     memory_period: Duration,
     store: Arc<Store>,
     period: Duration,
@@ -263,7 +261,7 @@ impl Feed {
         let slots = self.store.slots();
         while !self.stop.load(Ordering::Relaxed) {
             std::thread::sleep(nap);
-            if !self.memory_keys.is_empty() && Instant::now() >= next_memory {
+            if Instant::now() >= next_memory {
                 next_memory += self.memory_period;
                 self.log_memory();
             }
@@ -321,8 +319,11 @@ impl Feed {
         if !self.memory.has_sinks() {
             return;
         }
-        let keys: serde_json::Map<String, Json> = self
-            .memory_keys
+        let memory_keys = self.memory_keys.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+        if memory_keys.is_empty() {
+            return;
+        }
+        let keys: serde_json::Map<String, Json> = memory_keys
             .iter()
             .map(|key| (key.clone(), self.store.get(key).as_ref().map_or(Json::Null, json_of)))
             .collect();

@@ -90,6 +90,9 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
         robot_description,
     };
     let foxglove = naobroker_foxglove::start(&config.foxglove, sources)?;
+    if let Some(view) = &foxglove {
+        broker.add_module(view.module())?;
+    }
     watch::dcm_counters(Arc::clone(dcm.shared()));
     watch::motion_counters(motion_counters);
     let curve_endpoints = config.broker.curve.as_ref().map(|curve| curve.listen.clone()).unwrap_or_default();
