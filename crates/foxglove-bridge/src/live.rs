@@ -60,10 +60,6 @@ impl LiveView {
         self.address
     }
 
-    pub fn counters(&self) -> &Arc<Counters> {
-        &self.counters
-    }
-
     /// The `Foxglove` module: `/memory`'s keys set at run time, the counters.
     pub fn module(&self) -> FoxgloveModule {
         FoxgloveModule { keys: Arc::clone(&self.keys), counters: Arc::clone(&self.counters) }

@@ -10,12 +10,12 @@ use crate::bounds::{MAX_KEYS, MAX_KEY_BYTES};
 
 /// What the live view counts.
 #[derive(Debug, Default)]
-pub struct Counters {
+pub(crate) struct Counters {
     /// DCM cycles written to the viewers.
-    pub cycles_sent: AtomicU64,
+    pub(crate) cycles_sent: AtomicU64,
     /// DCM cycles that passed between two looks of the view's thread (a viewer sees the
     /// latest cycle; a recording has them all).
-    pub cycles_skipped: AtomicU64,
+    pub(crate) cycles_skipped: AtomicU64,
 }
 
 /// The keys `/memory` shows, shared with the view's thread.
