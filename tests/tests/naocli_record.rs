@@ -1,6 +1,7 @@
 //! `naocli record` against the real broker under the manual clock: every stepped cycle
 //! once per key, in order, with the DCM time as log time, an event recorded as it arrived,
-//! the file read back with the `mcap` crate after Ctrl-C; then `naocli plot` draws it.
+//! the robot's channels (the live view's), the file read back with the `mcap` crate after
+//! Ctrl-C; then `naocli plot` draws it, and a recording of the earlier format too.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -8,7 +9,9 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use foxglove::messages::{FrameTransforms, JointStates};
 use naobroker_e2e::{bin, Process, TestBroker};
+use prost::Message as _;
 use serde_json::Value as Json;
 
 const COMMAND: &str = "Device/SubDeviceList/HeadYaw/Position/Actuator/Value";
@@ -30,14 +33,23 @@ fn wait_for_line(lines: &mpsc::Receiver<String>, text: &str) {
     panic!("naocli record never said {text:?}; it said {seen:?}");
 }
 
-/// Every message of the file as (topic, schema name, log time, JSON), after checking the
-/// encodings Foxglove needs.
-fn read_back(path: &std::path::Path) -> Vec<(String, String, u64, Json)> {
+/// The robot's channels (the live view's, with Foxglove's protobuf schemas), each message's
+/// payload by topic.
+type RobotMessages = BTreeMap<String, Vec<Vec<u8>>>;
+
+/// Every JSON message of the file as (topic, schema name, log time, JSON), after checking the
+/// encodings Foxglove needs; and the protobuf ones by topic.
+fn read_back(path: &std::path::Path) -> (Vec<(String, String, u64, Json)>, RobotMessages) {
     let bytes = std::fs::read(path).unwrap();
-    let mut messages = Vec::new();
+    let (mut messages, mut robot) = (Vec::new(), RobotMessages::new());
     for message in mcap::MessageStream::new(&bytes).unwrap() {
         let message = message.unwrap();
         let schema = message.channel.schema.as_ref().expect("every channel has a schema");
+        if schema.encoding == "protobuf" {
+            assert!(schema.name.starts_with("foxglove."), "Foxglove's own schema: {}", schema.name);
+            robot.entry(message.channel.topic.clone()).or_default().push(message.data.to_vec());
+            continue;
+        }
         assert_eq!(schema.encoding, "jsonschema");
         assert_eq!(message.channel.message_encoding, "json");
         let json_schema: Json = serde_json::from_slice(&schema.data).expect("the schema is JSON");
@@ -45,7 +57,7 @@ fn read_back(path: &std::path::Path) -> Vec<(String, String, u64, Json)> {
         let json: Json = serde_json::from_slice(&message.data).unwrap();
         messages.push((message.channel.topic.clone(), schema.name.clone(), message.log_time, json));
     }
-    messages
+    (messages, robot)
 }
 
 #[test]
@@ -81,7 +93,7 @@ fn record_writes_every_cycle_once_and_plot_draws_it() {
     assert!(interrupted.success());
     assert!(recorder.child.wait().unwrap().success(), "Ctrl-C finishes the file and exits cleanly");
 
-    let messages = read_back(&out);
+    let (messages, robot) = read_back(&out);
     let mut per_key: BTreeMap<&str, Vec<(u64, i64, u64, f64)>> = BTreeMap::new();
     for (topic, schema, log_time, json) in &messages {
         if schema == "naobroker.RecordedValue" {
@@ -112,6 +124,26 @@ fn record_writes_every_cycle_once_and_plot_draws_it() {
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["event"], "Test/Marker");
     assert_eq!(events[0]["value"], 7);
+    // The robot, as the live view shows it: every cycle's joints, posed links, sensors.
+    let joint_states = &robot["/joint_states"];
+    assert_eq!(joint_states.len() as u64, CYCLES);
+    let last = JointStates::decode(joint_states.last().unwrap().as_slice()).unwrap();
+    let head = last.joints.iter().find(|joint| joint.name == "HeadYaw").unwrap();
+    assert_eq!(head.position, Some(sensor_end), "the joint states' HeadYaw is the sensor's key");
+    let transforms = FrameTransforms::decode(robot["/tf"].last().unwrap().as_slice()).unwrap();
+    let neck = transforms.transforms.iter().find(|t| t.child_frame_id == "HeadYaw").unwrap();
+    assert_eq!(neck.parent_frame_id, "Torso");
+    let turn = neck.rotation.as_ref().unwrap();
+    assert!((2.0 * turn.z.atan2(turn.w) - sensor_end).abs() < 1e-9, "the neck turned by the sensed angle");
+    let description = messages.iter().find(|m| m.0 == "/robot_description").unwrap();
+    assert_eq!(
+        description.2, per_key[COMMAND][0].2,
+        "the description comes with the first cycle, not at time 0"
+    );
+    for topic in ["/imu", "/fsr", "/battery", "/sonar", "/joint_motors", "/robot_description"] {
+        let count = messages.iter().filter(|m| m.0 == topic).count() as u64;
+        assert_eq!(count, if topic == "/robot_description" { 1 } else { CYCLES }, "{topic}");
+    }
 
     let png = broker.dir.join("ramp.png");
     let plotted =
@@ -156,4 +188,44 @@ fn a_recording_ends_with_its_client_and_refuses_what_it_cannot_record() {
     wait_until("the recording's hook is on the cycle", || recording_hooks(&broker) == 1);
     recorder.kill();
     wait_until("the recording ended with its client", || recording_hooks(&broker) == 0);
+}
+
+/// A recording as naocli wrote them before the robot's channels (one JSON channel per key,
+/// written with the `mcap` crate as naocli did): `naocli plot` still draws it.
+#[test]
+fn a_recording_of_the_earlier_format_still_plots() {
+    let dir = naobroker_e2e::scratch_dir("old-recording");
+    let path = dir.join("old.mcap");
+    let mut writer = mcap::WriteOptions::new()
+        .profile("")
+        .library("naocli 0.1.0")
+        .create(std::io::BufWriter::new(std::fs::File::create(&path).unwrap()))
+        .unwrap();
+    let schema = br#"{"title": "naobroker.RecordedValue", "type": "object"}"#;
+    let schema = writer.add_schema("naobroker.RecordedValue", "jsonschema", schema).unwrap();
+    let channel = writer.add_channel(schema, COMMAND, "json", &BTreeMap::new()).unwrap();
+    for cycle in 0..50u32 {
+        let time = u64::from(cycle) * 10_000_000;
+        let header = mcap::records::MessageHeader {
+            channel_id: channel,
+            sequence: cycle,
+            log_time: time,
+            publish_time: time,
+        };
+        let value = format!(
+            r#"{{"dcm_time_ms": {}, "cycle": {cycle}, "value": {}}}"#,
+            cycle * 10,
+            f64::from(cycle) / 50.0
+        );
+        writer.write_to_known_channel(&header, value.as_bytes()).unwrap();
+    }
+    writer.finish().unwrap();
+    drop(writer);
+    let png = dir.join("old.png");
+    let plotted = Command::new(bin("naocli"))
+        .args(["plot", path.to_str().unwrap(), "--out", png.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(plotted.status.success(), "{}", String::from_utf8_lossy(&plotted.stderr));
+    assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
 }

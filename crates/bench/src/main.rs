@@ -7,6 +7,7 @@
 
 mod cartesian;
 mod cycle;
+mod foxglove;
 mod helpers;
 mod ingest;
 mod lola;
@@ -103,6 +104,14 @@ enum Command {
         #[arg(long, default_value_t = 5.0)]
         distance: f64,
     },
+    /// The broker's CPU time with the Foxglove live view's server and no viewer, beside the
+    /// broker without it, in alternating runs.
+    Foxglove {
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
     #[command(hide = true)]
     TcpEcho { request_bytes: usize, reply_bytes: usize },
     #[command(hide = true)]
@@ -130,6 +139,7 @@ fn main() {
         Command::Qi { calls, block } => qi::run(calls, block.max(1), cli.json),
         Command::Cartesian { calls } => cartesian::run(calls, cli.json),
         Command::Walk { runs, distance } => walk::run(runs, distance, cli.json),
+        Command::Foxglove { seconds, runs } => foxglove::run(seconds, runs.max(1), cli.json),
         Command::TcpEcho { request_bytes, reply_bytes } => helpers::tcp_echo(request_bytes, reply_bytes),
         Command::ZmqEcho { url } => helpers::zmq_echo(&url),
         Command::Subscriber { url, event, count } => helpers::subscriber(&url, &event, count),

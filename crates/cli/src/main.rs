@@ -92,10 +92,10 @@ enum Command {
         #[arg(long)]
         module: Option<String>,
     },
-    /// Record real-time keys every DCM cycle (and EVENTs as they arrive) into an MCAP file
-    /// until Ctrl-C (docs/recording.md).
+    /// Record the robot (joints, link transforms, sensors: the Foxglove live view's channels)
+    /// and real-time keys every DCM cycle, and EVENTs as they arrive, into an MCAP file until
+    /// Ctrl-C (docs/recording.md).
     Record {
-        #[arg(required = true)]
         keys: Vec<String>,
         /// An event to record too (repeatable).
         #[arg(long = "event", value_name = "NAME")]
@@ -110,6 +110,13 @@ enum Command {
         keys: Vec<String>,
         #[arg(long, value_name = "FILE.png")]
         out: std::path::PathBuf,
+    },
+    /// Write the robot's model as a URDF (primitive shapes, links named after NAOqi's
+    /// frames), generated from the robot description, for Foxglove, Lichtblick, RViz and any
+    /// URDF tool (docs/visualisation.md). To stdout without --out. Needs no broker.
+    Urdf {
+        #[arg(long, value_name = "FILE.urdf")]
+        out: Option<std::path::PathBuf>,
     },
     /// Broker and DCM counters.
     Stats,
@@ -144,6 +151,17 @@ fn keygen(secret_file: Option<&std::path::Path>) -> Result<(), CallError> {
     print_line(&public)
 }
 
+/// `naocli urdf`: the shipped robot description's URDF, to a file or stdout.
+fn urdf(out: Option<&std::path::Path>) -> Result<(), CallError> {
+    let urdf = naobroker_urdf::nao_v6();
+    match out {
+        Some(path) => {
+            std::fs::write(path, urdf).map_err(|error| CallError::new(format!("{}: {error}", path.display())))
+        }
+        None => print_line(urdf.trim_end()),
+    }
+}
+
 fn seconds_arg(flag: &str, seconds: f64) -> Result<Duration, CallError> {
     Duration::try_from_secs_f64(seconds)
         .map_err(|_| CallError::new(format!("{flag} {seconds}: expected a positive number of seconds")))
@@ -155,6 +173,9 @@ async fn run(cli: Cli) -> Result<(), CallError> {
     }
     if let Command::Plot { recording, keys, out } = &cli.command {
         return plot::plot(recording, keys, out);
+    }
+    if let Command::Urdf { out } = &cli.command {
+        return urdf(out.as_deref());
     }
     let session = ClientSession::connect(&cli.url, "naocli").await?;
     let result = run_on(&session, cli).await;
@@ -223,7 +244,9 @@ async fn run_on(session: &ClientSession, cli: Cli) -> Result<(), CallError> {
             print_line(&to_json(&Value::Map(vec![("broker".into(), broker), ("dcm".into(), dcm)])))?;
         }
         Command::Record { keys, events, out } => record::record(session, &keys, &events, &out).await?,
-        Command::Keygen { .. } | Command::Plot { .. } => unreachable!("answered before connecting"),
+        Command::Keygen { .. } | Command::Plot { .. } | Command::Urdf { .. } => {
+            unreachable!("answered before connecting")
+        }
     }
     Ok(())
 }

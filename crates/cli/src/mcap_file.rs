@@ -1,12 +1,16 @@
-//! The MCAP files `naocli record` writes and `naocli plot` reads (docs/recording.md): one
-//! channel per recorded key and per recorded event, JSON messages with a JSON schema, log
-//! time = DCM time.
+//! The MCAP files `naocli record` writes and `naocli plot` reads (docs/recording.md): the
+//! robot's channels (the live view's: joint states, transforms, sensors), one channel per
+//! recorded key and per recorded event (JSON messages with a JSON schema), log time = DCM time.
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
+use std::sync::Arc;
 
+use foxglove::{Context, McapWriterHandle, PartialMetadata, RawChannel, Schema};
+use naobroker_foxglove::robot::{log_json, CycleKeys, CyclePose, Decimation, RobotChannels, SensedPose};
+use naobroker_urdf::ViewerModel;
 use serde_json::json;
 
 /// The schema of a recorded key's messages: one per cycle.
@@ -52,16 +56,25 @@ pub(crate) enum McapFileError {
     Io { path: String, source: std::io::Error },
     #[error("{path}: {source}")]
     Mcap { path: String, source: mcap::McapError },
+    #[error("{path}: {source}")]
+    Writer { path: String, source: foxglove::FoxgloveError },
+    #[error("the robot's model: {0}")]
+    Model(#[from] naobroker_kinematics::ModelError),
 }
 
-/// Writes one recording: channels made on first use, messages in arrival order.
+/// Writes one recording through the Foxglove SDK's MCAP writer: the robot's channels (the
+/// live view's), one channel per recorded key and per recorded event.
 pub(crate) struct RecordingFile {
     path: String,
-    writer: mcap::Writer<BufWriter<File>>,
-    key_schema: u16,
-    event_schema: u16,
-    /// Channel id and the next sequence number, per topic.
-    channels: BTreeMap<String, (u16, u32)>,
+    /// The channels' context: the writer and the channels hold it weakly.
+    context: Arc<Context>,
+    writer: McapWriterHandle<BufWriter<File>>,
+    robot: RobotChannels,
+    pose: SensedPose,
+    keys: Vec<Arc<RawChannel>>,
+    events: BTreeMap<String, Arc<RawChannel>>,
+    /// Whether the robot description was written (once, with the first cycle).
+    described: bool,
 }
 
 /// Milliseconds of DCM time as MCAP nanoseconds (the clock is not negative on a robot;
@@ -70,85 +83,85 @@ fn nanoseconds(dcm_time_ms: i64) -> u64 {
     dcm_time_ms.max(0) as u64 * 1_000_000
 }
 
+fn json_channel(
+    context: &Arc<Context>,
+    topic: &str,
+    name: &str,
+    schema: serde_json::Value,
+) -> Arc<RawChannel> {
+    context
+        .channel_builder(topic)
+        .message_encoding("json")
+        .schema(Schema::new(name, "jsonschema", schema.to_string().into_bytes()))
+        .build_raw()
+        .expect("a JSON channel's topic, encoding and schema are valid")
+}
+
 impl RecordingFile {
-    pub(crate) fn create(path: &Path) -> Result<RecordingFile, McapFileError> {
+    /// A new file recording `keys` beside the robot's channels (of the shipped NAO V6).
+    pub(crate) fn create(path: &Path, keys: &[String]) -> Result<RecordingFile, McapFileError> {
         let name = path.display().to_string();
-        let io = |source| McapFileError::Io { path: name.clone(), source };
-        let file = File::create(path).map_err(io)?;
-        let mcap = |source| McapFileError::Mcap { path: name.clone(), source };
-        let mut writer = mcap::WriteOptions::new()
-            .profile("")
-            .library(concat!("naocli ", env!("CARGO_PKG_VERSION")))
+        let file = File::create(path).map_err(|source| McapFileError::Io { path: name.clone(), source })?;
+        let context = Context::new();
+        let model = ViewerModel::nao_v6();
+        let cycle_keys = CycleKeys::new(model.joints.clone());
+        let pose = SensedPose::new(&model, &cycle_keys)?;
+        // Every cycle recorded: the slow channels too.
+        let every_cycle = Decimation { battery: 1, sonar: 1 };
+        let robot = RobotChannels::new(&context, &model, cycle_keys, every_cycle);
+        let keys =
+            keys.iter().map(|key| json_channel(&context, key, KEY_SCHEMA_NAME, key_schema())).collect();
+        let writer = context
+            .mcap_writer()
             .create(BufWriter::new(file))
-            .map_err(mcap)?;
-        let key_schema = writer
-            .add_schema(KEY_SCHEMA_NAME, "jsonschema", key_schema().to_string().as_bytes())
-            .map_err(mcap)?;
-        let event_schema = writer
-            .add_schema(EVENT_SCHEMA_NAME, "jsonschema", event_schema().to_string().as_bytes())
-            .map_err(mcap)?;
-        Ok(RecordingFile { path: name, writer, key_schema, event_schema, channels: BTreeMap::new() })
+            .map_err(|source| McapFileError::Writer { path: name.clone(), source })?;
+        let events = BTreeMap::new();
+        Ok(RecordingFile { path: name, context, writer, robot, pose, keys, events, described: false })
     }
 
-    fn error(&self, source: mcap::McapError) -> McapFileError {
-        McapFileError::Mcap { path: self.path.clone(), source }
+    /// The robot's keys, recorded after the user's.
+    pub(crate) fn robot_keys(&self) -> &[String] {
+        &self.robot.keys().keys
     }
 
-    fn write(
-        &mut self,
-        topic: &str,
-        schema: u16,
-        dcm_time_ms: i64,
-        message: &serde_json::Value,
-    ) -> Result<(), McapFileError> {
-        let (channel, sequence) = match self.channels.get(topic) {
-            Some(&entry) => entry,
-            None => {
-                let id = self
-                    .writer
-                    .add_channel(schema, topic, "json", &BTreeMap::new())
-                    .map_err(|e| self.error(e))?;
-                (id, 0)
-            }
-        };
-        self.channels.insert(topic.to_owned(), (channel, sequence.wrapping_add(1)));
+    /// One cycle: the user's keys' values, then the robot's.
+    pub(crate) fn cycle(&mut self, dcm_time_ms: i64, cycle: u64, values: &[f64]) {
         let time = nanoseconds(dcm_time_ms);
-        let header = mcap::records::MessageHeader {
-            channel_id: channel,
-            sequence,
-            log_time: time,
-            publish_time: time,
-        };
-        let data = message.to_string();
-        self.writer.write_to_known_channel(&header, data.as_bytes()).map_err(|e| self.error(e))
-    }
-
-    /// One cycle's value of `key`.
-    pub(crate) fn key_value(
-        &mut self,
-        key: &str,
-        dcm_time_ms: i64,
-        cycle: u64,
-        value: f64,
-    ) -> Result<(), McapFileError> {
-        let message = json!({"dcm_time_ms": dcm_time_ms, "cycle": cycle, "value": value});
-        self.write(key, self.key_schema, dcm_time_ms, &message)
+        if !self.described {
+            // Once, at the first cycle's time, as the live view sends it to a new viewer.
+            let description = self.robot.robot_description_message();
+            self.robot.robot_description().log_with_meta(&description, PartialMetadata::with_log_time(time));
+            self.described = true;
+        }
+        let (user, robot) = values.split_at(self.keys.len().min(values.len()));
+        for (channel, value) in self.keys.iter().zip(user) {
+            let message = json!({"dcm_time_ms": dcm_time_ms, "cycle": cycle, "value": value});
+            log_json(channel, time, &message);
+        }
+        if robot.len() < self.robot_keys().len() {
+            return;
+        }
+        let (in_torso, torso_in_robot) = self.pose.update(self.robot.keys(), robot);
+        // A recording has no walk odometry: the robot stays where it started.
+        let pose = CyclePose { in_torso, torso_in_world: Some(torso_in_robot), odometry: None };
+        self.robot.log_cycle(cycle, time, robot, Some(&pose));
     }
 
     /// An event received while recording.
-    pub(crate) fn event(
-        &mut self,
-        event: &str,
-        dcm_time_ms: i64,
-        value: serde_json::Value,
-    ) -> Result<(), McapFileError> {
+    pub(crate) fn event(&mut self, event: &str, dcm_time_ms: i64, value: serde_json::Value) {
+        let context = &self.context;
+        let channel = self
+            .events
+            .entry(event.to_owned())
+            .or_insert_with(|| json_channel(context, event, EVENT_SCHEMA_NAME, event_schema()));
         let message = json!({"dcm_time_ms": dcm_time_ms, "event": event, "value": value});
-        self.write(event, self.event_schema, dcm_time_ms, &message)
+        log_json(channel, nanoseconds(dcm_time_ms), &message);
     }
 
     /// Write the summary and index: the file is complete.
-    pub(crate) fn finish(mut self) -> Result<(), McapFileError> {
-        self.writer.finish().map_err(|e| self.error(e))?;
+    pub(crate) fn finish(self) -> Result<(), McapFileError> {
+        let path = self.path;
+        self.writer.close().map_err(|source| McapFileError::Writer { path, source })?;
         Ok(())
     }
 }

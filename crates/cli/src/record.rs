@@ -51,12 +51,7 @@ impl Tally {
 }
 
 /// Write one `DCM/Record/<id>` batch: `{"rows": [[dcm_time, cycle, value...], ...], "gaps": n}`.
-fn write_batch(
-    file: &mut RecordingFile,
-    keys: &[String],
-    tally: &mut Tally,
-    batch: &Value,
-) -> Result<(), CallError> {
+fn write_batch(file: &mut RecordingFile, tally: &mut Tally, batch: &Value) -> Result<(), CallError> {
     let rows = match batch {
         Value::Map(entries) => entries.iter().find(|(name, _)| name.as_str() == Some("rows")).map(|e| &e.1),
         _ => None,
@@ -72,9 +67,8 @@ fn write_batch(
             continue;
         };
         tally.advance(cycle, time as i32);
-        for (key, value) in keys.iter().zip(&row[2..]) {
-            file.key_value(key, tally.dcm_time_ms, cycle, value.as_f64().unwrap_or(f64::NAN))?;
-        }
+        let values: Vec<f64> = row[2..].iter().map(|value| value.as_f64().unwrap_or(f64::NAN)).collect();
+        file.cycle(tally.dcm_time_ms, cycle, &values);
     }
     Ok(())
 }
@@ -109,13 +103,18 @@ pub(crate) async fn record(
     let io = |error: std::io::Error| CallError::new(format!("signals: {error}"));
     let (mut interrupt, mut terminate) =
         (signal(SignalKind::interrupt()).map_err(io)?, signal(SignalKind::terminate()).map_err(io)?);
-    let mut file = RecordingFile::create(out)?;
-    let names = Value::Array(keys.iter().map(|key| Value::from(key.as_str())).collect());
+    let mut file = RecordingFile::create(out, keys)?;
+    let recorded = keys.iter().chain(file.robot_keys());
+    let names = Value::Array(recorded.map(|key| Value::from(key.as_str())).collect());
     let id = session.call("DCM", "record", vec![names], false).await?;
     let id = id.as_u64().ok_or_else(|| CallError::new(format!("DCM.record answered {id}")))?;
     let mut rows = session.subscribe(&format!("DCM/Record/{id}")).await?;
     let mut received = follow_events(session, events).await?;
-    eprintln!("naocli record: {} keys every cycle to {}; Ctrl-C stops", keys.len(), out.display());
+    eprintln!(
+        "naocli record: the robot and {} keys every cycle to {}; Ctrl-C stops",
+        keys.len(),
+        out.display()
+    );
     let (mut tally, mut shown) = (Tally::default(), None);
     let mut progress = tokio::time::interval(Duration::from_secs(1));
     let ended = loop {
@@ -123,10 +122,10 @@ pub(crate) async fn record(
             _ = interrupt.recv() => break None,
             _ = terminate.recv() => break None,
             batch = rows.next() => match batch {
-                Some(batch) => write_batch(&mut file, keys, &mut tally, &batch.value)?,
+                Some(batch) => write_batch(&mut file, &mut tally, &batch.value)?,
                 None => break Some(CallError::new("the broker's session ended")),
             },
-            Some((event, value)) = received.recv() => file.event(&event, tally.dcm_time_ms, json_of(&value))?,
+            Some((event, value)) = received.recv() => file.event(&event, tally.dcm_time_ms, json_of(&value)),
             _ = progress.tick() => {
                 if shown != Some((tally.cycles, tally.gaps)) {
                     eprintln!("naocli record: {}", tally.summary());
@@ -138,7 +137,7 @@ pub(crate) async fn record(
     if ended.is_none() {
         session.call("DCM", "stopRecord", vec![id.into()], false).await?;
         while let Ok(Some(batch)) = tokio::time::timeout(LAST_ROWS_QUIET, rows.next()).await {
-            write_batch(&mut file, keys, &mut tally, &batch.value)?;
+            write_batch(&mut file, &mut tally, &batch.value)?;
         }
     }
     file.finish()?;

@@ -22,6 +22,9 @@ pub struct Config {
     pub motion: MotionConfig,
     /// `[qi]`: listeners for libqi clients (docs/qi.md), none unless configured.
     pub qi: QiConfig,
+    /// `[foxglove]`: the live view for Foxglove and Lichtblick (docs/visualisation.md), off
+    /// unless configured.
+    pub foxglove: naobroker_foxglove::FoxgloveConfig,
 }
 
 /// `[broker]`.

@@ -49,4 +49,8 @@ pub enum StartError {
     Sensors(#[from] naobroker_sensors::WatchError),
     #[error(transparent)]
     QiListen(#[from] naobroker_qi_wire::QiListenError),
+    #[error(transparent)]
+    Foxglove(#[from] naobroker_foxglove::FoxgloveError),
+    #[error("cannot read the robot description for the Foxglove view: {0}")]
+    RobotFile(#[source] std::io::Error),
 }

@@ -32,12 +32,15 @@ pub struct Running {
     pub broker: Broker,
     pub dcm: DcmHandle,
     pub store: Arc<Store>,
+    /// The Foxglove live view, when configured.
+    pub foxglove: Option<naobroker_foxglove::LiveView>,
     _cycle: CycleThread,
 }
 
 /// Start the broker and its built-in modules on the current actix system.
 pub async fn start(config: &Config) -> Result<Running, StartError> {
     config.dcm.check()?;
+    config.foxglove.check()?;
     let description = match &config.dcm.robot {
         Some(path) => RobotDescription::load(path)?,
         None => RobotDescription::nao_v6(),
@@ -75,6 +78,21 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
         .iter()
         .map(|address| format!("tcp://{address}"))
         .collect();
+    let robot_description = match &config.dcm.robot {
+        Some(path) => Some(std::fs::read_to_string(path).map_err(StartError::RobotFile)?),
+        None => None,
+    };
+    let sources = naobroker_foxglove::LiveSources {
+        dcm: dcm.clone(),
+        motion: Arc::clone(&motion_counters),
+        store: Arc::clone(&store),
+        broker: broker.clone(),
+        robot_description,
+    };
+    let foxglove = naobroker_foxglove::start(&config.foxglove, sources)?;
+    if let Some(view) = &foxglove {
+        broker.add_module(view.module())?;
+    }
     watch::dcm_counters(Arc::clone(dcm.shared()));
     watch::motion_counters(motion_counters);
     let curve_endpoints = config.broker.curve.as_ref().map(|curve| curve.listen.clone()).unwrap_or_default();
@@ -87,7 +105,8 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
         endpoints = ?config.broker.listen,
         curve_endpoints = ?curve_endpoints,
         qi_endpoints = ?qi_endpoints,
+        foxglove = ?foxglove.as_ref().map(naobroker_foxglove::LiveView::address),
         "naobroker ready"
     );
-    Ok(Running { broker, dcm, store, _cycle: cycle })
+    Ok(Running { broker, dcm, store, foxglove, _cycle: cycle })
 }

@@ -20,6 +20,10 @@ struct Args {
     /// `tcp://127.0.0.1:9560`, loopback only: docs/qi.md).
     #[arg(long)]
     qi_listen: Vec<String>,
+    /// Serve the live view for Foxglove and Lichtblick on HOST:PORT instead of the configured
+    /// one (`127.0.0.1:8765`, loopback only: docs/visualisation.md).
+    #[arg(long, value_name = "HOST:PORT")]
+    foxglove_listen: Option<String>,
     /// `manual`: the DCM cycles only on DCM.step(n).
     #[arg(long, value_parser = parse_clock)]
     clock: Option<ClockMode>,
@@ -98,6 +102,9 @@ fn main() -> std::process::ExitCode {
     }
     if !args.qi_listen.is_empty() {
         config.qi.listen = args.qi_listen;
+    }
+    if args.foxglove_listen.is_some() {
+        config.foxglove.listen = args.foxglove_listen;
     }
     if let Some(clock) = args.clock {
         config.dcm.clock = clock;

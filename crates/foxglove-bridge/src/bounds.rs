@@ -1,0 +1,11 @@
+//! The live view's bounds: what a configuration may ask of it.
+
+/// User-chosen ALMemory keys on `/memory` at most.
+pub const MAX_KEYS: usize = 64;
+/// Events with a channel of their own at most.
+pub const MAX_EVENTS: usize = 64;
+/// The fastest `/memory` is written (per second): ALMemory's keys are read on the view's
+/// thread, one lookup each.
+pub const MAX_KEYS_RATE_HZ: f64 = 50.0;
+/// The longest ALMemory key `/memory` takes, in bytes.
+pub const MAX_KEY_BYTES: usize = 256;

@@ -1,0 +1,94 @@
+//! The `Foxglove` module: which ALMemory keys `/memory` shows, chosen by a client at run time
+//! (bounded as the configuration is), and the live view's counters.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use naobroker_framework::{CallError, Methods, Module};
+
+use crate::bounds::{MAX_KEYS, MAX_KEY_BYTES};
+
+/// What the live view counts.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    /// DCM cycles written to the viewers.
+    pub(crate) cycles_sent: AtomicU64,
+    /// DCM cycles that passed between two looks of the view's thread (a viewer sees the
+    /// latest cycle; a recording has them all).
+    pub(crate) cycles_skipped: AtomicU64,
+}
+
+/// The keys `/memory` shows, shared with the view's thread.
+pub(crate) type SharedKeys = Arc<Mutex<Vec<String>>>;
+
+pub struct FoxgloveModule {
+    pub(crate) keys: SharedKeys,
+    pub(crate) counters: Arc<Counters>,
+}
+
+/// Keys as `setKeys` and `[foxglove] keys` take them: at most [`MAX_KEYS`], each a non-empty
+/// name of at most [`MAX_KEY_BYTES`].
+pub(crate) fn check_keys(keys: &[String]) -> Result<(), String> {
+    if keys.len() > MAX_KEYS {
+        return Err(format!("{} keys, at most {MAX_KEYS}", keys.len()));
+    }
+    if let Some(key) = keys.iter().find(|key| key.is_empty() || key.len() > MAX_KEY_BYTES) {
+        let shown: String = key.chars().take(40).collect();
+        return Err(format!("key {shown:?}: a key has 1 to {MAX_KEY_BYTES} bytes"));
+    }
+    Ok(())
+}
+
+fn lock(keys: &SharedKeys) -> std::sync::MutexGuard<'_, Vec<String>> {
+    keys.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Module for FoxgloveModule {
+    fn name(&self) -> String {
+        "Foxglove".into()
+    }
+
+    fn description(&self) -> String {
+        "The Foxglove live view (docs/visualisation.md): the ALMemory keys its /memory channel shows, \
+         and its counters."
+            .into()
+    }
+
+    fn methods(m: &mut Methods<Self>) {
+        m.add(
+            "setKeys",
+            "setKeys([key, ...]): the ALMemory keys /memory shows from now on (at most 64).",
+            |this, _, (keys,): (Vec<String>,)| {
+                check_keys(&keys).map_err(CallError::new)?;
+                *lock(&this.keys) = keys;
+                Ok(())
+            },
+        )
+        .add("getKeys", "The ALMemory keys /memory shows.", |this, _, ()| Ok(lock(&this.keys).clone()))
+        .add(
+            "stats",
+            "[cycles sent to viewers, cycles between two looks of the view's thread].",
+            |this, _, ()| {
+                let counters = &this.counters;
+                Ok(vec![
+                    counters.cycles_sent.load(Ordering::Relaxed),
+                    counters.cycles_skipped.load(Ordering::Relaxed),
+                ])
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_bounded_in_number_and_size() {
+        assert!(check_keys(&["Device/SubDeviceList/HeadYaw/Position/Sensor/Value".into()]).is_ok());
+        let many = vec!["A".to_owned(); MAX_KEYS + 1];
+        assert_eq!(check_keys(&many).unwrap_err(), "65 keys, at most 64");
+        assert!(check_keys(&["".into()]).unwrap_err().contains("1 to 256 bytes"));
+        assert!(check_keys(&["x".repeat(MAX_KEY_BYTES + 1)]).is_err());
+    }
+}

@@ -1,0 +1,338 @@
+//! The Foxglove live view against a client that speaks as Foxglove does (WebSocket
+//! subprotocol `foxglove.sdk.v1`, JSON advertisements, binary message frames): joint states
+//! and link transforms checked against ALMemory and ALMotion.getTransform, a viewer that
+//! never reads losing messages while another receives them all, viewers coming and going
+//! without the broker growing.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use foxglove::messages::{FrameTransforms, JointStates};
+use futures::{SinkExt, StreamExt};
+use naobroker_e2e::cartesian::assert_close;
+use naobroker_e2e::free_port;
+use naobroker_e2e::robot::Robot;
+use naobroker_framework::Value;
+use prost::Message as _;
+use serde_json::{json, Value as Json};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+const FRAME_TORSO: i64 = 0;
+/// How long a message the test waits for may take (the view's thread looks twice a cycle).
+const PATIENCE: Duration = Duration::from_secs(20);
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A viewer: its socket and the channels the server advertised (topic → id).
+struct Viewer {
+    socket: Socket,
+    channels: HashMap<String, u64>,
+}
+
+impl Viewer {
+    /// Connect with Foxglove's subprotocol and take the server's advertisements.
+    async fn connect(port: u16) -> Viewer {
+        let mut request = format!("ws://127.0.0.1:{port}").into_client_request().unwrap();
+        request.headers_mut().insert("Sec-WebSocket-Protocol", "foxglove.sdk.v1".parse().unwrap());
+        let (socket, response) = tokio_tungstenite::connect_async(request).await.expect("the view accepts");
+        assert_eq!(response.headers()["sec-websocket-protocol"], "foxglove.sdk.v1");
+        let mut viewer = Viewer { socket, channels: HashMap::new() };
+        while !viewer.channels.contains_key("/tf") {
+            let Message::Text(text) = viewer.next().await else { continue };
+            let message: Json = serde_json::from_str(&text).unwrap();
+            if message["op"] == "advertise" {
+                for channel in message["channels"].as_array().unwrap() {
+                    let topic = channel["topic"].as_str().unwrap().to_owned();
+                    viewer.channels.insert(topic, channel["id"].as_u64().unwrap());
+                }
+            }
+        }
+        viewer
+    }
+
+    async fn next(&mut self) -> Message {
+        let next = tokio::time::timeout(PATIENCE, self.socket.next()).await;
+        next.expect("a message in time").expect("the socket is open").expect("a WebSocket message")
+    }
+
+    /// Subscribe to `topics`, subscription ids 1, 2, ... in their order.
+    async fn subscribe(&mut self, topics: &[&str]) {
+        let subscriptions: Vec<Json> = topics
+            .iter()
+            .enumerate()
+            .map(|(index, topic)| json!({"id": index + 1, "channelId": self.channels[*topic]}))
+            .collect();
+        let request = json!({"op": "subscribe", "subscriptions": subscriptions}).to_string();
+        self.socket.send(Message::Text(request.into())).await.unwrap();
+    }
+
+    /// The next message data frame: its subscription id and payload.
+    async fn data(&mut self) -> (u32, Vec<u8>) {
+        loop {
+            if let Message::Binary(frame) = self.next().await {
+                assert_eq!(frame[0], 0x01, "a message data frame");
+                let subscription = u32::from_le_bytes(frame[1..5].try_into().unwrap());
+                return (subscription, frame[13..].to_vec());
+            }
+        }
+    }
+}
+
+fn floats(value: &Value) -> Vec<f64> {
+    let Value::Array(items) = value else { panic!("not a list: {value}") };
+    items.iter().map(|item| item.as_f64().unwrap()).collect()
+}
+
+fn view_config(port: u16, extra: &str) -> String {
+    format!("[foxglove]\nlisten = \"127.0.0.1:{port}\"\n{extra}\n")
+}
+
+/// Row-major 4x4 of a frame transform.
+fn matrix(transform: &foxglove::messages::FrameTransform) -> [[f64; 4]; 4] {
+    let q = transform.rotation.as_ref().unwrap();
+    let t = transform.translation.as_ref().unwrap();
+    let (w, x, y, z) = (q.w, q.x, q.y, q.z);
+    [
+        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y), t.x],
+        [2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x), t.y],
+        [2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y), t.z],
+        [0.0, 0.0, 0.0, 1.0],
+    ]
+}
+
+fn product(a: &[[f64; 4]; 4], b: &[[f64; 4]; 4]) -> [[f64; 4]; 4] {
+    let mut out = [[0.0; 4]; 4];
+    for (row, out_row) in out.iter_mut().enumerate() {
+        for (column, cell) in out_row.iter_mut().enumerate() {
+            *cell = (0..4).map(|k| a[row][k] * b[k][column]).sum();
+        }
+    }
+    out
+}
+
+/// A frame in Torso, walking the published tree up from `frame`.
+fn in_torso(transforms: &FrameTransforms, frame: &str) -> [[f64; 4]; 4] {
+    let mut result = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]];
+    let mut child = frame.to_owned();
+    while child != "Torso" {
+        let link =
+            transforms.transforms.iter().find(|t| t.child_frame_id == child).expect("a transform per link");
+        result = product(&matrix(link), &result);
+        child = link.parent_frame_id.clone();
+    }
+    result
+}
+
+#[test]
+fn a_viewer_sees_the_joints_and_the_links_as_almemory_and_get_transform_say() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, ""));
+    robot.motion("setStiffnesses", vec!["Body".into(), 1.0.into()]);
+    let names: Vec<Value> =
+        ["HeadYaw", "LShoulderPitch", "LElbowRoll", "RKneePitch"].map(Value::from).to_vec();
+    let angles: Vec<Value> = [0.6, 0.4, -0.9, 0.5].map(Value::from).to_vec();
+    robot.motion("setAngles", vec![Value::Array(names), Value::Array(angles), 1.0.into()]);
+    robot.step(100);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut viewer = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(viewer.subscribe(&["/joint_states", "/tf"]));
+    // The view writes each new cycle: one more, then what it sends must come to rest on it.
+    robot.step(1);
+    let joints = floats(&robot.call("ALMemory", "getListData", vec![Value::Array(sensor_keys())]));
+    let expected: Vec<[[f64; 4]; 4]> = ["LArm", "RLeg", "HeadPitch", "CameraBottom"]
+        .iter()
+        .map(|frame| {
+            let m = robot.transform(frame, FRAME_TORSO, true);
+            [0, 1, 2, 3].map(|row| [0, 1, 2, 3].map(|column| m[4 * row + column]))
+        })
+        .collect();
+    let (mut joints_seen, mut links_seen) = (false, false);
+    let started = Instant::now();
+    while !(joints_seen && links_seen) {
+        assert!(started.elapsed() < PATIENCE, "the view never showed the last cycle");
+        let (subscription, payload) = runtime.block_on(viewer.data());
+        if subscription == 1 {
+            let states = JointStates::decode(payload.as_slice()).unwrap();
+            assert_eq!(states.joints.len(), JOINTS.len());
+            let got: Vec<f64> = states.joints.iter().map(|joint| joint.position.unwrap()).collect();
+            let names: Vec<&str> = states.joints.iter().map(|joint| joint.name.as_str()).collect();
+            assert_eq!(names, JOINTS);
+            joints_seen |= got == joints;
+        } else {
+            let transforms = FrameTransforms::decode(payload.as_slice()).unwrap();
+            let world = transforms.transforms.iter().find(|t| t.child_frame_id == "Torso").unwrap();
+            assert_eq!(world.parent_frame_id, "odom");
+            let got: Vec<[[f64; 4]; 4]> = ["LArm", "RLeg", "HeadPitch", "CameraBottom"]
+                .iter()
+                .map(|frame| in_torso(&transforms, frame))
+                .collect();
+            links_seen |= got.iter().zip(&expected).all(|(got, expected)| {
+                got.iter().flatten().zip(expected.iter().flatten()).all(|(g, e)| (g - e).abs() < 1e-9)
+            });
+        }
+    }
+    // The head turned as commanded: the view shows the robot, not a resting model.
+    let head = joints[JOINTS.iter().position(|name| *name == "HeadYaw").unwrap()];
+    assert_close(&[head], &[0.6], 0.05, "HeadYaw sensed");
+}
+
+#[test]
+fn a_viewer_gets_the_robot_description_on_subscribing_and_events_as_raised() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, "events = [\"Test/Marker\"]"));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut viewer = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(viewer.subscribe(&["/robot_description", "/events/Test/Marker"]));
+    let (subscription, payload) = runtime.block_on(viewer.data());
+    assert_eq!(subscription, 1, "the description comes at once, with no cycle run");
+    let description: Json = serde_json::from_slice(&payload).unwrap();
+    let urdf = std::process::Command::new(naobroker_e2e::bin("naocli")).arg("urdf").output().unwrap();
+    assert_eq!(
+        description["data"].as_str().unwrap().trim_end(),
+        String::from_utf8(urdf.stdout).unwrap().trim_end()
+    );
+    robot.call("ALMemory", "raiseEvent", vec!["Test/Marker".into(), 7.into()]);
+    let (subscription, payload) = runtime.block_on(viewer.data());
+    assert_eq!(subscription, 2);
+    assert_eq!(serde_json::from_slice::<Json>(&payload).unwrap(), json!({"value": 7}));
+}
+
+/// The DCM's joints (the robot description's `[[joint]]`, LoLA's order).
+const JOINTS: [&str; 25] = [
+    "HeadYaw",
+    "HeadPitch",
+    "LShoulderPitch",
+    "LShoulderRoll",
+    "LElbowYaw",
+    "LElbowRoll",
+    "LWristYaw",
+    "LHipYawPitch",
+    "LHipRoll",
+    "LHipPitch",
+    "LKneePitch",
+    "LAnklePitch",
+    "LAnkleRoll",
+    "RHipRoll",
+    "RHipPitch",
+    "RKneePitch",
+    "RAnklePitch",
+    "RAnkleRoll",
+    "RShoulderPitch",
+    "RShoulderRoll",
+    "RElbowYaw",
+    "RElbowRoll",
+    "RWristYaw",
+    "LHand",
+    "RHand",
+];
+
+fn sensor_keys() -> Vec<Value> {
+    JOINTS
+        .iter()
+        .map(|joint| Value::from(format!("Device/SubDeviceList/{joint}/Position/Sensor/Value")))
+        .collect()
+}
+
+#[test]
+fn a_viewer_that_never_reads_loses_messages_while_another_receives_every_cycle() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, "viewer_queue = 8"));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut stalled = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(stalled.subscribe(&["/tf", "/joint_states", "/robot_description"]));
+    let mut reader = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(reader.subscribe(&["/tf", "/joint_states", "/robot_description"]));
+    // Each cycle stepped alone, the reader taking its messages before the next: it misses
+    // none, while the stalled viewer's queue and socket fill and it loses the oldest.
+    const CYCLES: usize = 3000;
+    let mut read = 0;
+    for _ in 0..CYCLES {
+        robot.step(1);
+        loop {
+            let (subscription, payload) = runtime.block_on(reader.data());
+            read += 1;
+            if subscription == 1 {
+                assert!(!FrameTransforms::decode(payload.as_slice()).unwrap().transforms.is_empty());
+                break;
+            }
+        }
+    }
+    let drain = |viewer: &mut Viewer| {
+        let mut count = 0;
+        runtime.block_on(async {
+            while let Ok(Some(Ok(message))) =
+                tokio::time::timeout(Duration::from_millis(500), viewer.socket.next()).await
+            {
+                count += usize::from(matches!(message, Message::Binary(_)));
+            }
+        });
+        count
+    };
+    let sent = read + drain(&mut reader);
+    let received = drain(&mut stalled);
+    assert!(sent > 2 * CYCLES, "the reader got every cycle's transforms and joints: {sent}");
+    assert!(received < sent, "the stalled viewer got {received} of {sent} messages");
+    assert!(received > 0, "the stalled viewer still gets the latest messages once it reads");
+}
+
+fn rss_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|line| line.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn fifty_viewers_coming_and_going_leave_the_broker_as_it_was() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, ""));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let round = |robot: &Robot| {
+        for _ in 0..50 {
+            let mut viewer = runtime.block_on(Viewer::connect(port));
+            runtime.block_on(viewer.subscribe(&["/tf", "/joint_states", "/robot_description"]));
+            robot.step(1);
+            runtime.block_on(viewer.data());
+            runtime.block_on(viewer.socket.close(None)).unwrap();
+        }
+    };
+    // A first round grows what is grown once (the runtime's buffers, the allocator's arenas).
+    round(&robot);
+    let before = rss_kb(robot.broker.pid());
+    round(&robot);
+    round(&robot);
+    let after = rss_kb(robot.broker.pid());
+    // Noise: the allocator's pages; a viewer's queue, schemas and socket left behind would
+    // be tens of kilobytes each, megabytes for 100.
+    assert!(after < before + 2048, "RSS {before} kB before 100 viewers, {after} kB after");
+}
+
+#[test]
+fn a_client_chooses_the_memory_keys_a_viewer_sees_within_the_bound() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, "keys_rate_hz = 50.0"));
+    robot.call("ALMemory", "insertData", vec!["Test/Counter".into(), 5.into()]);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut viewer = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(viewer.subscribe(&["/memory"]));
+    let keys = Value::Array(vec!["Test/Counter".into(), "DCM/Cycle".into()]);
+    robot.call("Foxglove", "setKeys", vec![keys.clone()]);
+    assert_eq!(robot.call("Foxglove", "getKeys", vec![]), keys);
+    // Written at keys_rate_hz, by wall clock: the first message after the keys were set.
+    let memory = loop {
+        let (_, payload) = runtime.block_on(viewer.data());
+        let memory: Json = serde_json::from_slice(&payload).unwrap();
+        if memory.get("Test/Counter").is_some() {
+            break memory;
+        }
+    };
+    assert_eq!(memory["Test/Counter"], 5);
+    assert!(memory["DCM/Cycle"].is_number(), "{memory}");
+    // `/memory`'s bound: 64 keys (docs/visualisation.md).
+    let too_many = Value::Array((0..65).map(|i| Value::from(format!("K{i}"))).collect());
+    let refused = robot.session.call("Foxglove", "setKeys", vec![too_many]).unwrap_err().message;
+    assert_eq!(refused, "Foxglove.setKeys: 65 keys, at most 64");
+    assert_eq!(robot.call("Foxglove", "getKeys", vec![]), keys, "a refused call changes nothing");
+}
