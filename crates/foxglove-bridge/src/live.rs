@@ -52,6 +52,8 @@ pub struct LiveView {
     forwarders: Vec<actix_rt::task::JoinHandle<()>>,
     counters: Arc<Counters>,
     keys: SharedKeys,
+    /// Wakes the view's thread where it waits for a viewer (to stop it).
+    wake: mpsc::SyncSender<()>,
 }
 
 impl LiveView {
@@ -69,6 +71,7 @@ impl LiveView {
 impl Drop for LiveView {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+        let _ = self.wake.try_send(());
         for forwarder in &self.forwarders {
             forwarder.abort();
         }
@@ -109,7 +112,10 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
     let keys: SharedKeys = Arc::new(Mutex::new(config.keys.clone()));
     let counters = Arc::new(Counters::default());
     let stop = Arc::new(AtomicBool::new(false));
+    // One wake-up waiting is enough: the thread looks at every channel when it wakes.
+    let (wake, woken) = mpsc::sync_channel(1);
     let feed = Feed {
+        woken,
         _context: Arc::clone(&context),
         channels: Arc::clone(&channels),
         values,
@@ -129,7 +135,7 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
         .context(&context)
         .bind(address.ip().to_string(), address.port())
         .message_backlog_size(config.viewer_queue)
-        .listener(Arc::new(Latched { channels: Arc::clone(&channels) }));
+        .listener(Arc::new(Latched { channels: Arc::clone(&channels), wake: wake.clone() }));
     let (started, bound) = mpsc::channel();
     let thread = std::thread::Builder::new()
         .name("foxglove".into())
@@ -165,7 +171,7 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
         }
     }));
     tracing::info!(%address, "Foxglove live view: open ws://{address} in Foxglove or Lichtblick");
-    Ok(Some(LiveView { address, stop, thread: Some(thread), forwarders, counters, keys }))
+    Ok(Some(LiveView { address, stop, thread: Some(thread), forwarders, counters, keys, wake }))
 }
 
 /// The thread's life: the server on a runtime of its own, then the feed until stopped.
@@ -201,13 +207,16 @@ fn serve(
     runtime.shutdown_timeout(Duration::from_secs(1));
 }
 
-/// The robot description goes to each viewer as it subscribes (it never changes).
+/// The robot description goes to each viewer as it subscribes (it never changes), and a
+/// subscription wakes the view's thread if it waits for one.
 struct Latched {
     channels: Arc<RobotChannels>,
+    wake: mpsc::SyncSender<()>,
 }
 
 impl ServerListener for Latched {
     fn on_subscribe(&self, client: Client, channel: ChannelView) {
+        let _ = self.wake.try_send(());
         let description = self.channels.robot_description();
         if channel.id() == description.id() {
             description.log_to_sink(&self.channels.robot_description_message(), client.sink_id());
@@ -229,6 +238,8 @@ fn frame_slots(model: &ViewerModel) -> Vec<Option<usize>> {
 
 /// The view's thread's work: each new DCM cycle's messages, and the user's keys at their rate.
 struct Feed {
+    /// Where the thread waits while no viewer subscribes to anything it writes.
+    woken: mpsc::Receiver<()>,
     /// The channels' context: the server and the channels hold it weakly.
     _context: Arc<Context>,
     channels: Arc<RobotChannels>,
@@ -256,13 +267,22 @@ impl Feed {
         let nap = self.period / 2;
         let slots = self.store.slots();
         while !self.stop.load(Ordering::Relaxed) {
+            if !self.channels.has_sinks() && !self.memory.has_sinks() {
+                // Nobody watches: no look at all until a viewer subscribes (or the view stops),
+                // so that a server without viewers costs nothing.
+                last = None;
+                if self.woken.recv().is_err() {
+                    return;
+                }
+                continue;
+            }
             std::thread::sleep(nap);
-            if Instant::now() >= next_memory {
-                next_memory += self.memory_period;
+            let now = Instant::now();
+            if now >= next_memory {
+                next_memory = now + self.memory_period;
                 self.log_memory();
             }
             if !self.channels.has_sinks() {
-                last = None;
                 continue;
             }
             let stamp = slots.updated_us();
