@@ -12,4 +12,6 @@ mod solver;
 
 pub use path::{Path, PathFull, MAX_PATH_KEYS};
 pub use polygon::{SupportPolygon, MAX_VERTICES};
-pub use solver::{over_foot, support_polygon, ComGoal, FootState, Goal, Side, Solved, WholeBody, MARGIN_M, SOLE};
+pub use solver::{
+    over_foot, support_polygon, ComGoal, FootState, Goal, Side, Solved, WholeBody, MARGIN_M, SOLE,
+};

@@ -36,7 +36,8 @@ impl SupportPolygon {
             // The last point of each chain is the first of the other.
             size -= 1;
         }
-        let mut polygon = SupportPolygon { vertices: [[0.0; 2]; MAX_VERTICES], count: size.min(MAX_VERTICES) };
+        let mut polygon =
+            SupportPolygon { vertices: [[0.0; 2]; MAX_VERTICES], count: size.min(MAX_VERTICES) };
         polygon.vertices[..polygon.count].copy_from_slice(&hull[..polygon.count]);
         polygon
     }

@@ -120,6 +120,12 @@ impl WholeBody {
         (torso, [torso.then(&left), torso.then(&right)])
     }
 
+    /// The whole body's centre of mass (ground frame) for `angles` with the torso at `torso`.
+    pub fn com(&mut self, model: &Model, torso: &Transform, angles: &[f64]) -> [f64; 3] {
+        self.pose.update(model, angles);
+        torso.apply(self.pose.com(model, Part::Body))
+    }
+
     /// The legs' angles (into `angles`, model order; the other joints are read as they are)
     /// for `goal`; the torso where the balance put it, the centre of mass.
     pub fn solve(&mut self, model: &Model, goal: &Goal, angles: &mut [f64]) -> Solved {

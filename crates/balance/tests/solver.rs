@@ -69,7 +69,8 @@ fn the_centre_of_mass_goes_over_the_left_foot_the_right_lifts_and_the_feet_keep_
     // The right foot up 5 cm: it moves, the left stays, the centre of mass over the left.
     let mut lifted = feet;
     lifted[1].translation[2] += 0.05;
-    let goal = Goal { torso: solved.torso, feet: lifted, support: [true, false], com: ComGoal::At(over_left) };
+    let goal =
+        Goal { torso: solved.torso, feet: lifted, support: [true, false], com: ComGoal::At(over_left) };
     let solved = body.solve(&model, &goal, &mut angles);
     let placed = feet_at(&model, &angles, &solved.torso);
     assert!(distance(placed[1].translation, lifted[1].translation) < 1e-6, "{placed:?}");
@@ -120,4 +121,3 @@ fn a_solve_allocates_nothing() {
     }
     assert_eq!(counted(), 0);
 }
-
