@@ -52,7 +52,12 @@ fn go_to_balance_blocks_and_a_free_foot_follows_its_path_while_the_other_stays()
     let com: Vec<f64> = com.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
     let left = transform(&robot, "LLeg", FRAME_TORSO);
     let over = left.inverse().apply([com[0], com[1], com[2]]);
-    assert!(over[0].hypot(over[1] - 0.0056) < 0.03, "the centre of mass over the left sole: {over:?}");
+    // The middle of the sole: 25 mm ahead of the ankle (heel 50 mm behind, toe 100 mm ahead),
+    // 5.6 mm outward (38.8 mm inward, 50 mm outward).
+    assert!(
+        (over[0] - 0.025).hypot(over[1] - 0.0056) < 2e-3,
+        "the centre of mass over the left sole: {over:?}"
+    );
     assert!((right_from_left(&robot).translation[1] - feet.translation[1]).abs() < 1e-3, "feet stayed");
 
     let refused = robot.error(
@@ -146,4 +151,32 @@ fn calls_outside_naoqis_rules_are_refused_naming_why() {
     let error = robot.error("setPositions", vec![names, FRAME_ROBOT.into(), position, 0.5.into(), 63.into()]);
     assert!(error.contains("one per call and alone"), "{error}");
     assert_eq!(robot.motion("getTaskList", vec![]), Value::Array(vec![]), "nothing started");
+}
+
+#[test]
+fn the_torso_moves_over_fixed_feet_and_a_hand_follows_wb_set_effector_control() {
+    let robot = awake();
+    let feet = right_from_left(&robot);
+    let torso = transform(&robot, "Torso", FRAME_ROBOT);
+    robot.motion("wbEnable", vec![true.into()]);
+    robot.motion("wbEnableBalanceConstraint", vec![true.into(), "Legs".into()]);
+    // 2 cm down, reactive: answered at once, there within a second.
+    let lower = Transform::translation([0.0, 0.0, -0.02]).then(&torso);
+    let args = vec!["Torso".into(), FRAME_ROBOT.into(), matrix(&lower), 0.5.into(), 63.into()];
+    assert_eq!(robot.motion("setTransforms", args), Value::Nil);
+    robot.step(100);
+    let lowered = transform(&robot, "Torso", FRAME_ROBOT);
+    assert!((lowered.translation[2] - lower.translation[2]).abs() < 1e-3, "{lowered:?} {lower:?}");
+    let after = right_from_left(&robot);
+    assert!((after.translation[1] - feet.translation[1]).abs() < 1e-3, "the feet stayed: {after:?} {feet:?}");
+
+    robot.motion("wbEnableEffectorControl", vec!["LArm".into(), true.into()]);
+    let hand = transform(&robot, "LArm", FRAME_ROBOT).translation;
+    let target = [hand[0] + 0.03, hand[1], hand[2] + 0.03];
+    let args = vec!["LArm".into(), Value::Array(target.iter().map(|&v| Value::from(v)).collect())];
+    robot.motion("wbSetEffectorControl", args);
+    robot.step(200);
+    let reached = transform(&robot, "LArm", FRAME_ROBOT).translation;
+    let missed = (0..3).map(|axis| (reached[axis] - target[axis]).powi(2)).sum::<f64>().sqrt();
+    assert!(missed < 3e-3, "the hand at {reached:?}, not {target:?}");
 }

@@ -415,3 +415,30 @@ fn masked(start: &Transform, target: &Transform, axis_mask: u8) -> Transform {
         }
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plane_foot_stays_flat_on_the_ground_a_free_one_goes_anywhere() {
+        let target = Transform::from_position6d([0.05, -0.1, 0.03, 0.2, -0.1, 0.3]);
+        let flat = on_the_ground(&target, FootState::Plane).to_position6d();
+        assert!(
+            flat.iter().zip([0.05, -0.1, 0.0, 0.0, 0.0, 0.3]).all(|(a, b)| (a - b).abs() < 1e-12),
+            "{flat:?}"
+        );
+        assert_eq!(on_the_ground(&target, FootState::Free), target);
+    }
+
+    #[test]
+    fn an_axis_mask_keeps_the_start_on_the_axes_it_leaves_out() {
+        let start = Transform::from_position6d([0.1, 0.2, 0.3, 0.0, 0.0, 0.1]);
+        let target = Transform::from_position6d([0.4, 0.5, 0.6, 0.1, 0.2, 0.3]);
+        let position_only = masked(&start, &target, 7).to_position6d();
+        let expected = [0.4, 0.5, 0.6, 0.0, 0.0, 0.1];
+        assert!(position_only.iter().zip(expected).all(|(a, b)| (a - b).abs() < 1e-12), "{position_only:?}");
+        let z_only = masked(&start, &target, 4).to_position6d();
+        assert!((z_only[0] - 0.1).abs() < 1e-12 && (z_only[2] - 0.6).abs() < 1e-12, "{z_only:?}");
+    }
+}
