@@ -118,12 +118,6 @@ fn go_to_balance_blocks_and_a_free_foot_follows_its_path_while_the_other_stays()
 fn calls_outside_naoqis_rules_are_refused_naming_why() {
     let robot = awake();
     let position = Value::Array(vec![0.0.into(); 6]);
-    let leg = robot.error(
-        "setPositions",
-        vec!["LLeg".into(), FRAME_ROBOT.into(), position.clone(), 0.5.into(), 63.into()],
-    );
-    assert!(leg.contains("Cartesian control of LLeg needs the whole body"), "{leg}");
-    assert!(leg.contains("wbEnable(True) first"), "{leg}");
     let error = robot.error("wbGoToBalance", vec!["LLeg".into(), 1.0.into()]);
     assert!(error.contains("wbEnable(True) first"), "{error}");
     robot.motion("wbEnable", vec![true.into()]);
@@ -179,4 +173,24 @@ fn the_torso_moves_over_fixed_feet_and_a_hand_follows_wb_set_effector_control() 
     let reached = transform(&robot, "LArm", FRAME_ROBOT).translation;
     let missed = (0..3).map(|axis| (reached[axis] - target[axis]).powi(2)).sum::<f64>().sqrt();
     assert!(missed < 3e-3, "the hand at {reached:?}, not {target:?}");
+}
+
+/// Without `wbEnable`, NAOqi's classic Cartesian control of a foot (its `almotion_cartesianFoot.py`
+/// moves LLeg that way): the foot follows its path, the torso and the other foot stay.
+#[test]
+fn without_the_whole_body_a_foot_moves_alone_as_naoqis_classic_control_moves_it() {
+    let robot = awake();
+    let right = transform(&robot, "RLeg", FRAME_TORSO);
+    let left = transform(&robot, "LLeg", FRAME_TORSO);
+    let target = Transform::translation([0.0, 0.02, 0.01]).then(&left);
+    let args = vec!["LLeg".into(), FRAME_TORSO.into(), matrix(&target), 63.into(), 1.0.into()];
+    let cycles = robot.run_to_end("transformInterpolations", args);
+    assert!((100..=106).contains(&cycles), "blocked its 1 s: {cycles} DCM cycles");
+    let moved = transform(&robot, "LLeg", FRAME_TORSO).translation;
+    let stayed = transform(&robot, "RLeg", FRAME_TORSO).translation;
+    for axis in 0..3 {
+        assert!((moved[axis] - target.translation[axis]).abs() < 1e-3, "LLeg at {moved:?}, not {target:?}");
+        assert!((stayed[axis] - right.translation[axis]).abs() < 1e-3, "RLeg moved: {stayed:?}, {right:?}");
+    }
+    assert_eq!(robot.motion("getTaskList", vec![]), Value::Array(vec![]), "the legs given back");
 }

@@ -203,12 +203,22 @@ impl WholeBodyControl {
         }
     }
 
-    /// The feet that carry the robot (not free); both while the whole body is only lent.
-    fn support(&self) -> [bool; 2] {
-        if !self.enabled {
-            return [true; 2];
+    /// Each foot's state: the one `wbFootState` set, or, while the whole body is only lent
+    /// to paths (NAOqi's classic Cartesian control), Free for a foot on a path and Fixed for
+    /// the other.
+    fn foot_states(&self) -> [FootState; 2] {
+        if self.enabled {
+            return self.feet_state;
         }
-        self.feet_state.map(|state| state != FootState::Free)
+        [1, 2].map(|path| match self.paths[path].id {
+            Some(_) => FootState::Free,
+            None => FootState::Fixed,
+        })
+    }
+
+    /// The feet that carry the robot (not free).
+    fn support(&self) -> [bool; 2] {
+        self.foot_states().map(|state| state != FootState::Free)
     }
 }
 
@@ -302,6 +312,7 @@ impl Engine {
             control.com = control.solver.com(model, &torso, &control.angles);
             control.anchored = true;
         }
+        let states = control.foot_states();
         for (index, running) in control.paths.iter_mut().enumerate() {
             let Some(id) = running.id else { continue };
             if !running.placed {
@@ -324,8 +335,7 @@ impl Engine {
             match index {
                 0 => control.torso = target,
                 foot => {
-                    let state = if control.enabled { control.feet_state[foot - 1] } else { FootState::Fixed };
-                    control.feet[foot - 1] = on_the_ground(&target, state);
+                    control.feet[foot - 1] = on_the_ground(&target, states[foot - 1]);
                 }
             }
             if running.elapsed >= running.path.duration() {
@@ -356,8 +366,9 @@ impl Engine {
             None => match (control.com_point, control.balance) {
                 (Some(point), _) => ComGoal::At(point),
                 (None, Some(_)) => ComGoal::Within,
-                // Lent to a torso path: the centre of mass stays over both feet.
-                (None, None) if !control.enabled => ComGoal::Within,
+                // Lent to a torso path: the centre of mass stays over both feet; a foot moved
+                // by the classic control is not balanced for, as NAOqi's is not.
+                (None, None) if !control.enabled && control.support() == [true; 2] => ComGoal::Within,
                 (None, None) => ComGoal::Free,
             },
         };

@@ -460,17 +460,8 @@ fn path(
 ) -> Result<Answer, CallError> {
     available(this, method)?;
     let borrowed = !this.whole_body.enabled.get();
-    if let Some(foot) = effector.foot_index() {
-        if borrowed {
-            return Err(refuse(
-                method,
-                format!(
-                    "Cartesian control of {} needs the whole body (NAOqi moves a foot only through its \
-                     balancer): call wbEnable(True) first",
-                    effector.name()
-                ),
-            ));
-        }
+    if let Some(foot) = effector.foot_index().filter(|_| !borrowed) {
+        // Under the whole body a foot moves only as its state allows.
         if this.whole_body.feet.get()[foot].is_none_or(|state| state == FootState::Fixed) {
             return Err(refuse(
                 method,
