@@ -45,10 +45,6 @@ impl Path {
         Ok(())
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
     /// Take `other`'s keys (no allocation: both hold [`MAX_PATH_KEYS`]).
     pub fn copy_from(&mut self, other: &Path) {
         self.keys.clear();
