@@ -194,3 +194,15 @@ fn without_the_whole_body_a_foot_moves_alone_as_naoqis_classic_control_moves_it(
     }
     assert_eq!(robot.motion("getTaskList", vec![]), Value::Array(vec![]), "the legs given back");
 }
+
+/// A limp leg is not driven: the whole body's tasks end at once, the legs' commands stay.
+#[test]
+fn on_limp_legs_the_whole_body_drives_nothing() {
+    let robot = Robot::start();
+    let legs = robot.motion("getAngles", vec!["Legs".into(), false.into()]);
+    robot.motion("wbEnable", vec![true.into()]);
+    let task = robot.session.post("ALMotion", "wbGoToBalance", vec!["LLeg".into(), 1.0.into()]).unwrap();
+    robot.step(10);
+    assert!(!robot.is_running(task), "ended at once on limp legs");
+    assert_eq!(robot.motion("getAngles", vec!["Legs".into(), false.into()]), legs);
+}

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use naobroker_balance::{over_foot, ComGoal, FootState, Goal, Path, Side, WholeBody};
 use naobroker_kinematics::{Chain, Transform};
 
+use super::walking::WALKING_STIFFNESS;
 use super::{limit_step, Channel, Engine, EngineOutput, FromEngine};
 use crate::body::Body;
 use crate::cartesian::Kinematics;
@@ -290,11 +291,13 @@ impl Engine {
         let walking = self.walking.as_ref().is_some_and(|walking| walking.is_active());
         let falling = self.fall.under_way();
         let Some(control) = &self.whole_body else { return 0 };
-        let leg_task = (0..self.motors.len()).any(|motor| {
-            control.leg_motors & (1 << motor) != 0 && self.owner(motor, Channel::Position).is_some()
-        });
+        let legs = (0..self.motors.len()).filter(|motor| control.leg_motors & (1 << motor) != 0);
+        let leg_task = legs.clone().any(|motor| self.owner(motor, Channel::Position).is_some());
+        // A limp leg holds nothing: driving it would only store angles that a later stiffening
+        // would jump to.
+        let limp = legs.clone().any(|motor| self.motors[motor].stiffness < WALKING_STIFFNESS);
         let Some(control) = &mut self.whole_body else { return 0 };
-        if !control.is_on() || walking || falling || leg_task {
+        if !control.is_on() || walking || falling || leg_task || limp {
             // Something else has the legs: the whole body starts again from where they are.
             control.anchored = false;
             control.end(None, false, output);
