@@ -135,8 +135,10 @@ fn bad_cartesian_commands_are_refused_with_what_was_wrong() {
     let set = |name: &str, frame: Value, position: Value, mask: Value| {
         robot.error("setPositions", vec![name.into(), frame, position, 0.5.into(), mask])
     };
-    let error = set("LLeg", 0.into(), six.clone(), 7.into());
-    assert!(error.contains("Cartesian control of \"LLeg\" is not supported"), "{error}");
+    // The whole body moves LLeg (docs/whole-body.md), alone in its call.
+    let both = Value::Array(vec!["LLeg".into(), "LArm".into()]);
+    let error = robot.error("setPositions", vec![both, 0.into(), six.clone(), 0.5.into(), 7.into()]);
+    assert!(error.contains("the whole body moves Torso, LLeg and RLeg, one per call and alone"), "{error}");
     let error = set("Tail", 0.into(), six.clone(), 7.into());
     assert!(error.contains("unknown effector \"Tail\""), "{error}");
     let error = set("LArm", 0.into(), position_value(&[0.1, 0.2, 0.3]), 7.into());

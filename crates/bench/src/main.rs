@@ -5,6 +5,7 @@
 //! measured in the same run, never absolute targets alone.
 #![deny(unsafe_code)]
 
+mod balance;
 mod cartesian;
 mod cycle;
 mod foxglove;
@@ -94,6 +95,12 @@ enum Command {
         #[arg(long, default_value_t = 3000)]
         calls: usize,
     },
+    /// The whole body's solve per motion cycle (naobroker-balance), beside its parts: the legs'
+    /// closed-form inverse kinematics and one forward kinematics with the centre of mass.
+    Balance {
+        #[arg(long, default_value_t = 20000)]
+        calls: usize,
+    },
     /// The walk on the physical NAO (MuJoCo), ground truth: top straight speed without a fall,
     /// turn rate, odometry error per metre, falls per 100 m, the walk's compute per cycle.
     Walk {
@@ -138,6 +145,7 @@ fn main() {
         Command::Physics { seconds } => physics::run(seconds, cli.json),
         Command::Qi { calls, block } => qi::run(calls, block.max(1), cli.json),
         Command::Cartesian { calls } => cartesian::run(calls, cli.json),
+        Command::Balance { calls } => balance::run(calls, cli.json),
         Command::Walk { runs, distance } => walk::run(runs, distance, cli.json),
         Command::Foxglove { seconds, runs } => foxglove::run(seconds, runs.max(1), cli.json),
         Command::TcpEcho { request_bytes, reply_bytes } => helpers::tcp_echo(request_bytes, reply_bytes),

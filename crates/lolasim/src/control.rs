@@ -38,7 +38,8 @@ pub enum Reply {
 impl std::fmt::Display for Reply {
     /// The counts as `key=value` words; the truth as one JSON object
     /// (`{"time_s", "torso": [x, y, z, roll, pitch, yaw], "com": [x, y, z], "fallen"}`, and
-    /// `"feet": [[x, y, yaw], [x, y, yaw]]` for a robot with NAO's legs).
+    /// `"feet": [[x, y, yaw], [x, y, yaw]]` and `"ankle_heights": [left, right]` for a robot
+    /// with NAO's legs).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Reply::Stats(stats) => write!(f, "{stats}"),
@@ -55,6 +56,9 @@ impl std::fmt::Display for Reply {
                 )?;
                 if let Some([left, right]) = truth.feet {
                     write!(f, ", \"feet\": [[{}], [{}]]", list(&left).join(", "), list(&right).join(", "))?;
+                }
+                if let Some(heights) = truth.ankle_heights {
+                    write!(f, ", \"ankle_heights\": [{}]", list(&heights).join(", "))?;
                 }
                 write!(f, "}}")
             }

@@ -20,6 +20,7 @@ mod tasks;
 #[cfg(test)]
 pub(crate) mod tests;
 pub mod walking;
+pub mod whole_body;
 
 /// What a track drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +73,8 @@ pub enum ToEngine {
         step: naobroker_walk::FootStep,
         clear: bool,
     },
+    /// The whole body: its settings, paths and `wbGoToBalance`.
+    WholeBody(whole_body::Order),
 }
 
 /// What the motion thread reports, in cycle order: `PreProcess`, then what the cycle did,
@@ -180,6 +183,8 @@ pub struct Engine {
     /// The walk, for a body with legs and a kinematic model.
     walking: Option<walking::Walking>,
     walk_shared: Arc<walking::WalkShared>,
+    /// The whole body, for a body with NAO's legs and a kinematic model.
+    whole_body: Option<whole_body::WholeBodyControl>,
 }
 
 impl Engine {
@@ -207,6 +212,7 @@ impl Engine {
         let cartesian = cartesian_steps::CartesianState::new(&body);
         let walking = walking::Walking::new(&body, slots)?;
         let walk_shared = Arc::new(walking::WalkShared::new(walking.is_some()));
+        let whole_body = whole_body::WholeBodyControl::new(&body);
         let mut engine = Engine {
             protective: fall::protective_posture(&body),
             body,
@@ -233,6 +239,7 @@ impl Engine {
             cartesian,
             walking,
             walk_shared,
+            whole_body,
         };
         engine.actuators.read(&mut engine.read);
         engine.position_sensors.read(&mut engine.sensed);
@@ -283,7 +290,7 @@ impl Engine {
     /// the commands), plus the fall manager's report and `Cycle`, and the move that ends in
     /// the cycle. As many tasks are handed back, at most.
     pub fn max_reports(&self, commands: usize) -> usize {
-        2 * self.motors.len() + commands + 3
+        2 * self.motors.len() + commands + 3 + whole_body::MAX_REPORTS
     }
 
     /// Motion cycles run so far.
@@ -330,6 +337,7 @@ impl Engine {
         let (positions, stiffness) = self.run_tasks(now, target_time, request, output);
         positions_sent |= positions;
         stiffness_sent |= stiffness;
+        positions_sent |= self.whole_body_step(dt, output);
         positions_sent |= self.walk_step(dt, output);
         self.update_commanded_pose();
         self.hold_arms_out_of_the_body(positions_sent);
@@ -378,7 +386,8 @@ impl Engine {
     fn follow_the_dcm(&mut self) {
         let count = self.motors.len();
         let walked =
-            self.walking.as_ref().filter(|walking| walking.is_active()).map_or(0, |w| w.leg_motors());
+            self.walking.as_ref().filter(|walking| walking.is_active()).map_or(0, |w| w.leg_motors())
+                | self.whole_body_motors();
         for motor in 0..count {
             let (dcm_position, dcm_stiffness) = (self.read[motor], self.read[count + motor]);
             if self.owner(motor, Channel::Position).is_none() && walked & (1 << motor) == 0 {

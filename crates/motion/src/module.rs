@@ -34,6 +34,7 @@ mod reflex_methods;
 mod robot_info;
 mod tasks;
 mod unapplied;
+mod whole_body;
 
 /// The ALMotion module.
 pub struct ALMotion {
@@ -43,6 +44,8 @@ pub struct ALMotion {
     period_ms: i32,
     /// Where Cartesian calls are planned, away from the broker's thread (from the first one).
     cartesian_planning: Option<cartesian_control::Planning>,
+    /// What the whole-body calls set (`wbEnable`, `wbFootState`, `wbEnableEffectorControl`).
+    whole_body: whole_body::Settings,
     /// The motion cycle's wake-ups and the ALMemory writes to perform, until `started`.
     signal: Option<(UnixDatagram, UnboundedReceiver<MemoryWrite>)>,
     _thread: MotionThread,
@@ -67,6 +70,7 @@ impl ALMotion {
             broker,
             period_ms,
             cartesian_planning: None,
+            whole_body: whole_body::Settings::default(),
             signal: Some((started.wake, to_raise)),
             _thread: started.thread,
             _hook: hook,
@@ -206,32 +210,33 @@ impl Module for ALMotion {
         .add_async_checked(
             "setPositions",
             "setPositions(effectorNames, frames, positions, fractionMaxSpeed, axisMasks): chain ends (Head, \
-             LArm, RArm) toward Position6D targets through inverse kinematics, non-blocking.",
-            cartesian_control::set_positions,
+             LArm, RArm) toward Position6D targets through inverse kinematics, Torso, LLeg, RLeg through the \
+             whole body; non-blocking.",
+            whole_body::set_positions,
         )
         .add_async_checked(
             "setTransforms",
             "setTransforms(effectorNames, frames, transforms, fractionMaxSpeed, axisMasks): setPositions \
              with 4x4 matrices (16 floats).",
-            cartesian_control::set_transforms,
+            whole_body::set_transforms,
         )
         .add_async_checked(
             "positionInterpolations",
             "positionInterpolations(effectorNames, frames, paths, axisMasks, relativeTimes): chain ends \
              along Position6D paths (straight between points); blocks until done.",
-            cartesian_control::position_interpolations,
+            whole_body::position_interpolations,
         )
         .add_async_checked(
             "transformInterpolations",
             "transformInterpolations(effectorNames, frames, paths, axisMasks, relativeTimes): with 4x4 \
              matrices; blocks until done.",
-            cartesian_control::transform_interpolations,
+            whole_body::transform_interpolations,
         )
         .add_async_checked(
             "positionInterpolation",
             "positionInterpolation(chainName, space, path, axisMask, durations, isAbsolute): NAOqi 1.x; \
              blocks until done.",
-            cartesian_control::position_interpolation,
+            whole_body::position_interpolation,
         )
         .add(
             "getSummary",
@@ -259,6 +264,7 @@ impl Module for ALMotion {
              collision protection, reports the API fell too far behind to receive.",
             queries::stats,
         );
+        whole_body::add_to(m);
         reflex_methods::add_to(m);
         locomotion::add_to(m);
         footsteps::add_to(m);

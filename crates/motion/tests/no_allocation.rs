@@ -1,7 +1,9 @@
 //! Proof that the motion thread does not allocate (nor free) while tasks start, replace one
 //! another, arrive and are killed, smart stiffness lowers idle joints and gives them back,
 //! the robot falls, comes to rest and stands up again, and walks (moves replaced, stopped,
-//! killed by a task on a leg), while every cycle updates and
+//! killed by a task on a leg), and balances with the whole body (the centre of mass to one
+//! foot, paths of the other foot and of the torso, replaced and killed), while every cycle
+//! updates and
 //! publishes the Cartesian data (forward kinematics of the sensed and commanded angles): the
 //! motion cycle runs on its real-time thread, in lockstep with a manual-clock DCM on the
 //! simulated NAO, counted from its first cycle.
@@ -11,15 +13,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use naobroker_alloc_counter::{counted, start_counting, Counting};
+use naobroker_balance::{FootState, Side};
 use naobroker_dcm::cycle::{
     ClockMode, CycleConfig, CycleThread, DcmSlots, Phase, RequestChannel, StartedCycle,
 };
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_kinematics::Pose;
+use naobroker_kinematics::Transform;
 use naobroker_motion::body::Body;
 use naobroker_motion::cartesian::Source;
 use naobroker_motion::engine::walking::{Goal, MoveLimits, MoveOrder, MoveOutcome};
+use naobroker_motion::engine::whole_body::{Effector, Order};
 use naobroker_motion::engine::{Channel, Engine, FromEngine, MotionTask, ToEngine, TrackEntry};
 use naobroker_motion::fall::FallManagerConfig;
 use naobroker_motion::runner::{self, MotionPorts};
@@ -254,6 +259,30 @@ fn the_motion_thread_does_not_allocate() {
     bench.start_task(vec![keys(bench.motor("LKneePitch"), Channel::Position, 0.5, 1.0)]);
     bench.step(60);
     assert_eq!(bench.seen.moves, [MoveOutcome::Replaced, MoveOutcome::Arrived, MoveOutcome::Killed]);
+    // The whole body: the centre of mass to the left foot, the right foot free along a path,
+    // a torso path replaced by another, which is killed; then off.
+    let whole_body = |order| ToEngine::WholeBody(order);
+    bench.command(whole_body(Order::Enable(true)));
+    bench.command(whole_body(Order::Balance { enable: true, feet: [true, true] }));
+    bench.command(whole_body(Order::GoToBalance { id: 100, foot: Some(Side::Left), duration: 0.5 }));
+    bench.step(60);
+    bench.command(whole_body(Order::FootState { state: FootState::Free, feet: [false, true] }));
+    for (first, time, z) in [(true, 0.2, 0.02), (false, 0.4, 0.0)] {
+        let target = Transform::translation([0.0, -0.05, -0.3 + z]);
+        bench.command(whole_body(Order::Key { effector: Effector::RLeg, first, time, target }));
+    }
+    let path = |id, effector| Order::Path { id, effector, axis_mask: 63, borrowed: false };
+    bench.command(whole_body(path(101, Effector::RLeg)));
+    for id in [102, 103] {
+        let target = Transform::translation([0.01, 0.0, -0.01]);
+        bench.command(whole_body(Order::Key { effector: Effector::Torso, first: true, time: 1.0, target }));
+        bench.command(whole_body(path(id, Effector::Torso)));
+    }
+    bench.step(4);
+    bench.command(ToEngine::Kill(103));
+    bench.step(40);
+    bench.command(whole_body(Order::Enable(false)));
+    bench.step(4);
     bench.everywhere(Channel::Position, 10.0, 0.0);
     bench.step(4);
     bench.command(ToEngine::KillAll);
@@ -261,8 +290,9 @@ fn the_motion_thread_does_not_allocate() {
     let seen = &bench.seen;
     // Per round, the whole-body task arrives and three are killed or replaced; the first
     // stiffness task, the one after the fall, the one before the walk and the leg's task
-    // arrive, the fall and `KillAll` kill one each.
-    assert_eq!((seen.completed, seen.killed), (4 + 4, 4 * 3 + 2), "tasks ended both ways: {seen:?}");
+    // arrive, the fall and `KillAll` kill one each; wbGoToBalance and the foot's path arrive,
+    // the torso's paths are replaced and killed.
+    assert_eq!((seen.completed, seen.killed), (4 + 4 + 2, 4 * 3 + 2 + 2), "tasks ended both ways: {seen:?}");
     assert_eq!((seen.falls, seen.fallen, seen.upright), (1, 1, 2), "{seen:?}");
     assert!(lowered, "smart stiffness lowered idle joints");
     assert!(bench.ports.shared.cycles() > 200, "{} motion cycles", bench.ports.shared.cycles());

@@ -56,6 +56,8 @@ pub struct Truth {
     /// Each foot's (left, right) ankle on the ground: x, y and its yaw (rad), for a robot
     /// with NAO's legs.
     pub feet: Option<[[f64; 3]; 2]>,
+    /// Each ankle's (left, right) height above the ground (m): a foot lifted shows here.
+    pub ankle_heights: Option<[f64; 2]>,
 }
 
 /// One commanded joint.
@@ -454,6 +456,7 @@ impl PhysicalBody {
                     [x, y, yaw]
                 })
             }),
+            ankle_heights: self.ankles.map(|ankles| ankles.map(|ankle| self.sim.body_position(ankle)[2])),
         }
     }
 

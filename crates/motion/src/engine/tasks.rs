@@ -78,6 +78,7 @@ impl Engine {
                 self.running.push(Running { task, started_at: None, live });
             }
             ToEngine::Kill(id) => {
+                self.whole_body_kill(Some(id), output);
                 self.running.iter_mut().filter(|r| r.task.id == id).for_each(Running::stop);
                 self.reap(output, false);
             }
@@ -87,6 +88,9 @@ impl Engine {
             }
             ToEngine::KillMotors(mask) => {
                 self.walk_yields_to(mask, output);
+                if mask & self.whole_body.as_ref().map_or(0, |control| control.leg_motors()) != 0 {
+                    self.whole_body_kill(None, output);
+                }
                 for running in &mut self.running {
                     if running.tracks().iter().any(|t| mask & (1 << t.motor) != 0) {
                         running.stop();
@@ -99,6 +103,7 @@ impl Engine {
             ToEngine::KillMove => self.kill_move(MoveOutcome::Killed, output),
             ToEngine::MoveArms(enabled) => self.set_move_arms(enabled),
             ToEngine::PlanFootStep { step, clear } => self.plan_footstep(step, clear),
+            ToEngine::WholeBody(order) => self.whole_body_order(order, output),
         }
     }
 
@@ -111,6 +116,7 @@ impl Engine {
     }
 
     pub(super) fn kill_all(&mut self, output: &mut EngineOutput) {
+        self.whole_body_kill(None, output);
         self.running.iter_mut().for_each(Running::stop);
         self.reap(output, false);
     }

@@ -70,7 +70,8 @@ pub(super) fn effectors(argument: &str, value: &Value) -> Result<Vec<Chain>, Cal
             })?;
             let unsupported = || {
                 CallError::new(format!(
-                    "{argument}: Cartesian control of {text:?} is not supported: Head, LArm or RArm"
+                    "{argument}: Cartesian control of {text:?} is not supported beside Head, LArm or \
+                     RArm: the whole body moves Torso, LLeg and RLeg, one per call"
                 ))
             };
             match Chain::from_name(text) {
@@ -170,7 +171,7 @@ fn path_points(value: &Value, width: usize) -> Option<Vec<Vec<f64>>> {
 pub(super) fn paths(
     argument: &str,
     value: &Value,
-    chains: &[Chain],
+    chains: &[&str],
     form: Form,
 ) -> Result<Vec<Vec<Transform>>, CallError> {
     let width = form.width();
@@ -190,8 +191,7 @@ pub(super) fn paths(
             let points = path_points(entry, width).unwrap_or_default();
             if points.len() > MAX_PATH_POINTS {
                 return Err(CallError::new(format!(
-                    "{argument}: {}: a path of {} points; at most {MAX_PATH_POINTS}",
-                    chain.name(),
+                    "{argument}: {chain}: a path of {} points; at most {MAX_PATH_POINTS}",
                     points.len()
                 )));
             }
@@ -200,7 +200,7 @@ pub(super) fn paths(
                 .enumerate()
                 .map(|(index, numbers)| {
                     form.transform(numbers).map_err(|wrong| {
-                        CallError::new(format!("{argument}: {} point {}: {wrong}", chain.name(), index + 1))
+                        CallError::new(format!("{argument}: {chain} point {}: {wrong}", index + 1))
                     })
                 })
                 .collect()
@@ -212,7 +212,7 @@ pub(super) fn paths(
 pub(super) fn times(
     argument: &str,
     value: &Value,
-    chains: &[Chain],
+    chains: &[&str],
     points: &[usize],
 ) -> Result<Vec<Vec<f64>>, CallError> {
     let is_times = |v: &Value| match v {
@@ -235,7 +235,7 @@ pub(super) fn times(
                 Value::Array(items) => items.iter().filter_map(number).collect(),
                 one => number(one).into_iter().collect(),
             };
-            let name = chain.name();
+            let name = chain;
             if times.len() != expected {
                 return Err(CallError::new(format!(
                     "{argument}: {name}: {} time(s) for {expected} path point(s)",
@@ -267,25 +267,25 @@ mod tests {
 
     #[test]
     fn one_effector_takes_a_point_a_list_or_a_list_holding_its_list() {
-        let one = [Chain::LArm];
+        let one = ["LArm"];
         let form = Form::Position6D;
         assert_eq!(paths("paths", &position(0.1), &one, form).unwrap()[0].len(), 1);
         let two_points = array(vec![position(0.1), position(0.2)]);
         assert_eq!(paths("paths", &two_points, &one, form).unwrap()[0].len(), 2);
         let wrapped = array(vec![two_points.clone()]);
         assert_eq!(paths("paths", &wrapped, &one, form).unwrap()[0].len(), 2);
-        let both = paths("paths", &array(vec![two_points, position(0.3)]), &[Chain::LArm, Chain::RArm], form);
+        let both = paths("paths", &array(vec![two_points, position(0.3)]), &["LArm", "RArm"], form);
         assert_eq!(both.unwrap().iter().map(Vec::len).collect::<Vec<_>>(), [2, 1]);
         assert_eq!(times("times", &Value::from(2.0), &one, &[1]).unwrap(), [vec![2.0]]);
         let lists = array(vec![array(vec![1.0.into(), 2.0.into()]), Value::from(1)]);
-        assert_eq!(times("times", &lists, &[Chain::LArm, Chain::RArm], &[2, 1]).unwrap()[1], [1.0]);
+        assert_eq!(times("times", &lists, &["LArm", "RArm"], &[2, 1]).unwrap()[1], [1.0]);
         assert_eq!(spaces(&Value::from(2), 2).unwrap(), [Space::Robot, Space::Robot]);
         assert_eq!(axis_masks(&array(vec![7.into(), 63.into()]), 2).unwrap(), [7, 63]);
     }
 
     #[test]
     fn errors_name_the_argument_and_what_is_wrong() {
-        let one = [Chain::LArm];
+        let one = ["LArm"];
         let error = |result: Result<Vec<Vec<Transform>>, CallError>| result.unwrap_err().message;
         let short = array(vec![0.1.into(), 0.2.into()]);
         assert!(error(paths("paths", &short, &one, Form::Position6D)).contains("a Position6D (6 floats)"));

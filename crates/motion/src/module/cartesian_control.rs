@@ -190,11 +190,12 @@ fn moves(
     let chains = cartesian_args::effectors("effectorNames", names)?;
     let spaces = cartesian_args::spaces(frames, chains.len())?;
     let axis_masks = cartesian_args::axis_masks(masks, chains.len())?;
-    let targets = cartesian_args::paths("paths", paths, &chains, form)?;
+    let names: Vec<&str> = chains.iter().map(|chain| chain.name()).collect();
+    let targets = cartesian_args::paths("paths", paths, &names, form)?;
     let times = match times {
         Some(times) => {
             let points: Vec<usize> = targets.iter().map(Vec::len).collect();
-            cartesian_args::times("times", times, &chains, &points)?.into_iter().map(Some).collect()
+            cartesian_args::times("times", times, &names, &points)?.into_iter().map(Some).collect()
         }
         None => {
             if let Some((chain, _)) = chains.iter().zip(&targets).find(|(_, targets)| targets.len() != 1) {

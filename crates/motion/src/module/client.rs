@@ -106,6 +106,40 @@ impl Client {
         Ok((id, finished))
     }
 
+    /// List a task the engine runs outside the joint tasks (a whole-body path, `wbGoToBalance`)
+    /// under a new id, with the motors it drives; the receiver tells its end. The caller
+    /// sends its orders next, and [`Client::forget`]s it if they could not be sent.
+    pub(super) fn register(&self, name: &'static str, motors: u64) -> (u64, oneshot::Receiver<bool>) {
+        let id = self.next_id.get() + 1;
+        self.next_id.set(id);
+        let (done, finished) = oneshot::channel();
+        self.waiters.borrow_mut().insert(id, done);
+        self.tasks.borrow_mut().push(TaskInfo { id, name, motors });
+        (id, finished)
+    }
+
+    /// A registered task whose orders never reached the engine.
+    pub(super) fn forget(&self, id: u64) {
+        self.waiters.borrow_mut().remove(&id);
+        self.tasks.borrow_mut().retain(|task| task.id != id);
+    }
+
+    /// Wait for the end of task `id` (`Ok(false)`: killed or replaced); dropping the future
+    /// first kills it (`stop` on a posted call).
+    pub(super) fn wait_for_end(
+        self: &Rc<Self>,
+        id: u64,
+        finished: oneshot::Receiver<bool>,
+    ) -> impl std::future::Future<Output = Result<bool, CallError>> {
+        let guard = KillOnDrop { client: Rc::clone(self), id, armed: true };
+        async move {
+            let mut guard = guard;
+            let completed = finished.await.map_err(|_| CallError::new("ALMotion stopped"))?;
+            guard.armed = false;
+            Ok(completed)
+        }
+    }
+
     /// Start a task now; the future waits for its end (`Ok(false)`: killed or replaced).
     /// Dropping the future first kills the task (`stop` on a posted call).
     pub(super) fn begin(

@@ -48,7 +48,11 @@ pub(super) fn rest(
     (): (),
 ) -> impl Future<Output = Result<(), CallError>> {
     let client = Rc::clone(&this.client);
+    let leaving = super::whole_body::leave(this);
     async move {
+        if let Some(leaving) = leaving? {
+            leaving.await?;
+        }
         let (joints, targets) = table(&client, &CROUCH)?;
         client.clone().run("rest", client.with_speed(&joints, &targets, 0.3)).await?;
         let all: Vec<usize> = (0..client.body.joints.len()).collect();
