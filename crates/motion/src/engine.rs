@@ -14,6 +14,7 @@ use crate::reflexes::Switches;
 use crate::trajectory::Track;
 
 mod cartesian_steps;
+mod postponed;
 mod reflex_steps;
 mod smart_stiffness;
 mod tasks;
@@ -53,7 +54,11 @@ impl MotionTask {
 /// Commands from ALMotion's API to the engine.
 #[derive(Debug)]
 pub enum ToEngine {
+    /// A reactive call: the task takes its joints from the tasks using them, at once.
     Start(Box<MotionTask>),
+    /// A blocking call: the task waits until no running task uses its joints (NAOqi's
+    /// "postponed until the resource is freed"); see `engine/postponed.rs`.
+    StartWhenFree(Box<MotionTask>),
     Kill(u64),
     KillAll,
     /// Kill every task using one of these motors.
@@ -123,6 +128,10 @@ pub(super) struct MotorState {
     external_stiffness: bool,
 }
 
+/// Blocking calls' tasks that may wait for their joints at once: ALMotion's API refuses
+/// one more (`module/client.rs`), so the engine's room for them never runs out.
+pub const POSTPONED_TASKS: usize = 64;
+
 /// Differences smaller than the DCM's rounding are not someone else's commands.
 const SAME_VALUE: f64 = 1e-3;
 
@@ -150,6 +159,9 @@ pub struct Engine {
     period_ms: i32,
     /// Room for every task that can run at once, reserved at start: [`Engine::command`].
     running: Vec<tasks::Running>,
+    /// Blocking calls' tasks waiting for their joints, in the order they came; room for
+    /// [`POSTPONED_TASKS`], reserved at start.
+    postponed: Vec<Box<MotionTask>>,
     motors: Vec<MotorState>,
     /// Per motor: its `[position, stiffness]` when the task driving it started (one task
     /// drives a motor's channel at a time).
@@ -214,6 +226,7 @@ impl Engine {
             // Each running task drives a motor's channel no other task drives, and a task
             // just started may drive none until the next reap.
             running: Vec::with_capacity(2 * count + 1),
+            postponed: Vec::with_capacity(POSTPONED_TASKS),
             motors: vec![MotorState::default(); count],
             task_start: vec![[0.0; 2]; count],
             fall: FallDetector::new(fall_config.tilt_rad, period_ms, switches.fall_manager()),
@@ -281,9 +294,9 @@ impl Engine {
     /// each running task ends at most once (those running before, at most one per motor and
     /// channel, since a new task takes its joints from the others, and those started by
     /// the commands), plus the fall manager's report and `Cycle`, and the move that ends in
-    /// the cycle. As many tasks are handed back, at most.
+    /// the cycle, and every postponed task. As many tasks are handed back, at most.
     pub fn max_reports(&self, commands: usize) -> usize {
-        2 * self.motors.len() + commands + 3
+        2 * self.motors.len() + commands + POSTPONED_TASKS + 3
     }
 
     /// Motion cycles run so far.
@@ -327,6 +340,7 @@ impl Engine {
             FallStep::Upright => output.reports.push(FromEngine::Upright),
             FallStep::Settling | FallStep::Idle => {}
         }
+        self.start_postponed(output);
         let (positions, stiffness) = self.run_tasks(now, target_time, request, output);
         positions_sent |= positions;
         stiffness_sent |= stiffness;

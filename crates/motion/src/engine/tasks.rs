@@ -7,7 +7,8 @@ use naobroker_dcm::time::DcmTime;
 
 use super::walking::MoveOutcome;
 use super::{
-    arrived, limit_step, Channel, Engine, EngineOutput, FromEngine, MotionTask, ToEngine, TrackEntry,
+    arrived, limit_step, postponed, Channel, Engine, EngineOutput, FromEngine, MotionTask, ToEngine,
+    TrackEntry,
 };
 
 /// A task the engine runs.
@@ -58,26 +59,15 @@ impl Engine {
     /// Apply a command from the API; the tasks it ends go into `output`.
     pub fn command(&mut self, command: ToEngine, output: &mut EngineOutput) {
         match command {
-            ToEngine::Start(task) if self.fall.under_way() => {
+            ToEngine::Start(task) | ToEngine::StartWhenFree(task) if self.fall.under_way() => {
                 // The fall manager has priority over every task until the fall is over.
                 output.reports.push(FromEngine::Finished { id: task.id, completed: false });
                 output.retired.push(task);
             }
-            ToEngine::Start(task) => {
-                // A new task on a joint replaces the old one on that joint.
-                let (positions, stiffnesses) = (task.mask(Channel::Position), task.mask(Channel::Stiffness));
-                self.walk_yields_to(positions, output);
-                for running in &mut self.running {
-                    running.stop_tracks(|t| {
-                        let mask = if t.channel == Channel::Position { positions } else { stiffnesses };
-                        mask & (1 << t.motor) != 0
-                    });
-                }
-                self.reap(output, false);
-                let live = task.tracks.len();
-                self.running.push(Running { task, started_at: None, live });
-            }
+            ToEngine::Start(task) => self.start_task(task, output),
+            ToEngine::StartWhenFree(task) => self.start_when_free(task, output),
             ToEngine::Kill(id) => {
+                self.end_postponed(|task| task.id == id, output);
                 self.running.iter_mut().filter(|r| r.task.id == id).for_each(Running::stop);
                 self.reap(output, false);
             }
@@ -86,6 +76,7 @@ impl Engine {
                 self.kill_move(MoveOutcome::Killed, output);
             }
             ToEngine::KillMotors(mask) => {
+                self.end_postponed(|task| postponed::uses(task, mask), output);
                 self.walk_yields_to(mask, output);
                 for running in &mut self.running {
                     if running.tracks().iter().any(|t| mask & (1 << t.motor) != 0) {
@@ -102,6 +93,21 @@ impl Engine {
         }
     }
 
+    /// Start `task` now: it takes its resources from the tasks using them.
+    pub(super) fn start_task(&mut self, task: Box<MotionTask>, output: &mut EngineOutput) {
+        let (positions, stiffnesses) = (task.mask(Channel::Position), task.mask(Channel::Stiffness));
+        self.walk_yields_to(positions, output);
+        for running in &mut self.running {
+            running.stop_tracks(|t| {
+                let mask = if t.channel == Channel::Position { positions } else { stiffnesses };
+                mask & (1 << t.motor) != 0
+            });
+        }
+        self.reap(output, false);
+        let live = task.tracks.len();
+        self.running.push(Running { task, started_at: None, live });
+    }
+
     /// Tasks give up the positions of `motors` (a walk takes the legs); their other tracks go on.
     pub(super) fn release_positions(&mut self, motors: u64, output: &mut EngineOutput) {
         for running in &mut self.running {
@@ -111,6 +117,7 @@ impl Engine {
     }
 
     pub(super) fn kill_all(&mut self, output: &mut EngineOutput) {
+        self.end_postponed(|_| true, output);
         self.running.iter_mut().for_each(Running::stop);
         self.reap(output, false);
     }
