@@ -8,12 +8,13 @@ use naobroker_dcm::time::DcmTime;
 use naobroker_rtslots::{FastAccess, NotRealTimeKey, RtSlots};
 
 use crate::body::Body;
-use crate::collision::{Arm, ArmJoints};
+use crate::collision::{Arm, ArmJoints, CollisionLevels};
 use crate::fall::{self, Direction, FallDetector, FallManagerConfig, FallStep, Posture};
 use crate::reflexes::Switches;
 use crate::trajectory::Track;
 
 mod cartesian_steps;
+mod obstacles;
 mod postponed;
 mod reflex_steps;
 mod smart_stiffness;
@@ -131,6 +132,7 @@ pub(super) struct MotorState {
 /// Blocking calls' tasks that may wait for their joints at once: ALMotion's API refuses
 /// one more (`module/client.rs`), so the engine's room for them never runs out.
 pub const POSTPONED_TASKS: usize = 64;
+pub use obstacles::SECURITY_DISTANCE_M;
 
 /// Differences smaller than the DCM's rounding are not someone else's commands.
 const SAME_VALUE: f64 = 1e-3;
@@ -180,12 +182,16 @@ pub struct Engine {
     angles: Option<FastAccess>,
     /// GyroscopeX, Y, Z, when the robot has them: they tell when a fall is over.
     gyroscope: Option<FastAccess>,
+    /// The sonars' distances, when the robot has them: external collision protection.
+    sonars: Option<FastAccess>,
     fall: FallDetector,
     protective: Posture,
     arms: [Option<ArmJoints>; 2],
     /// Position commands at the start of the cycle: an arm's last safe pose.
     previous: Vec<f64>,
     collision_stops: u64,
+    /// Each arm's `isCollision` level, published every cycle.
+    collision_levels: Arc<CollisionLevels>,
     cycle: u64,
     /// Forward kinematics of the sensed and commanded angles, with a kinematic model.
     cartesian: Option<cartesian_steps::CartesianState>,
@@ -239,9 +245,11 @@ impl Engine {
             sensed: vec![0.0; count],
             angles,
             gyroscope,
+            sonars: obstacles::sonars(slots)?,
             arms,
             previous: vec![0.0; count],
             collision_stops: 0,
+            collision_levels: Arc::default(),
             cycle: 0,
             cartesian,
             walking,
@@ -304,6 +312,11 @@ impl Engine {
         self.cycle
     }
 
+    /// Each arm's `isCollision` level, as the last cycle left it.
+    pub fn collision_levels(&self) -> &Arc<CollisionLevels> {
+        &self.collision_levels
+    }
+
     /// Motion cycles in which an arm was held at its last safe pose.
     pub fn collision_stops(&self) -> u64 {
         self.collision_stops
@@ -344,6 +357,7 @@ impl Engine {
         let (positions, stiffness) = self.run_tasks(now, target_time, request, output);
         positions_sent |= positions;
         stiffness_sent |= stiffness;
+        self.stop_before_obstacles(output);
         positions_sent |= self.walk_step(dt, output);
         self.update_commanded_pose();
         self.hold_arms_out_of_the_body(positions_sent);

@@ -124,7 +124,7 @@ impl Client {
         let waits = claim == Claim::WaitUntilFree;
         if waits && self.tasks.borrow().iter().filter(|task| task.waits).count() >= WAITING_TASKS {
             return Err(CallError::new(format!(
-                "ALMotion.{name}: {WAITING_TASKS} blocking motion tasks are already under way or waiting \
+                "{WAITING_TASKS} blocking motion tasks are already under way or waiting \
                  for their joints (the limit); try again once one has ended"
             )));
         }
@@ -224,6 +224,7 @@ impl Client {
             MoveOutcome::Fell => "the robot fell",
             MoveOutcome::Limp => "a leg lost its stiffness",
             MoveOutcome::LeftTheGround => "the feet left the ground",
+            MoveOutcome::Obstacle => "an obstacle is within the security distance",
             MoveOutcome::Arrived | MoveOutcome::Replaced | MoveOutcome::Killed => return,
         };
         self.move_failed(reason, 1);
