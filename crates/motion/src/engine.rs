@@ -13,6 +13,7 @@ use crate::fall::{self, Direction, FallDetector, FallManagerConfig, FallStep, Po
 use crate::reflexes::Switches;
 use crate::trajectory::Track;
 
+pub mod breath;
 mod cartesian_steps;
 mod obstacles;
 mod postponed;
@@ -72,6 +73,16 @@ pub enum ToEngine {
     KillMove,
     /// Whether the walk swings each arm (left, right) that no task holds.
     MoveArms([bool; 2]),
+    /// Breath on (`true`) or off on these motors.
+    Breath {
+        motors: u64,
+        on: bool,
+    },
+    /// The breath's rate (breaths per minute) and amplitude, checked by the API.
+    BreathConfig {
+        bpm: f64,
+        amplitude: f64,
+    },
     /// Plan a footstep after those planned (`clear`: instead of them); a move with
     /// [`walking::Goal::FootSteps`] walks them.
     PlanFootStep {
@@ -184,6 +195,8 @@ pub struct Engine {
     gyroscope: Option<FastAccess>,
     /// The sonars' distances, when the robot has them: external collision protection.
     sonars: Option<FastAccess>,
+    /// The idle breath animation.
+    breath: breath::Breath,
     fall: FallDetector,
     protective: Posture,
     arms: [Option<ArmJoints>; 2],
@@ -225,6 +238,7 @@ impl Engine {
         let cartesian = cartesian_steps::CartesianState::new(&body);
         let walking = walking::Walking::new(&body, slots)?;
         let walk_shared = Arc::new(walking::WalkShared::new(walking.is_some()));
+        let breath = breath::Breath::new(&body);
         let mut engine = Engine {
             protective: fall::protective_posture(&body),
             body,
@@ -246,6 +260,7 @@ impl Engine {
             angles,
             gyroscope,
             sonars: obstacles::sonars(slots)?,
+            breath,
             arms,
             previous: vec![0.0; count],
             collision_stops: 0,
@@ -359,6 +374,8 @@ impl Engine {
         stiffness_sent |= stiffness;
         self.stop_before_obstacles(output);
         positions_sent |= self.walk_step(dt, output);
+        let taken = positions_sent | self.position_owners(self.breath.motors());
+        positions_sent |= self.breathe(dt, taken);
         self.update_commanded_pose();
         self.hold_arms_out_of_the_body(positions_sent);
         for motor in 0..self.motors.len() {

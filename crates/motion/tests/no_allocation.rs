@@ -249,6 +249,15 @@ fn the_motion_thread_does_not_allocate() {
             bench.step(20);
         }
     }
+    // Breathing: every breath joint sways; a task takes a shoulder and gives it back; off,
+    // each joint finishes its breath.
+    bench.command(ToEngine::BreathConfig { bpm: 30.0, amplitude: 0.0 });
+    bench.command(ToEngine::Breath { motors: u64::MAX, on: true });
+    bench.step(100);
+    bench.start_task(vec![keys(shoulder, Channel::Position, 0.2, 0.5)]);
+    bench.step(100);
+    bench.command(ToEngine::Breath { motors: u64::MAX, on: false });
+    bench.step(250);
     // Walking: a move at a velocity replaced by one to a place, stopped on the way; then one
     // a task on a leg kills.
     bench.everywhere(Channel::Stiffness, 0.1, 1.0);
@@ -272,9 +281,10 @@ fn the_motion_thread_does_not_allocate() {
     bench.step(4);
     let seen = &bench.seen;
     // Per round, the whole-body task and the postponed shoulder's arrive and four are killed
-    // or replaced; the first stiffness task, the one after the fall, the one before the walk
-    // and the leg's task arrive, the fall and `KillAll` kill one each.
-    assert_eq!((seen.completed, seen.killed), (4 * 2 + 4, 4 * 4 + 2), "tasks ended both ways: {seen:?}");
+    // or replaced; the first stiffness task, the one after the fall, the shoulder's while
+    // breathing, the one before the walk and the leg's task arrive, the fall and `KillAll`
+    // kill one each.
+    assert_eq!((seen.completed, seen.killed), (4 * 2 + 5, 4 * 4 + 2), "tasks ended both ways: {seen:?}");
     assert_eq!((seen.falls, seen.fallen, seen.upright), (1, 1, 2), "{seen:?}");
     assert!(lowered, "smart stiffness lowered idle joints");
     assert!(bench.ports.shared.cycles() > 200, "{} motion cycles", bench.ports.shared.cycles());

@@ -90,6 +90,8 @@ impl Engine {
             ToEngine::KillMove => self.kill_move(MoveOutcome::Killed, output),
             ToEngine::MoveArms(enabled) => self.set_move_arms(enabled),
             ToEngine::PlanFootStep { step, clear } => self.plan_footstep(step, clear),
+            ToEngine::Breath { motors, on } => self.breath.enable(motors, on),
+            ToEngine::BreathConfig { bpm, amplitude } => self.breath.configure(bpm, amplitude),
         }
     }
 

@@ -56,6 +56,8 @@ pub(super) struct Client {
     pub(super) unapplied: Unapplied,
     /// The moves sent to the walk and not ended yet, with who waits for each.
     pub(super) moves: Moves,
+    /// What the breath calls set.
+    pub(super) breath: super::breath::BreathSettings,
 }
 
 /// Kills its task if the waiting call goes away first (`stop` on a posted call).
@@ -94,6 +96,7 @@ impl Client {
             cycle_events,
             unapplied: Unapplied::new(motors),
             moves: Moves::default(),
+            breath: Default::default(),
         }
     }
 
