@@ -25,7 +25,7 @@ pub enum BodyError {
     #[error("the robot description's [kinematics]: {0}")]
     Kinematics(#[from] ModelError),
     #[error("the robot description's collision shapes: {0}")]
-    CollisionShapes(#[from] crate::collision::ShapeError),
+    CollisionShapes(#[from] crate::self_collision::ShapeError),
 }
 
 /// Joint names a call gave that ALMotion does not know. Names and values are cut to an
@@ -79,7 +79,7 @@ pub struct Body {
     pub kinematics: Option<Arc<Kinematics>>,
     /// The arms' and the body's collision shapes, with a kinematic model and the
     /// description's `[[physics.shape]]` (collision protection, `isCollision`).
-    pub collision: Option<crate::collision::CollisionShapes>,
+    pub collision: Option<crate::self_collision::CollisionShapes>,
 }
 
 const CHAIN_ORDER: [&str; 5] = ["Head", "LArm", "LLeg", "RLeg", "RArm"];
@@ -157,7 +157,7 @@ impl Body {
                 let chains: Vec<(String, String)> =
                     joints.iter().map(|joint| (joint.name.clone(), joint.chain.clone())).collect();
                 let physics = model.physics.as_ref();
-                crate::collision::CollisionShapes::from_description(&chains, &kinematics.model, physics)?
+                crate::self_collision::CollisionShapes::from_description(&chains, &kinematics.model, physics)?
             }
             None => None,
         };

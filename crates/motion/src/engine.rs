@@ -8,9 +8,10 @@ use naobroker_dcm::time::DcmTime;
 use naobroker_rtslots::{FastAccess, NotRealTimeKey, RtSlots};
 
 use crate::body::Body;
-use crate::collision::{Arm, ArmJoints, CollisionLevels};
+use crate::collision::ArmJoints;
 use crate::fall::{self, Direction, FallDetector, FallManagerConfig, FallStep, Posture};
 use crate::reflexes::Switches;
+use crate::self_collision::{Arm, CollisionLevels};
 use crate::trajectory::Track;
 
 pub mod breath;
@@ -173,7 +174,9 @@ pub struct Engine {
     /// Room for every task that can run at once, reserved at start: [`Engine::command`].
     running: Vec<tasks::Running>,
     /// Blocking calls' tasks waiting for their joints, in the order they came; room for
-    /// [`POSTPONED_TASKS`], reserved at start.
+    /// [`POSTPONED_TASKS`], reserved at start. Boxed: each task's allocation comes from the
+    /// API and goes back to it whole, to be freed there, never on the motion thread.
+    #[allow(clippy::vec_box)]
     postponed: Vec<Box<MotionTask>>,
     motors: Vec<MotorState>,
     /// Per motor: its `[position, stiffness]` when the task driving it started (one task

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use naobroker_framework::CallError;
 
-use crate::collision::Arm;
 use crate::fall::ANGLE_KEYS;
+use crate::self_collision::Arm;
 
 /// A reflex that cannot be switched as asked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -45,7 +45,7 @@ pub struct MotionShared {
     /// Motion cycles in which collision protection held an arm at its last safe pose.
     pub(crate) collision_stops: AtomicU64,
     /// Each arm's self-collision level (`isCollision`), stored every cycle.
-    pub(crate) collision_levels: Arc<crate::collision::CollisionLevels>,
+    pub(crate) collision_levels: Arc<crate::self_collision::CollisionLevels>,
     /// Commands the thread had taken in when it last stored the values above.
     applied: AtomicU64,
     /// Reports the queue to the API had no room for.

@@ -5,8 +5,8 @@ use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::time::DcmTime;
 
 use super::Engine;
-use crate::collision::{self, Level};
 use crate::fall::{self, Direction, FallStep};
+use crate::self_collision::{self, Level};
 
 impl Engine {
     /// The fall manager's step for this cycle, from the inertial unit's angles and
@@ -61,7 +61,7 @@ impl Engine {
                 continue;
             }
             let from = shapes.clearance(arm.arm, &cartesian.before);
-            if collision::allowed(from, shapes.clearance(arm.arm, &cartesian.commanded)) {
+            if self_collision::allowed(from, shapes.clearance(arm.arm, &cartesian.commanded)) {
                 continue;
             }
             for &motor in arm.motors.iter().filter(|&&motor| positions_sent & (1 << motor) != 0) {

@@ -6,7 +6,7 @@ use naobroker_framework::{CallError, Methods, ModuleContext, Value};
 use naobroker_protocol::value_excerpt;
 
 use super::ALMotion;
-use crate::collision::Level;
+use crate::self_collision::Level;
 
 /// Add the reflexes' methods to ALMotion's table.
 pub(super) fn add_to(m: &mut Methods<ALMotion>) {
