@@ -1,6 +1,7 @@
 //! NAOqi's rule for competing motion tasks: a blocking call (`angleInterpolation` and its
-//! kin) whose joints a running task uses "is postponed until the resource is freed"; a
-//! reactive call (`setAngles`, `changeAngles`) takes them over at once (`tasks.rs`). A
+//! kin) whose joints a running blocking call's task uses "is postponed until the resource is
+//! freed"; a reactive call (`setAngles`, `changeAngles`) takes them over at once
+//! (`tasks.rs`), and its own task books nothing: a blocking call takes its joints over too. A
 //! resource is a joint's position or its stiffness. Postponed tasks start in the order they
 //! came: a later one never overtakes an earlier one waiting on the same resource.
 
@@ -12,18 +13,18 @@ impl Engine {
     pub(super) fn start_when_free(&mut self, task: Box<MotionTask>, output: &mut EngineOutput) {
         let full = self.postponed.len() == self.postponed.capacity();
         if full || !self.busy(&task, self.postponed.len()) {
-            self.start_task(task, output);
+            self.start_task(task, true, output);
         } else {
             self.postponed.push(task);
         }
     }
 
-    /// Whether a running task, or one postponed before `postponed[before]`, uses one of
-    /// `task`'s resources.
+    /// Whether a running blocking call's task, or one postponed before `postponed[before]`,
+    /// uses one of `task`'s resources.
     fn busy(&self, task: &MotionTask, before: usize) -> bool {
         let earlier = &self.postponed[..before];
         task.tracks.iter().any(|track| {
-            self.owner(track.motor, track.channel).is_some()
+            self.owner(track.motor, track.channel).is_some_and(|index| self.is_blocking(index))
                 || earlier.iter().any(|waiting| waiting.mask(track.channel) & (1 << track.motor) != 0)
         })
     }
@@ -34,7 +35,7 @@ impl Engine {
         while index < self.postponed.len() {
             if self.running.len() < self.running.capacity() && !self.busy(&self.postponed[index], index) {
                 let task = self.postponed.remove(index);
-                self.start_task(task, output);
+                self.start_task(task, true, output);
             } else {
                 index += 1;
             }
@@ -106,6 +107,20 @@ mod tests {
             .collect();
         let done = |id| FromEngine::Finished { id, completed: true };
         assert_eq!(ends, [(5, done(1)), (10, done(2)), (15, done(3))]);
+    }
+
+    #[test]
+    fn a_blocking_task_takes_a_reactive_tasks_joints_at_once() {
+        let (mut engine, body, _) = nao_with_slots();
+        let yaw = body.joints[0].motor;
+        let mut output = EngineOutput::default();
+        engine.command(
+            ToEngine::Start(Box::new(MotionTask { id: 1, tracks: vec![keys(yaw, 1.0, 0.3)] })),
+            &mut output,
+        );
+        when_free(&mut engine, 2, vec![keys(yaw, 0.1, -0.3)], &mut output);
+        assert_eq!(output.reports, [FromEngine::Finished { id: 1, completed: false }]);
+        assert_eq!(engine.owner(yaw, Channel::Position), Some(0), "task 2 runs");
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub(super) struct Running {
     /// `task.tracks[..live]` still run, in their order; those after were taken by a newer
     /// task or killed, and stay in the task until the API side frees it.
     live: usize,
+    /// A blocking call's: later blocking calls on its joints wait for it (`postponed.rs`).
+    blocking: bool,
 }
 
 impl Running {
@@ -51,6 +53,11 @@ fn slot(channel: Channel) -> usize {
 }
 
 impl Engine {
+    /// Whether the running task at `index` is a blocking call's.
+    pub(super) fn is_blocking(&self, index: usize) -> bool {
+        self.running[index].blocking
+    }
+
     /// The running task driving `motor`'s `channel`, if any.
     pub(super) fn owner(&self, motor: usize, channel: Channel) -> Option<usize> {
         self.running.iter().position(|r| r.tracks().iter().any(|t| t.motor == motor && t.channel == channel))
@@ -64,7 +71,7 @@ impl Engine {
                 output.reports.push(FromEngine::Finished { id: task.id, completed: false });
                 output.retired.push(task);
             }
-            ToEngine::Start(task) => self.start_task(task, output),
+            ToEngine::Start(task) => self.start_task(task, false, output),
             ToEngine::StartWhenFree(task) => self.start_when_free(task, output),
             ToEngine::Kill(id) => {
                 self.end_postponed(|task| task.id == id, output);
@@ -95,8 +102,9 @@ impl Engine {
         }
     }
 
-    /// Start `task` now: it takes its resources from the tasks using them.
-    pub(super) fn start_task(&mut self, task: Box<MotionTask>, output: &mut EngineOutput) {
+    /// Start `task` now (a blocking call's, or a reactive one's): it takes its resources from
+    /// the tasks using them.
+    pub(super) fn start_task(&mut self, task: Box<MotionTask>, blocking: bool, output: &mut EngineOutput) {
         let (positions, stiffnesses) = (task.mask(Channel::Position), task.mask(Channel::Stiffness));
         self.walk_yields_to(positions, output);
         for running in &mut self.running {
@@ -107,7 +115,7 @@ impl Engine {
         }
         self.reap(output, false);
         let live = task.tracks.len();
-        self.running.push(Running { task, started_at: None, live });
+        self.running.push(Running { task, started_at: None, live, blocking });
     }
 
     /// Tasks give up the positions of `motors` (a walk takes the legs); their other tracks go on.
