@@ -218,10 +218,10 @@ fn the_motion_thread_does_not_allocate() {
         // its motors, and it arrives with what it kept.
         bench.everywhere(Channel::Position, 0.2, target);
         bench.start_task(vec![toward(head_yaw, -target)]);
-        let arm = bench.start_task(vec![keys(shoulder, Channel::Position, 5.0, 1.0)]);
-        bench.start_task(vec![keys(elbow, Channel::Position, 5.0, 1.0), toward(head_yaw, target)]);
-        // Blocking calls on busy joints are postponed: one starts once `arm` is killed, one
-        // is killed with the elbow's tasks.
+        let arm = bench.start_when_free(vec![keys(shoulder, Channel::Position, 5.0, 1.0)]);
+        bench.start_when_free(vec![keys(elbow, Channel::Position, 5.0, 1.0), toward(head_yaw, target)]);
+        // Blocking calls on joints those two blocking calls' tasks use are postponed: one
+        // starts once `arm` is killed, one is killed with the elbow's tasks.
         bench.start_when_free(vec![keys(shoulder, Channel::Position, 0.1, 0.5)]);
         bench.start_when_free(vec![keys(elbow, Channel::Position, 0.1, 0.5)]);
         bench.step(6);
