@@ -197,6 +197,8 @@ fn every_sensor_edge_raises_its_naoqi_event_once_with_naoqis_value() {
         ("footContact", off()),
         ("leftFootContact", off()),
         ("footContactChanged", Value::from(false)),
+        ("leftFootTotalWeight", Value::from(0.0)),
+        ("rightFootTotalWeight", Value::from(0.0)),
         ("BatteryLowDetected", Value::from(false)),
         ("BatteryPowerPluggedChanged", Value::from(false)),
     ] {
@@ -291,11 +293,19 @@ fn feet(robot: &mut Robot) {
     robot.press("LFoot/FSR/FrontLeft", 3.0, 8, &[("footContactChanged", Value::from(true))]);
     assert_eq!(robot.memory("footContact"), on(), "written before the event");
     assert_eq!(robot.memory("leftFootContact"), on());
-    // The right foot too: still one contact for the robot.
+    robot.wait_for("leftFootTotalWeight", Value::from(3.0));
+    // The right foot too: still one contact for the robot. Its weight is its four FSRs'.
     robot.press("RFoot/FSR/RearRight", 3.0, 8, &[]);
+    robot.press("RFoot/FSR/FrontLeft", 0.5, 8, &[]);
     robot.wait_for("rightFootContact", on());
+    robot.wait_for("rightFootTotalWeight", Value::from(3.5));
+    robot.press("RFoot/FSR/FrontLeft", 0.0, 8, &[]);
     // 0.7 kg is inside the 0.5–1 kg hysteresis: still in contact.
     robot.press("LFoot/FSR/FrontLeft", 0.7, 8, &[]);
+    robot.wait_for("leftFootTotalWeight", Value::from(0.7));
+    // Less than the 10 g resolution from the value written: not written again.
+    robot.press("LFoot/FSR/FrontLeft", 0.705, 8, &[]);
+    assert_eq!(robot.memory("leftFootTotalWeight"), Value::from(0.7));
     robot.press("RFoot/FSR/RearRight", 0.0, 8, &[]);
     robot.wait_for("rightFootContact", off());
     robot.press("LFoot/FSR/FrontLeft", 0.0, 8, &[("footContactChanged", Value::from(false))]);

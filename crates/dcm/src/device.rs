@@ -99,6 +99,8 @@ pub struct DeviceModel {
     pub preferences: Preferences,
     /// The kinematic and mass model's numbers, when the description has them.
     pub kinematics: Option<naobroker_kinematics::Description>,
+    /// The description's `[physics]` table (ALMotion's self-collision reads its shapes).
+    pub physics: Option<toml::Table>,
     actuator_index: HashMap<String, usize>,
     sensor_index: HashMap<String, usize>,
 }
@@ -129,6 +131,7 @@ impl DeviceModel {
             joints: description.joints,
             preferences: description.preferences,
             kinematics: description.kinematics,
+            physics: description.physics,
             actuator_index,
             sensor_index,
         })

@@ -24,6 +24,8 @@ pub enum BodyError {
     MissingDevice(#[from] MissingDevice),
     #[error("the robot description's [kinematics]: {0}")]
     Kinematics(#[from] ModelError),
+    #[error("the robot description's collision shapes: {0}")]
+    CollisionShapes(#[from] crate::self_collision::ShapeError),
 }
 
 /// Joint names a call gave that ALMotion does not know. Names and values are cut to an
@@ -75,6 +77,9 @@ pub struct Body {
     chains: Vec<String>,
     /// The kinematic and mass model, when the description has one (`[kinematics]`).
     pub kinematics: Option<Arc<Kinematics>>,
+    /// The arms' and the body's collision shapes, with a kinematic model and the
+    /// description's `[[physics.shape]]` (collision protection, `isCollision`).
+    pub collision: Option<crate::self_collision::CollisionShapes>,
 }
 
 const CHAIN_ORDER: [&str; 5] = ["Head", "LArm", "LLeg", "RLeg", "RArm"];
@@ -147,7 +152,16 @@ impl Body {
             }
             None => None,
         };
-        Ok(Body { joints, motors, chains, kinematics })
+        let collision = match &kinematics {
+            Some(kinematics) => {
+                let chains: Vec<(String, String)> =
+                    joints.iter().map(|joint| (joint.name.clone(), joint.chain.clone())).collect();
+                let physics = model.physics.as_ref();
+                crate::self_collision::CollisionShapes::from_description(&chains, &kinematics.model, physics)?
+            }
+            None => None,
+        };
+        Ok(Body { joints, motors, chains, kinematics, collision })
     }
 
     /// Joint indices a name stands for: a joint, a chain or a group. As on NAOqi, "Joints"

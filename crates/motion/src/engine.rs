@@ -8,12 +8,16 @@ use naobroker_dcm::time::DcmTime;
 use naobroker_rtslots::{FastAccess, NotRealTimeKey, RtSlots};
 
 use crate::body::Body;
-use crate::collision::{Arm, ArmJoints};
+use crate::collision::ArmJoints;
 use crate::fall::{self, Direction, FallDetector, FallManagerConfig, FallStep, Posture};
 use crate::reflexes::Switches;
+use crate::self_collision::{Arm, CollisionLevels};
 use crate::trajectory::Track;
 
+pub mod breath;
 mod cartesian_steps;
+mod obstacles;
+mod postponed;
 mod reflex_steps;
 mod smart_stiffness;
 mod tasks;
@@ -54,7 +58,11 @@ impl MotionTask {
 /// Commands from ALMotion's API to the engine.
 #[derive(Debug)]
 pub enum ToEngine {
+    /// A reactive call: the task takes its joints from the tasks using them, at once.
     Start(Box<MotionTask>),
+    /// A blocking call: the task waits until no running task uses its joints (NAOqi's
+    /// "postponed until the resource is freed"); see `engine/postponed.rs`.
+    StartWhenFree(Box<MotionTask>),
     Kill(u64),
     KillAll,
     /// Kill every task using one of these motors.
@@ -67,6 +75,16 @@ pub enum ToEngine {
     KillMove,
     /// Whether the walk swings each arm (left, right) that no task holds.
     MoveArms([bool; 2]),
+    /// Breath on (`true`) or off on these motors.
+    Breath {
+        motors: u64,
+        on: bool,
+    },
+    /// The breath's rate (breaths per minute) and amplitude, checked by the API.
+    BreathConfig {
+        bpm: f64,
+        amplitude: f64,
+    },
     /// Plan a footstep after those planned (`clear`: instead of them); a move with
     /// [`walking::Goal::FootSteps`] walks them.
     PlanFootStep {
@@ -126,6 +144,11 @@ pub(super) struct MotorState {
     external_stiffness: bool,
 }
 
+/// Blocking calls' tasks that may wait for their joints at once: ALMotion's API refuses
+/// one more (`module/client.rs`), so the engine's room for them never runs out.
+pub const POSTPONED_TASKS: usize = 64;
+pub use obstacles::SECURITY_DISTANCE_M;
+
 /// Differences smaller than the DCM's rounding are not someone else's commands.
 const SAME_VALUE: f64 = 1e-3;
 
@@ -153,6 +176,11 @@ pub struct Engine {
     period_ms: i32,
     /// Room for every task that can run at once, reserved at start: [`Engine::command`].
     running: Vec<tasks::Running>,
+    /// Blocking calls' tasks waiting for their joints, in the order they came; room for
+    /// [`POSTPONED_TASKS`], reserved at start. Boxed: each task's allocation comes from the
+    /// API and goes back to it whole, to be freed there, never on the motion thread.
+    #[allow(clippy::vec_box)]
+    postponed: Vec<Box<MotionTask>>,
     motors: Vec<MotorState>,
     /// Per motor: its `[position, stiffness]` when the task driving it started (one task
     /// drives a motor's channel at a time).
@@ -171,12 +199,18 @@ pub struct Engine {
     angles: Option<FastAccess>,
     /// GyroscopeX, Y, Z, when the robot has them: they tell when a fall is over.
     gyroscope: Option<FastAccess>,
+    /// The sonars' distances, when the robot has them: external collision protection.
+    sonars: Option<FastAccess>,
+    /// The idle breath animation.
+    breath: breath::Breath,
     fall: FallDetector,
     protective: Posture,
     arms: [Option<ArmJoints>; 2],
     /// Position commands at the start of the cycle: an arm's last safe pose.
     previous: Vec<f64>,
     collision_stops: u64,
+    /// Each arm's `isCollision` level, published every cycle.
+    collision_levels: Arc<CollisionLevels>,
     cycle: u64,
     /// Forward kinematics of the sensed and commanded angles, with a kinematic model.
     cartesian: Option<cartesian_steps::CartesianState>,
@@ -213,6 +247,7 @@ impl Engine {
         let walking = walking::Walking::new(&body, slots)?;
         let walk_shared = Arc::new(walking::WalkShared::new(walking.is_some()));
         let whole_body = whole_body::WholeBodyControl::new(&body);
+        let breath = breath::Breath::new(&body);
         let mut engine = Engine {
             protective: fall::protective_posture(&body),
             body,
@@ -220,6 +255,7 @@ impl Engine {
             // Each running task drives a motor's channel no other task drives, and a task
             // just started may drive none until the next reap.
             running: Vec::with_capacity(2 * count + 1),
+            postponed: Vec::with_capacity(POSTPONED_TASKS),
             motors: vec![MotorState::default(); count],
             task_start: vec![[0.0; 2]; count],
             fall: FallDetector::new(fall_config.tilt_rad, period_ms, switches.fall_manager()),
@@ -232,9 +268,12 @@ impl Engine {
             sensed: vec![0.0; count],
             angles,
             gyroscope,
+            sonars: obstacles::sonars(slots)?,
+            breath,
             arms,
             previous: vec![0.0; count],
             collision_stops: 0,
+            collision_levels: Arc::default(),
             cycle: 0,
             cartesian,
             walking,
@@ -288,14 +327,19 @@ impl Engine {
     /// each running task ends at most once (those running before, at most one per motor and
     /// channel, since a new task takes its joints from the others, and those started by
     /// the commands), plus the fall manager's report and `Cycle`, and the move that ends in
-    /// the cycle. As many tasks are handed back, at most.
+    /// the cycle, and every postponed task. As many tasks are handed back, at most.
     pub fn max_reports(&self, commands: usize) -> usize {
-        2 * self.motors.len() + commands + 3 + whole_body::MAX_REPORTS
+        2 * self.motors.len() + commands + POSTPONED_TASKS + 3 + whole_body::MAX_REPORTS
     }
 
     /// Motion cycles run so far.
     pub fn cycles(&self) -> u64 {
         self.cycle
+    }
+
+    /// Each arm's `isCollision` level, as the last cycle left it.
+    pub fn collision_levels(&self) -> &Arc<CollisionLevels> {
+        &self.collision_levels
     }
 
     /// Motion cycles in which an arm was held at its last safe pose.
@@ -334,11 +378,15 @@ impl Engine {
             FallStep::Upright => output.reports.push(FromEngine::Upright),
             FallStep::Settling | FallStep::Idle => {}
         }
+        self.start_postponed(output);
         let (positions, stiffness) = self.run_tasks(now, target_time, request, output);
         positions_sent |= positions;
         stiffness_sent |= stiffness;
         positions_sent |= self.whole_body_step(dt, output);
+        self.stop_before_obstacles(output);
         positions_sent |= self.walk_step(dt, output);
+        let taken = positions_sent | self.position_owners(self.breath.motors());
+        positions_sent |= self.breathe(dt, taken);
         self.update_commanded_pose();
         self.hold_arms_out_of_the_body(positions_sent);
         for motor in 0..self.motors.len() {

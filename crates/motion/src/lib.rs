@@ -12,6 +12,7 @@ pub mod fall;
 mod module;
 pub mod reflexes;
 pub mod runner;
+pub mod self_collision;
 mod shapes;
 pub mod trajectory;
 

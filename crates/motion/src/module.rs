@@ -17,6 +17,7 @@ use crate::events::MemoryWrite;
 use crate::runner::MotionThread;
 use client::Client;
 
+mod breath;
 mod cartesian_args;
 mod cartesian_control;
 mod cartesian_planning;
@@ -266,6 +267,7 @@ impl Module for ALMotion {
         );
         whole_body::add_to(m);
         reflex_methods::add_to(m);
+        breath::add_to(m);
         locomotion::add_to(m);
         footsteps::add_to(m);
     }

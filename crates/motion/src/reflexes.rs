@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use naobroker_framework::CallError;
 
-use crate::collision::Arm;
 use crate::fall::ANGLE_KEYS;
+use crate::self_collision::Arm;
 
 /// A reflex that cannot be switched as asked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -18,8 +18,12 @@ pub enum SwitchError {
     NoInertialUnit,
     #[error("collision protection is per arm: \"LArm\", \"RArm\" or \"Arms\", got {0:?}")]
     UnknownChain(String),
+    #[error(
+        "external collision protection is for \"Move\", \"Arms\", \"LArm\", \"RArm\" or \"All\", got {0:?}"
+    )]
+    UnknownExternal(String),
     /// The arm's chain name.
-    #[error("this robot has no {0} (ShoulderPitch, ShoulderRoll, ElbowYaw, ElbowRoll) to protect")]
+    #[error("this robot has no {0} (its five joints and collision shapes) to protect")]
     NoArm(&'static str),
 }
 
@@ -37,6 +41,8 @@ pub struct Switches {
     collision: [AtomicBool; 2],
     /// The walk stops when the feet leave the ground (NAOqi's ENABLE_FOOT_CONTACT_PROTECTION).
     foot_contact: AtomicBool,
+    /// External collision protection, per [`External`].
+    external: [AtomicBool; 3],
     /// The robot has the inertial unit's angles the fall manager reads.
     fall_available: bool,
     /// The robot has each arm's joints.
@@ -51,6 +57,7 @@ impl Switches {
             fall_manager: AtomicBool::new(fall_available && fall_enabled),
             collision: arms_available.map(AtomicBool::new),
             foot_contact: AtomicBool::new(true),
+            external: Default::default(),
             fall_available,
             arms_available,
         }
@@ -106,9 +113,58 @@ impl Switches {
         Ok(())
     }
 
+    /// The arms of `chain` (`LArm`, `RArm` or `Arms`), refused when the robot has none of them.
+    pub fn protectable_arms(&self, chain: &str) -> Result<&'static [Arm], SwitchError> {
+        let arms = arms_of(chain)?;
+        match arms.iter().find(|arm| !self.arms_available[arm.index()]) {
+            Some(missing) => Err(SwitchError::NoArm(missing.chain())),
+            None => Ok(arms),
+        }
+    }
+
+    pub fn external_protection(&self, what: External) -> bool {
+        self.external[what as usize].load(Ordering::Acquire)
+    }
+
+    /// External collision protection on or off for `name`: "Move", "LArm", "RArm", "Arms"
+    /// (both arms) or "All".
+    pub fn set_external_protection(&self, name: &str, on: bool) -> Result<(), SwitchError> {
+        for &what in externals_of(name)? {
+            self.external[what as usize].store(on, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Whether external collision protection is on for everything `name` stands for.
+    pub fn external_protected(&self, name: &str) -> Result<bool, SwitchError> {
+        Ok(externals_of(name)?.iter().all(|&what| self.external_protection(what)))
+    }
+
     /// Whether every arm of `chain` is protected.
     pub fn chain_protected(&self, chain: &str) -> Result<bool, SwitchError> {
         Ok(arms_of(chain)?.iter().all(|&arm| self.collision_protection(arm)))
+    }
+}
+
+/// What external collision protection protects: the walk (against what the sonars see), each
+/// arm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum External {
+    Move,
+    LArm,
+    RArm,
+}
+
+/// What a name of `setExternalCollisionProtectionEnabled` stands for.
+fn externals_of(name: &str) -> Result<&'static [External], SwitchError> {
+    const ALL: [External; 3] = [External::Move, External::LArm, External::RArm];
+    match name {
+        "Move" => Ok(&ALL[..1]),
+        "LArm" => Ok(&ALL[1..2]),
+        "RArm" => Ok(&ALL[2..]),
+        "Arms" => Ok(&ALL[1..]),
+        "All" => Ok(&ALL),
+        other => Err(SwitchError::UnknownExternal(other.to_owned())),
     }
 }
 

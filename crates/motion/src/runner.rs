@@ -44,6 +44,8 @@ pub struct MotionShared {
     pub(crate) refused: AtomicU64,
     /// Motion cycles in which collision protection held an arm at its last safe pose.
     pub(crate) collision_stops: AtomicU64,
+    /// Each arm's self-collision level (`isCollision`), stored every cycle.
+    pub(crate) collision_levels: Arc<crate::self_collision::CollisionLevels>,
     /// Commands the thread had taken in when it last stored the values above.
     applied: AtomicU64,
     /// Reports the queue to the API had no room for.
@@ -137,6 +139,7 @@ pub fn prepare(engine: Engine, mut channel: RequestChannel) -> std::io::Result<(
         skipped: AtomicU64::new(0),
         refused: AtomicU64::new(0),
         collision_stops: AtomicU64::new(0),
+        collision_levels: Arc::clone(engine.collision_levels()),
         applied: AtomicU64::new(0),
         reports_dropped: AtomicU64::new(0),
         cartesian: engine.kinematics().map(|kinematics| Published::new(kinematics)),

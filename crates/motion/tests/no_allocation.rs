@@ -148,6 +148,14 @@ impl Bench {
         id
     }
 
+    /// A blocking call's task: postponed while its joints are busy.
+    fn start_when_free(&mut self, tracks: Vec<TrackEntry>) -> u64 {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.command(ToEngine::StartWhenFree(Box::new(MotionTask { id, tracks })));
+        id
+    }
+
     /// Every motor's `channel` to `value` in `seconds`.
     fn everywhere(&mut self, channel: Channel, seconds: f64, value: f64) -> u64 {
         let tracks = (0..self.body.motors.len()).map(|motor| keys(motor, channel, seconds, value)).collect();
@@ -215,8 +223,12 @@ fn the_motion_thread_does_not_allocate() {
         // its motors, and it arrives with what it kept.
         bench.everywhere(Channel::Position, 0.2, target);
         bench.start_task(vec![toward(head_yaw, -target)]);
-        let arm = bench.start_task(vec![keys(shoulder, Channel::Position, 5.0, 1.0)]);
-        bench.start_task(vec![keys(elbow, Channel::Position, 5.0, 1.0), toward(head_yaw, target)]);
+        let arm = bench.start_when_free(vec![keys(shoulder, Channel::Position, 5.0, 1.0)]);
+        bench.start_when_free(vec![keys(elbow, Channel::Position, 5.0, 1.0), toward(head_yaw, target)]);
+        // Blocking calls on joints those two blocking calls' tasks use are postponed: one
+        // starts once `arm` is killed, one is killed with the elbow's tasks.
+        bench.start_when_free(vec![keys(shoulder, Channel::Position, 0.1, 0.5)]);
+        bench.start_when_free(vec![keys(elbow, Channel::Position, 0.1, 0.5)]);
         bench.step(6);
         bench.command(ToEngine::Kill(arm));
         bench.command(ToEngine::KillMotors(1 << elbow));
@@ -242,6 +254,15 @@ fn the_motion_thread_does_not_allocate() {
             bench.step(20);
         }
     }
+    // Breathing: every breath joint sways; a task takes a shoulder and gives it back; off,
+    // each joint finishes its breath.
+    bench.command(ToEngine::BreathConfig { bpm: 30.0, amplitude: 0.0 });
+    bench.command(ToEngine::Breath { motors: u64::MAX, on: true });
+    bench.step(100);
+    bench.start_task(vec![keys(shoulder, Channel::Position, 0.2, 0.5)]);
+    bench.step(100);
+    bench.command(ToEngine::Breath { motors: u64::MAX, on: false });
+    bench.step(250);
     // Walking: a move at a velocity replaced by one to a place, stopped on the way; then one
     // a task on a leg kills.
     bench.everywhere(Channel::Stiffness, 0.1, 1.0);
@@ -288,11 +309,16 @@ fn the_motion_thread_does_not_allocate() {
     bench.command(ToEngine::KillAll);
     bench.step(4);
     let seen = &bench.seen;
-    // Per round, the whole-body task arrives and three are killed or replaced; the first
-    // stiffness task, the one after the fall, the one before the walk and the leg's task
-    // arrive, the fall and `KillAll` kill one each; wbGoToBalance and the foot's path arrive,
-    // the torso's paths are replaced and killed.
-    assert_eq!((seen.completed, seen.killed), (4 + 4 + 2, 4 * 3 + 2 + 2), "tasks ended both ways: {seen:?}");
+    // Per round, the whole-body task and the postponed shoulder's arrive and four are killed
+    // or replaced; the first stiffness task, the one after the fall, the shoulder's while
+    // breathing, the one before the walk and the leg's task arrive, the fall and `KillAll`
+    // kill one each; wbGoToBalance and the foot's path arrive, the torso's paths are replaced
+    // and killed.
+    assert_eq!(
+        (seen.completed, seen.killed),
+        (4 * 2 + 5 + 2, 4 * 4 + 2 + 2),
+        "tasks ended both ways: {seen:?}"
+    );
     assert_eq!((seen.falls, seen.fallen, seen.upright), (1, 1, 2), "{seen:?}");
     assert!(lowered, "smart stiffness lowered idle joints");
     assert!(bench.ports.shared.cycles() > 200, "{} motion cycles", bench.ports.shared.cycles());

@@ -72,6 +72,9 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
         naobroker_motion::start(&config.motion, &dcm, motion_channel, broker.clone(), config.dcm.priority)?;
     broker.add_module(motion)?;
     broker.add_module(naobroker_sensors::start(&dcm, broker.clone())?)?;
+    if dcm.actuator(naobroker_sensors::SONAR_DEVICE).is_ok() {
+        broker.add_module(naobroker_sensors::ALSonar::default())?;
+    }
     broker.add_module(naobroker_posture::ALRobotPosture::new(broker.clone()))?;
     let qi_endpoints: Vec<String> = naobroker_qi_wire::listen(&broker, &config.qi)
         .await?

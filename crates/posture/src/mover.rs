@@ -52,8 +52,10 @@ pub(crate) struct Mover {
     task: Cell<Option<u64>>,
     pub(crate) max_tries: Cell<u32>,
     announced: RefCell<(String, String)>,
-    /// The move (its generation) that switched the fall manager off and switches it back on.
+    /// The move (its generation) that paused the reflexes and switches them back on.
     fall_manager_paused_by: Cell<Option<u64>>,
+    /// Which reflexes that move switched off: the fall manager, the arms' collision protection.
+    paused: Cell<[bool; 2]>,
 }
 
 impl Mover {
@@ -65,6 +67,7 @@ impl Mover {
             max_tries: Cell::new(DEFAULT_TRIES),
             announced: RefCell::new((String::new(), String::new())),
             fall_manager_paused_by: Cell::new(None),
+            paused: Cell::new([false; 2]),
         }
     }
 
@@ -155,7 +158,7 @@ impl Mover {
                 let torso = from.map_or(reading.torso(), |from| Some(from.torso));
                 let pause = match torso {
                     Some(torso) if transitions::lies_down_or_gets_up(torso, to.torso) => {
-                        self.pause_fall_manager(&context, generation).await?
+                        self.pause_reflexes(&context, generation).await?
                     }
                     _ => None,
                 };
@@ -209,45 +212,64 @@ impl Mover {
         Ok(true)
     }
 
-    /// Switch the fall manager off for the move `generation`, unless it is off already (the
-    /// user's choice, left alone) or a move before it switched it off (this move takes that
-    /// over). The answer switches it back on when dropped: at the end of the step, or when the
-    /// move ends in any other way.
-    async fn pause_fall_manager(
+    /// Switch the fall manager and the arms' collision protection off for the move
+    /// `generation` (lying down and getting up: the robot tips over on purpose, and its arms
+    /// push against the ground behind and beside the body), each unless it is off already
+    /// (the user's choice, left alone) or a move before it switched it off (this move takes
+    /// that over). The answer switches them back on when dropped: at the end of the step, or
+    /// when the move ends in any other way.
+    async fn pause_reflexes(
         self: &Rc<Self>,
         context: &ModuleContext,
         generation: u64,
-    ) -> Result<Option<FallManagerPause>, CallError> {
+    ) -> Result<Option<ReflexPause>, CallError> {
         if self.fall_manager_paused_by.get().is_none() {
             let motion = context.proxy("ALMotion");
-            if !motion.call_as::<bool, _>("getFallManagerEnabled", ()).await? {
+            let mut paused = [false; 2];
+            if motion.call_as::<bool, _>("getFallManagerEnabled", ()).await? {
+                motion.call("setFallManagerEnabled", (false,)).await?;
+                paused[0] = true;
+            }
+            if motion.call_as::<bool, _>("getCollisionProtectionEnabled", ("Arms",)).await? {
+                motion.call("setCollisionProtectionEnabled", ("Arms", false)).await?;
+                paused[1] = true;
+            }
+            if paused == [false; 2] {
                 return Ok(None);
             }
-            motion.call("setFallManagerEnabled", (false,)).await?;
+            self.paused.set(paused);
         }
         self.fall_manager_paused_by.set(Some(generation));
-        Ok(Some(FallManagerPause { mover: Rc::clone(self), context: context.clone(), generation }))
+        Ok(Some(ReflexPause { mover: Rc::clone(self), context: context.clone(), generation }))
     }
 }
 
-/// The fall manager switched off by a move, switched back on when this is dropped, unless a
+/// The reflexes switched off by a move, switched back on when this is dropped, unless a
 /// newer move took the pause over.
-struct FallManagerPause {
+struct ReflexPause {
     mover: Rc<Mover>,
     context: ModuleContext,
     generation: u64,
 }
 
-impl Drop for FallManagerPause {
+impl Drop for ReflexPause {
     fn drop(&mut self) {
         if self.mover.fall_manager_paused_by.get() != Some(self.generation) {
             return;
         }
         self.mover.fall_manager_paused_by.set(None);
+        let [fall_manager, collision] = self.mover.paused.take();
         let motion = self.context.proxy("ALMotion");
         actix_rt::spawn(async move {
-            if let Err(error) = motion.call("setFallManagerEnabled", (true,)).await {
-                tracing::warn!(%error, "cannot switch the fall manager back on");
+            if fall_manager {
+                if let Err(error) = motion.call("setFallManagerEnabled", (true,)).await {
+                    tracing::warn!(%error, "cannot switch the fall manager back on");
+                }
+            }
+            if collision {
+                if let Err(error) = motion.call("setCollisionProtectionEnabled", ("Arms", true)).await {
+                    tracing::warn!(%error, "cannot switch the arms' collision protection back on");
+                }
             }
         });
     }

@@ -26,6 +26,9 @@ pub enum Key {
     FootContact,
     LeftFootContact,
     RightFootContact,
+    /// Data: a foot's weight on its four FSRs (kg), NAOqi's ALFsr fast-access keys.
+    LeftFootTotalWeight,
+    RightFootTotalWeight,
     SonarLeftDetected,
     SonarRightDetected,
     SonarLeftNothingDetected,
@@ -59,6 +62,8 @@ impl Key {
             Key::FootContact => "footContact",
             Key::LeftFootContact => "leftFootContact",
             Key::RightFootContact => "rightFootContact",
+            Key::LeftFootTotalWeight => "leftFootTotalWeight",
+            Key::RightFootTotalWeight => "rightFootTotalWeight",
             Key::SonarLeftDetected => "SonarLeftDetected",
             Key::SonarRightDetected => "SonarRightDetected",
             Key::SonarLeftNothingDetected => "SonarLeftNothingDetected",
@@ -73,7 +78,14 @@ impl Key {
 
     /// Whether the name is an event (the others are plain data).
     pub fn is_event(self) -> bool {
-        !matches!(self, Key::FootContact | Key::LeftFootContact | Key::RightFootContact)
+        !matches!(
+            self,
+            Key::FootContact
+                | Key::LeftFootContact
+                | Key::RightFootContact
+                | Key::LeftFootTotalWeight
+                | Key::RightFootTotalWeight
+        )
     }
 }
 

@@ -13,6 +13,9 @@ pub(crate) const SONAR: Band = Band::Below { on: 0.5, off: 0.55 };
 /// A foot is on the ground from 1 kg on its four FSRs, off it below 0.5 kg.
 pub(crate) const FOOT: Band = Band::Above { on: 1.0, off: 0.5 };
 pub(crate) const FOOT_HOLD_MS: i32 = 50;
+/// A foot's total weight is written again once it moved this far (kg) from the value
+/// written last: the FSRs' own resolution, and no ALMemory write for a weight that stays.
+pub(crate) const WEIGHT_RESOLUTION_KG: f64 = 0.01;
 /// Battery charge ratio: low under 20 %, nearly empty under 10 %, 3 points to leave.
 pub(crate) const BATTERY_LOW: Band = Band::Below { on: 0.20, off: 0.23 };
 pub(crate) const BATTERY_NEARLY_EMPTY: Band = Band::Below { on: 0.10, off: 0.13 };
@@ -143,7 +146,7 @@ pub(crate) fn keys_of(effect: Effect) -> Vec<Key> {
             Key::TripleClickOccurred,
         ],
         Effect::Sonar { detected, nothing } => vec![detected, nothing],
-        Effect::Foot(side) => vec![Key::FootContactChanged, Key::FootContact, side.key()],
+        Effect::Foot(side) => vec![Key::FootContactChanged, Key::FootContact, side.key(), side.weight_key()],
     }
 }
 
@@ -152,6 +155,14 @@ impl Side {
         match self {
             Side::Left => 0,
             Side::Right => 1,
+        }
+    }
+
+    /// The data key of this foot's total weight.
+    pub(crate) fn weight_key(self) -> Key {
+        match self {
+            Side::Left => Key::LeftFootTotalWeight,
+            Side::Right => Key::RightFootTotalWeight,
         }
     }
 

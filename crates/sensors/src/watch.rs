@@ -58,6 +58,8 @@ impl Outbox {
 struct Body {
     clicks: Clicks,
     feet: [bool; 2],
+    /// Each foot's total weight as last written.
+    weights: [Option<f64>; 2],
     foot_contact: bool,
     has_feet: bool,
 }
@@ -145,6 +147,7 @@ impl SensorWatch {
             body: Body {
                 clicks: Clicks::new(signals::CLICK_WINDOW_MS, signals::LONG_PRESS_MS),
                 feet: [false; 2],
+                weights: [None; 2],
                 foot_contact: false,
                 has_feet: supported.contains(&Key::FootContact),
             },
@@ -166,6 +169,7 @@ impl SensorWatch {
             self.start();
             self.started = true;
         }
+        self.write_weights();
         if !self.battery_started && self.battery_answered() {
             self.start_battery();
             self.battery_started = true;
@@ -173,6 +177,20 @@ impl SensorWatch {
         if std::mem::take(&mut self.outbox.pushed) {
             // Non-blocking: a full socket means a wake-up is pending anyway.
             let _ = self.wake.send(&[0]);
+        }
+    }
+
+    /// `leftFootTotalWeight` and `rightFootTotalWeight`, from the first cycle on, again
+    /// whenever they moved [`signals::WEIGHT_RESOLUTION_KG`] from the value written last.
+    fn write_weights(&mut self) {
+        for index in 0..self.signals.len() {
+            let Effect::Foot(side) = self.signals[index].effect else { continue };
+            let weight = self.reading(&self.signals[index]);
+            let last = &mut self.body.weights[side.index()];
+            if last.is_none_or(|last| (weight - last).abs() >= signals::WEIGHT_RESOLUTION_KG) {
+                *last = Some(weight);
+                self.outbox.push(side.weight_key(), Reading::Float(weight), false);
+            }
         }
     }
 

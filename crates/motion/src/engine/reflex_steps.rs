@@ -5,8 +5,8 @@ use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::time::DcmTime;
 
 use super::Engine;
-use crate::collision;
 use crate::fall::{self, Direction, FallStep};
+use crate::self_collision::{self, Level};
 
 impl Engine {
     /// The fall manager's step for this cycle, from the inertial unit's angles and
@@ -50,16 +50,18 @@ impl Engine {
     }
 
     /// Collision protection: an arm whose new pose (the commanded pose just updated) would
-    /// enter the torso or the legs is held at its pose of the start of the cycle; the
-    /// commanded pose is updated again when one was.
+    /// come within the margin of the body or the other arm, and closer than it was, is held
+    /// at its pose of the start of the cycle; the commanded pose is updated again when one
+    /// was. Then each arm's level, for `isCollision`.
     pub(super) fn hold_arms_out_of_the_body(&mut self, positions_sent: u64) {
-        let Some(cartesian) = &self.cartesian else { return };
+        let (Some(cartesian), Some(shapes)) = (&self.cartesian, &self.body.collision) else { return };
         let mut held = false;
         for arm in self.arms.iter().flatten() {
             if positions_sent & arm.mask == 0 || !self.switches.collision_protection(arm.arm) {
                 continue;
             }
-            if collision::allowed(arm, &cartesian.before, &cartesian.commanded) {
+            let from = shapes.clearance(arm.arm, &cartesian.before);
+            if self_collision::allowed(from, shapes.clearance(arm.arm, &cartesian.commanded)) {
                 continue;
             }
             for &motor in arm.motors.iter().filter(|&&motor| positions_sent & (1 << motor) != 0) {
@@ -72,6 +74,10 @@ impl Engine {
         }
         if held {
             self.update_commanded_pose();
+        }
+        let (Some(cartesian), Some(shapes)) = (&self.cartesian, &self.body.collision) else { return };
+        for arm in self.arms.iter().flatten() {
+            self.collision_levels.set(arm.arm, Level::of(shapes.clearance(arm.arm, &cartesian.commanded)));
         }
     }
 }

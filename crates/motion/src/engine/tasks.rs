@@ -7,7 +7,8 @@ use naobroker_dcm::time::DcmTime;
 
 use super::walking::MoveOutcome;
 use super::{
-    arrived, limit_step, Channel, Engine, EngineOutput, FromEngine, MotionTask, ToEngine, TrackEntry,
+    arrived, limit_step, postponed, Channel, Engine, EngineOutput, FromEngine, MotionTask, ToEngine,
+    TrackEntry,
 };
 
 /// A task the engine runs.
@@ -17,6 +18,8 @@ pub(super) struct Running {
     /// `task.tracks[..live]` still run, in their order; those after were taken by a newer
     /// task or killed, and stay in the task until the API side frees it.
     live: usize,
+    /// A blocking call's: later blocking calls on its joints wait for it (`postponed.rs`).
+    blocking: bool,
 }
 
 impl Running {
@@ -50,6 +53,11 @@ fn slot(channel: Channel) -> usize {
 }
 
 impl Engine {
+    /// Whether the running task at `index` is a blocking call's.
+    pub(super) fn is_blocking(&self, index: usize) -> bool {
+        self.running[index].blocking
+    }
+
     /// The running task driving `motor`'s `channel`, if any.
     pub(super) fn owner(&self, motor: usize, channel: Channel) -> Option<usize> {
         self.running.iter().position(|r| r.tracks().iter().any(|t| t.motor == motor && t.channel == channel))
@@ -58,27 +66,16 @@ impl Engine {
     /// Apply a command from the API; the tasks it ends go into `output`.
     pub fn command(&mut self, command: ToEngine, output: &mut EngineOutput) {
         match command {
-            ToEngine::Start(task) if self.fall.under_way() => {
+            ToEngine::Start(task) | ToEngine::StartWhenFree(task) if self.fall.under_way() => {
                 // The fall manager has priority over every task until the fall is over.
                 output.reports.push(FromEngine::Finished { id: task.id, completed: false });
                 output.retired.push(task);
             }
-            ToEngine::Start(task) => {
-                // A new task on a joint replaces the old one on that joint.
-                let (positions, stiffnesses) = (task.mask(Channel::Position), task.mask(Channel::Stiffness));
-                self.walk_yields_to(positions, output);
-                for running in &mut self.running {
-                    running.stop_tracks(|t| {
-                        let mask = if t.channel == Channel::Position { positions } else { stiffnesses };
-                        mask & (1 << t.motor) != 0
-                    });
-                }
-                self.reap(output, false);
-                let live = task.tracks.len();
-                self.running.push(Running { task, started_at: None, live });
-            }
+            ToEngine::Start(task) => self.start_task(task, false, output),
+            ToEngine::StartWhenFree(task) => self.start_when_free(task, output),
             ToEngine::Kill(id) => {
                 self.whole_body_kill(Some(id), output);
+                self.end_postponed(|task| task.id == id, output);
                 self.running.iter_mut().filter(|r| r.task.id == id).for_each(Running::stop);
                 self.reap(output, false);
             }
@@ -87,6 +84,7 @@ impl Engine {
                 self.kill_move(MoveOutcome::Killed, output);
             }
             ToEngine::KillMotors(mask) => {
+                self.end_postponed(|task| postponed::uses(task, mask), output);
                 self.walk_yields_to(mask, output);
                 if mask & self.whole_body.as_ref().map_or(0, |control| control.leg_motors()) != 0 {
                     self.whole_body_kill(None, output);
@@ -104,7 +102,25 @@ impl Engine {
             ToEngine::MoveArms(enabled) => self.set_move_arms(enabled),
             ToEngine::PlanFootStep { step, clear } => self.plan_footstep(step, clear),
             ToEngine::WholeBody(order) => self.whole_body_order(order, output),
+            ToEngine::Breath { motors, on } => self.breath.enable(motors, on),
+            ToEngine::BreathConfig { bpm, amplitude } => self.breath.configure(bpm, amplitude),
         }
+    }
+
+    /// Start `task` now (a blocking call's, or a reactive one's): it takes its resources from
+    /// the tasks using them.
+    pub(super) fn start_task(&mut self, task: Box<MotionTask>, blocking: bool, output: &mut EngineOutput) {
+        let (positions, stiffnesses) = (task.mask(Channel::Position), task.mask(Channel::Stiffness));
+        self.walk_yields_to(positions, output);
+        for running in &mut self.running {
+            running.stop_tracks(|t| {
+                let mask = if t.channel == Channel::Position { positions } else { stiffnesses };
+                mask & (1 << t.motor) != 0
+            });
+        }
+        self.reap(output, false);
+        let live = task.tracks.len();
+        self.running.push(Running { task, started_at: None, live, blocking });
     }
 
     /// Tasks give up the positions of `motors` (a walk takes the legs); their other tracks go on.
@@ -117,6 +133,7 @@ impl Engine {
 
     pub(super) fn kill_all(&mut self, output: &mut EngineOutput) {
         self.whole_body_kill(None, output);
+        self.end_postponed(|_| true, output);
         self.running.iter_mut().for_each(Running::stop);
         self.reap(output, false);
     }

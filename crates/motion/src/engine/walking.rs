@@ -118,6 +118,8 @@ pub enum MoveOutcome {
     Limp,
     /// The feet left the ground (foot contact protection).
     LeftTheGround,
+    /// A sonar saw an obstacle within the security distance (external collision protection).
+    Obstacle,
 }
 
 /// What the API reads of the walk without asking: whether it moves, the odometry (from the

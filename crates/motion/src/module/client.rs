@@ -22,7 +22,23 @@ pub(super) struct TaskInfo {
     pub(super) id: u64,
     pub(super) name: &'static str,
     pub(super) motors: u64,
+    /// A blocking call's task, which waits for busy joints ([`Claim::WaitUntilFree`]).
+    waits: bool,
 }
+
+/// How a task gets the joints it moves or stiffens, NAOqi's rule per method (docs/motion.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Claim {
+    /// Reactive calls (`setAngles`, `setStiffnesses`, ...) and the postures of `wakeUp` and
+    /// `rest`: the task takes its joints from the tasks using them, at once.
+    TakeOver,
+    /// Blocking calls: the task is postponed until no running task uses its joints.
+    WaitUntilFree,
+}
+
+/// Blocking calls' tasks under way or postponed at once, all clients together: the engine
+/// keeps room for as many postponed tasks, allocated at start.
+const WAITING_TASKS: usize = crate::engine::POSTPONED_TASKS;
 
 /// The API side of ALMotion, shared by its methods and their futures.
 pub(super) struct Client {
@@ -40,6 +56,8 @@ pub(super) struct Client {
     pub(super) unapplied: Unapplied,
     /// The moves sent to the walk and not ended yet, with who waits for each.
     pub(super) moves: Moves,
+    /// What the breath calls set.
+    pub(super) breath: super::breath::BreathSettings,
 }
 
 /// Kills its task if the waiting call goes away first (`stop` on a posted call).
@@ -78,6 +96,7 @@ impl Client {
             cycle_events,
             unapplied: Unapplied::new(motors),
             moves: Moves::default(),
+            breath: Default::default(),
         }
     }
 
@@ -90,31 +109,50 @@ impl Client {
         Ok(())
     }
 
+    /// Start a reactive call's task: it takes its joints over at once.
     pub(super) fn start(
         &self,
         name: &'static str,
         tracks: Vec<TrackEntry>,
     ) -> Result<(u64, oneshot::Receiver<bool>), CallError> {
+        self.start_claiming(name, tracks, Claim::TakeOver)
+    }
+
+    fn start_claiming(
+        &self,
+        name: &'static str,
+        tracks: Vec<TrackEntry>,
+        claim: Claim,
+    ) -> Result<(u64, oneshot::Receiver<bool>), CallError> {
+        let waits = claim == Claim::WaitUntilFree;
+        if waits && self.tasks.borrow().iter().filter(|task| task.waits).count() >= WAITING_TASKS {
+            return Err(CallError::new(format!(
+                "{WAITING_TASKS} blocking motion tasks are already under way or waiting \
+                 for their joints (the limit); try again once one has ended"
+            )));
+        }
         let id = self.next_id.get() + 1;
         let motors = tracks.iter().fold(0u64, |mask, t| mask | 1 << t.motor);
+        let task = Box::new(MotionTask { id, tracks });
         // Sent first: a task the queue refused is not listed, and its id is not used.
-        self.send(ToEngine::Start(Box::new(MotionTask { id, tracks })))?;
+        self.send(if waits { ToEngine::StartWhenFree(task) } else { ToEngine::Start(task) })?;
         self.next_id.set(id);
         let (done, finished) = oneshot::channel();
         self.waiters.borrow_mut().insert(id, done);
-        self.tasks.borrow_mut().push(TaskInfo { id, name, motors });
+        self.tasks.borrow_mut().push(TaskInfo { id, name, motors, waits });
         Ok((id, finished))
     }
 
     /// List a task the engine runs outside the joint tasks (a whole-body path, `wbGoToBalance`)
     /// under a new id, with the motors it drives; the receiver tells its end. The caller
-    /// sends its orders next, and [`Client::forget`]s it if they could not be sent.
+    /// sends its orders next, and [`Client::forget`]s it if they could not be sent. It never
+    /// waits for busy joints: the whole body takes the legs at once, as the walk does.
     pub(super) fn register(&self, name: &'static str, motors: u64) -> (u64, oneshot::Receiver<bool>) {
         let id = self.next_id.get() + 1;
         self.next_id.set(id);
         let (done, finished) = oneshot::channel();
         self.waiters.borrow_mut().insert(id, done);
-        self.tasks.borrow_mut().push(TaskInfo { id, name, motors });
+        self.tasks.borrow_mut().push(TaskInfo { id, name, motors, waits: false });
         (id, finished)
     }
 
@@ -140,14 +178,24 @@ impl Client {
         }
     }
 
-    /// Start a task now; the future waits for its end (`Ok(false)`: killed or replaced).
-    /// Dropping the future first kills the task (`stop` on a posted call).
+    /// Start a blocking call's task (postponed while its joints are busy); the future waits
+    /// for its end (`Ok(false)`: killed or replaced). Dropping the future first kills the
+    /// task (`stop` on a posted call).
     pub(super) fn begin(
         self: &Rc<Self>,
         name: &'static str,
         tracks: Vec<TrackEntry>,
     ) -> Result<impl std::future::Future<Output = Result<bool, CallError>>, CallError> {
-        let (id, finished) = self.start(name, tracks)?;
+        self.begin_claiming(name, tracks, Claim::WaitUntilFree)
+    }
+
+    fn begin_claiming(
+        self: &Rc<Self>,
+        name: &'static str,
+        tracks: Vec<TrackEntry>,
+        claim: Claim,
+    ) -> Result<impl std::future::Future<Output = Result<bool, CallError>>, CallError> {
+        let (id, finished) = self.start_claiming(name, tracks, claim)?;
         let guard = KillOnDrop { client: Rc::clone(self), id, armed: true };
         Ok(async move {
             // The whole guard moves in (not just the field assigned below), to live as long.
@@ -158,13 +206,23 @@ impl Client {
         })
     }
 
-    /// Start a task and wait for its end; `Ok(false)` when it was killed or replaced.
+    /// Start a task taking its joints over (the postures of `wakeUp` and `rest`) and wait for
+    /// its end; `Ok(false)` when it was killed or replaced.
     pub(super) async fn run(
         self: Rc<Self>,
         name: &'static str,
         tracks: Vec<TrackEntry>,
     ) -> Result<bool, CallError> {
-        self.begin(name, tracks)?.await
+        self.begin_claiming(name, tracks, Claim::TakeOver)?.await
+    }
+
+    /// Kill the tasks `ends` picks, and forget them at once: `getTaskList` and
+    /// `areResourcesAvailable` agree with the kill before the motion cycle performs it
+    /// (their waiters hear of the end when it does).
+    pub(super) fn kill(&self, command: ToEngine, ends: impl Fn(&TaskInfo) -> bool) -> Result<(), CallError> {
+        self.send(command)?;
+        self.tasks.borrow_mut().retain(|task| !ends(task));
+        Ok(())
     }
 
     /// Joint names, for messages about the joints of a call.
@@ -204,6 +262,7 @@ impl Client {
             MoveOutcome::Fell => "the robot fell",
             MoveOutcome::Limp => "a leg lost its stiffness",
             MoveOutcome::LeftTheGround => "the feet left the ground",
+            MoveOutcome::Obstacle => "an obstacle is within the security distance",
             MoveOutcome::Arrived | MoveOutcome::Replaced | MoveOutcome::Killed => return,
         };
         self.move_failed(reason, 1);

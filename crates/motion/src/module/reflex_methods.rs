@@ -6,6 +6,7 @@ use naobroker_framework::{CallError, Methods, ModuleContext, Value};
 use naobroker_protocol::value_excerpt;
 
 use super::ALMotion;
+use crate::self_collision::Level;
 
 /// Add the reflexes' methods to ALMotion's table.
 pub(super) fn add_to(m: &mut Methods<ALMotion>) {
@@ -25,14 +26,31 @@ pub(super) fn add_to(m: &mut Methods<ALMotion>) {
     .add("getFallManagerEnabled", "Whether the fall manager is on.", get_fall_manager_enabled)
     .add(
         "setCollisionProtectionEnabled",
-        "setCollisionProtectionEnabled(chainName, enable): keep LArm, RArm or Arms out of the torso \
-         and legs (on by default). Returns true.",
+        "setCollisionProtectionEnabled(chainName, enable): keep LArm, RArm or Arms off the torso, \
+         the head, the legs and the other arm (on by default). Returns true.",
         set_collision_protection_enabled,
     )
     .add(
         "getCollisionProtectionEnabled",
         "getCollisionProtectionEnabled(chainName): whether LArm, RArm or both Arms are protected.",
         get_collision_protection_enabled,
+    )
+    .add(
+        "setExternalCollisionProtectionEnabled",
+        "setExternalCollisionProtectionEnabled(name, enable): \"Move\" stops a forward walk when a sonar \
+         sees an obstacle within 0.4 m; \"LArm\", \"RArm\", \"Arms\", \"All\" (off by default).",
+        set_external_collision_protection_enabled,
+    )
+    .add(
+        "getExternalCollisionProtectionEnabled",
+        "getExternalCollisionProtectionEnabled(name): whether it is on for Move, LArm, RArm, Arms or All.",
+        get_external_collision_protection_enabled,
+    )
+    .add(
+        "isCollision",
+        "isCollision(chainName): \"none\", \"near\" or \"collision\": how close LArm, RArm or the \
+         nearer of the Arms is to the body or the other arm, at the pose ALMotion commands.",
+        is_collision,
     )
     .add(
         "setMotionConfig",
@@ -106,4 +124,32 @@ fn get_collision_protection_enabled(
     (chain,): (String,),
 ) -> Result<bool, CallError> {
     Ok(this.client.shared.switches.chain_protected(&chain)?)
+}
+
+/// The level of the arm (or the worse of both arms) the chain names, as the last motion
+/// cycle left it.
+fn is_collision(
+    this: &mut ALMotion,
+    _: &ModuleContext,
+    (chain,): (String,),
+) -> Result<&'static str, CallError> {
+    let shared = &this.client.shared;
+    let arms = shared.switches.protectable_arms(&chain)?;
+    Ok(arms.iter().map(|&arm| shared.collision_levels.get(arm)).max().unwrap_or(Level::None).name())
+}
+
+fn set_external_collision_protection_enabled(
+    this: &mut ALMotion,
+    _: &ModuleContext,
+    (name, on): (String, bool),
+) -> Result<(), CallError> {
+    Ok(this.client.shared.switches.set_external_protection(&name, on)?)
+}
+
+fn get_external_collision_protection_enabled(
+    this: &mut ALMotion,
+    _: &ModuleContext,
+    (name,): (String,),
+) -> Result<bool, CallError> {
+    Ok(this.client.shared.switches.external_protected(&name)?)
 }

@@ -1,5 +1,6 @@
-//! ALMotion's methods over its running tasks: list them, kill one, all, or those using
-//! some joints, and ask whether joints are free.
+//! ALMotion's methods over its tasks (running, or postponed until their joints are free):
+//! list them, kill one, all, or those using some joints, and ask whether joints are free.
+//! A kill is answered as done: the queries after it agree with it at once.
 
 use naobroker_framework::{CallError, ModuleContext, Value};
 
@@ -32,13 +33,13 @@ pub(super) fn kill_task(this: &mut ALMotion, _: &ModuleContext, (id,): (u64,)) -
     this.client.catch_up();
     let running = this.client.tasks.borrow().iter().any(|task| task.id == id);
     if running {
-        this.client.send(ToEngine::Kill(id))?;
+        this.client.kill(ToEngine::Kill(id), |task| task.id == id)?;
     }
     Ok(running)
 }
 
 pub(super) fn kill_all(this: &mut ALMotion, _: &ModuleContext, (): ()) -> Result<(), CallError> {
-    this.client.send(ToEngine::KillAll)
+    this.client.kill(ToEngine::KillAll, |_| true)
 }
 
 pub(super) fn are_resources_available(
@@ -58,5 +59,6 @@ pub(super) fn kill_tasks_using_resources(
     (names,): (Value,),
 ) -> Result<(), CallError> {
     let joints = this.joints(&names)?;
-    this.client.send(ToEngine::KillMotors(this.client.body.motor_mask(&joints)))
+    let mask = this.client.body.motor_mask(&joints);
+    this.client.kill(ToEngine::KillMotors(mask), |task| task.motors & mask != 0)
 }

@@ -1,0 +1,178 @@
+"""NAOqi's task management examples (NAOqi 2.1's almotion_taskManagement1.py and
+almotion_taskManagement2.py), unchanged, each run as its own process against the real broker
+under the manual clock. Their `time.sleep` must count the robot's time, which the test steps:
+a prelude makes it sleep in DCM time (the example's text follows it as published)."""
+
+import math
+
+import pytest
+
+from test_naoqi_scripts import start
+
+# time.sleep(s) waits until the DCM's clock moved s seconds on.
+DCM_TIME_SLEEP = '''import time as _time
+from naoqi import ALProxy as _ALProxy
+
+_dcm = _ALProxy("DCM")
+_wall_sleep = _time.sleep
+
+
+def _sleep_in_dcm_time(seconds):
+    end = _dcm.getTime(0) + int(round(seconds * 1000))
+    while _dcm.getTime(0) < end:
+        _wall_sleep(0.002)
+
+
+_time.sleep = _sleep_in_dcm_time
+'''
+
+TASK_MANAGEMENT_1 = '''# -*- encoding: UTF-8 -*-
+
+\'\'\'Task management: the second motion is postponed\'\'\'
+
+import argparse
+import math
+
+import pytest
+import time
+from naoqi import ALProxy
+
+def main(robotIP, PORT=9559):
+
+    motionProxy = ALProxy("ALMotion", robotIP, PORT)
+
+    # Wake up robot
+    motionProxy.wakeUp()
+
+    # go to an init head pose.
+    names  = ["HeadYaw", "HeadPitch"]
+    angles = [0.0, 0.0]
+    times  = [1.0, 1.0]
+    isAbsolute = True
+    motionProxy.angleInterpolation(names, angles, times, isAbsolute)
+
+    # move slowly the head to look in the left direction. The motion will
+    # take 4 seconds
+    names  = "HeadYaw"
+    angles = math.pi/2.0
+    times  = 4.0
+    isAbsolute = True
+    motionProxy.post.angleInterpolation(names, angles, times, isAbsolute)
+
+    time.sleep(1.0)
+
+    # one second after having started motion1, check the resources use.
+    # As expected the "HeadYaw" resource is busy
+    isAvailable = motionProxy.areResourcesAvailable([names])
+    print("areResourcesAvailable({0}): {1}".format([names], isAvailable))
+
+    time.sleep(1.0)
+
+    # try to look in the right direction. As the "HeadYaw" joint is busy,
+    # this motion is postponed until the resource is freed
+    angles = -math.pi/2.0
+    times  = 2.0
+    isAbsolute = True
+    motionProxy.post.angleInterpolation(names, angles, times, isAbsolute)
+
+    time.sleep(3.0)
+    # Go to rest position
+    motionProxy.rest()
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ip", type=str, default="127.0.0.1",
+                        help="Robot ip address")
+    parser.add_argument("--port", type=int, default=9559,
+                        help="Robot port number")
+
+    args = parser.parse_args()
+    main(args.ip, args.port)
+'''
+
+TASK_MANAGEMENT_2 = '''# -*- encoding: UTF-8 -*-
+
+\'\'\' Task management: the second motion is not postponed \'\'\'
+
+import argparse
+import math
+
+import pytest
+import time
+from naoqi import ALProxy
+
+def main(robotIP, PORT=9559):
+
+    motionProxy = ALProxy("ALMotion", robotIP, PORT)
+
+    # Wake up robot
+    motionProxy.wakeUp()
+
+    # go to an init head pose.
+    names  = ["HeadYaw", "HeadPitch"]
+    angles = [0., 0.]
+    times  = [1.0, 1.0]
+    isAbsolute = True
+    motionProxy.angleInterpolation(names, angles, times, isAbsolute)
+
+    # move slowly the head to look in the left direction
+    names  = "HeadYaw"
+    angles = math.pi/2
+    fractionMaxSpeed = .1
+    motionProxy.setAngles(names, angles, fractionMaxSpeed)
+
+    time.sleep(1.)
+
+    # while the previous motion is still running, update the angle
+    angles  = -math.pi/6
+    fractionMaxSpeed  = 1.
+    motionProxy.setAngles(names, angles, fractionMaxSpeed)
+
+    time.sleep(2.0)
+    # Go to rest position
+    motionProxy.rest()
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ip", type=str, default="127.0.0.1",
+                        help="Robot ip address")
+    parser.add_argument("--port", type=int, default=9559,
+                        help="Robot port number")
+
+    args = parser.parse_args()
+    main(args.ip, args.port)
+'''
+
+YAW = "Device/SubDeviceList/HeadYaw/Position/Actuator/Value"
+
+
+def run_tracing_head_yaw(broker, example, most_cycles=4000):
+    """Run the example, stepping one motion cycle at a time: HeadYaw's command each cycle."""
+    process = start(broker, DCM_TIME_SLEEP + example)
+    trace = []
+    for _ in range(most_cycles // 2):
+        if process.poll() is not None:
+            break
+        broker.step(2)
+        trace.append(broker.session.call("ALMemory", "getData", YAW))
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, out + err
+    return out, trace
+
+
+def test_task_management_1_the_second_motion_is_postponed(broker):
+    out, trace = run_tracing_head_yaw(broker, TASK_MANAGEMENT_1)
+    assert "areResourcesAvailable(['HeadYaw']): False" in out, out
+    # The first motion ran to its end (pi/2): the second, asked for halfway, did not cut it.
+    peak = max(range(len(trace)), key=lambda i: trace[i])
+    assert trace[peak] > math.pi / 2 - 1e-3, trace[peak]
+    # Then the second took HeadYaw to the right, until rest took the robot over.
+    assert min(trace[peak:]) < math.pi / 2 - 1.0, min(trace[peak:])
+
+
+def test_task_management_2_the_second_motion_is_not_postponed(broker):
+    out, trace = run_tracing_head_yaw(broker, TASK_MANAGEMENT_2)
+    # setAngles at 0.1 of HeadYaw's speed: about 0.8 rad in the second before the update,
+    # which took over at once and reached -pi/6.
+    assert 0.4 < max(trace) < math.pi / 2 - 0.3, max(trace)
+    assert min(trace) == pytest.approx(-math.pi / 6, abs=1e-3)
