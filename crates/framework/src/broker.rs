@@ -32,12 +32,11 @@ use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
-use actix::Recipient;
 use naobroker_protocol::{MethodInfo, HEARTBEAT_INTERVAL_MS};
 use zeromq::UnfinishedBudget;
 
 use crate::identity::ClientId;
-use crate::invoke::Invoke;
+use crate::invoke::ModuleHandle;
 pub use adapter::{Connection, ConnectionRole, Outbound, Request, Wire, Write};
 pub use blackboard::{Blackboard, MEMORY_MODULE};
 use calls::PendingCall;
@@ -47,7 +46,7 @@ pub use limits::{encoded_size, Limits};
 
 /// Where a module runs: an actor in this process, or a client's process.
 enum Location {
-    Local(Recipient<Invoke>),
+    Local(ModuleHandle),
     Remote(ClientId),
 }
 

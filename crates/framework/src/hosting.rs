@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use actix::Actor;
 use naobroker_protocol::HEARTBEAT_TIMEOUT_MS;
 
 use crate::actor::ModuleActor;
@@ -61,9 +60,7 @@ impl Broker {
         }
         let blackboard = module.blackboard();
         let context = ModuleContext::new(Session::Broker(self.clone()), &name);
-        let actor = ModuleActor::new(module, context, None);
-        let methods = actor.method_infos();
-        self.add_local_module(name, actor.start().recipient(), methods)?;
+        self.add_local_module(name, ModuleActor::start(module, context, None))?;
         match blackboard {
             Some(blackboard) => self.set_blackboard(blackboard),
             None => Ok(()),

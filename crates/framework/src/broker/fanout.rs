@@ -4,7 +4,6 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use actix::Recipient;
 use bytes::Bytes;
 use naobroker_protocol::{excerpt, Value};
 use tokio::sync::mpsc;
@@ -16,7 +15,7 @@ use super::{bump, Broker, Location, ModuleEntry, State};
 use crate::error::CallError;
 use crate::event::{Event, EventStream};
 use crate::identity::{Caller, ClientId};
-use crate::invoke::Invoke;
+use crate::invoke::{Invoke, ModuleHandle};
 
 /// One event's bytes for the connections whose wire shares an encoding, made once per
 /// publish (an event with a `lost` count of its own is encoded for its subscriber).
@@ -44,7 +43,7 @@ impl SharedEncodings<'_> {
 #[derive(Default)]
 struct Deliveries {
     sends: Vec<(ClientId, Bytes)>,
-    local_callbacks: Vec<(Recipient<Invoke>, Invoke, Rc<Cell<u32>>)>,
+    local_callbacks: Vec<(ModuleHandle, Invoke, Rc<Cell<u32>>)>,
     closed_streams: bool,
 }
 
@@ -158,8 +157,8 @@ impl Broker {
                                 let encode = |connection: &dyn Connection| connection.encode(callback);
                                 within_window(clients, client, window, encode, &mut deliveries)
                             }
-                            Some(ModuleEntry { location: Location::Local(recipient), .. }) => {
-                                local_callback(recipient, callback, in_flight, window, &mut deliveries)
+                            Some(ModuleEntry { location: Location::Local(actor), .. }) => {
+                                local_callback(actor, callback, in_flight, window, &mut deliveries)
                             }
                             None => None,
                         }
@@ -188,14 +187,16 @@ impl Broker {
         for (client, payload) in deliveries.sends {
             self.send_bytes(&client, payload);
         }
-        for (recipient, invoke, in_flight) in deliveries.local_callbacks {
-            let (module_method, broker) = (invoke.method.clone(), self.downgrade());
+        // Each callback on a task of its own: the raiser's call ends first, and a module's
+        // callback never runs inside the call that raised the event.
+        for (actor, invoke, in_flight) in deliveries.local_callbacks {
+            let broker = self.downgrade();
             actix_rt::spawn(async move {
-                let result = recipient.send(invoke).await;
+                let result = actor.invoke(invoke).into_future().await;
                 in_flight.set(in_flight.get() - 1);
-                if let (false, Some(broker)) = (matches!(result, Ok(Ok(_))), broker.upgrade()) {
+                if let (Err(error), Some(broker)) = (result, broker.upgrade()) {
                     bump(&broker.inner.counters.call_errors);
-                    tracing::debug!(method = %module_method, "event callback failed");
+                    tracing::debug!(%error, "event callback failed");
                 }
             });
         }
@@ -230,20 +231,22 @@ impl Broker {
 
 /// An in-process module's callback, within its own window of callbacks under way.
 fn local_callback(
-    recipient: &Recipient<Invoke>,
+    actor: &ModuleHandle,
     callback: Outbound<'_>,
     in_flight: &Rc<Cell<u32>>,
     window: u32,
     deliveries: &mut Deliveries,
 ) -> Option<bool> {
     let Outbound::Callback { method, event, value, message, lost, .. } = callback else { return None };
+    // The subscription checked the method: a module in this process keeps its methods.
+    let method = actor.resolve(method)?;
     if in_flight.get() >= window {
         return Some(false);
     }
     in_flight.set(in_flight.get() + 1);
     let args = vec![event.into(), value.clone(), message.clone()];
-    let invoke = Invoke { method: method.to_owned(), args, post: false, caller: Caller::Broker, lost };
-    deliveries.local_callbacks.push((recipient.clone(), invoke, Rc::clone(in_flight)));
+    let invoke = Invoke { method, args, post: false, caller: Caller::Broker, lost };
+    deliveries.local_callbacks.push((Rc::clone(actor), invoke, Rc::clone(in_flight)));
     Some(true)
 }
 

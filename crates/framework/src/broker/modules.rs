@@ -1,14 +1,13 @@
 //! The module table: in-process actors and modules served by clients, their methods, and
 //! what goes when a module does.
 
-use actix::Recipient;
 use naobroker_protocol::{excerpt, MethodInfo};
 
 use super::calls::PendingCall;
 use super::{Broker, Location, ModuleEntry};
 use crate::error::{CallError, RegistrationError};
 use crate::identity::ClientId;
-use crate::invoke::Invoke;
+use crate::invoke::ModuleHandle;
 
 impl Broker {
     pub fn module_exists(&self, name: &str) -> bool {
@@ -29,14 +28,14 @@ impl Broker {
     pub(crate) fn add_local_module(
         &self,
         name: String,
-        recipient: Recipient<Invoke>,
-        methods: Vec<MethodInfo>,
+        module: ModuleHandle,
     ) -> Result<(), RegistrationError> {
         let mut state = self.inner.state.borrow_mut();
         if state.modules.contains_key(&name) {
             return Err(RegistrationError::ModuleNameTaken(name));
         }
-        state.modules.insert(name.clone(), ModuleEntry { location: Location::Local(recipient), methods });
+        let methods = module.method_infos().to_vec();
+        state.modules.insert(name.clone(), ModuleEntry { location: Location::Local(module), methods });
         drop(state);
         tracing::debug!(module = %name, "in-process module registered");
         self.announce(&name, true);
