@@ -6,6 +6,7 @@ use bytes::Bytes;
 use naobroker_protocol::cut;
 
 use super::adapter::{Connection, Outbound, Write};
+use super::connections::ClientState;
 use super::{bump, Broker};
 use crate::error::CallResult;
 use crate::identity::ClientId;
@@ -14,14 +15,35 @@ use crate::identity::ClientId;
 /// quote its whole input in an error, and a reply must not echo a megabyte back.
 const MAX_ERROR_BYTES: usize = 256;
 
+/// A known client's connection, and whether messages wait in its queue.
+struct Writable {
+    connection: Rc<dyn Connection>,
+    queued: bool,
+}
+
+impl Writable {
+    fn of(known: &ClientState) -> Writable {
+        Writable { connection: Rc::clone(&known.connection), queued: known.outbox.writing }
+    }
+}
+
 impl Broker {
     /// Encode `message` for `client`'s wire and send it; nothing when the broker does not
     /// know the client.
     pub(super) fn send(&self, client: &ClientId, message: Outbound<'_>) {
-        let connection =
-            self.inner.state.borrow().clients.get(client).map(|known| Rc::clone(&known.connection));
-        if let Some(payload) = connection.and_then(|connection| connection.encode(message)) {
-            self.send_bytes(client, payload);
+        let known = self.inner.state.borrow().clients.get(client).map(Writable::of);
+        if let Some(writable) = known {
+            self.send_to(client, writable, message);
+        }
+    }
+
+    /// Encode `message` and send it to `client`, whose connection was looked up once: written
+    /// at once when nothing is queued before it, else queued.
+    fn send_to(&self, client: &ClientId, writable: Writable, message: Outbound<'_>) {
+        let Some(payload) = writable.connection.encode(message) else { return };
+        match writable.queued {
+            false => self.write_now(client, &writable.connection, payload),
+            true => self.send_bytes(client, payload),
         }
     }
 
@@ -91,19 +113,17 @@ impl Broker {
         id: u64,
         result: CallResult,
     ) {
-        let known = match self.inner.state.borrow_mut().clients.get_mut(client) {
-            Some(caller) => {
-                caller.calls_in_flight = caller.calls_in_flight.saturating_sub(1);
-                true
-            }
-            None => false,
-        };
+        let known = self.inner.state.borrow_mut().clients.get_mut(client).map(|caller| {
+            caller.calls_in_flight = caller.calls_in_flight.saturating_sub(1);
+            Writable::of(caller)
+        });
         let message = match result {
             Ok(value) => Outbound::Reply { id, value },
             Err(error) => Outbound::Error { id, message: cut(&error.message, MAX_ERROR_BYTES) },
         };
-        match called_from {
-            Some(connection) if !known => {
+        match (known, called_from) {
+            (Some(writable), _) => self.send_to(client, writable, message),
+            (None, Some(connection)) => {
                 // No queue for a client the broker no longer knows: the write finishes alone.
                 let written = connection.encode(message).map(|payload| connection.write(payload));
                 if let Some(Write::Waiting(sending)) = written {
@@ -111,7 +131,7 @@ impl Broker {
                     actix_rt::spawn(sending);
                 }
             }
-            _ => self.send(client, message),
+            (None, None) => {}
         }
     }
 }

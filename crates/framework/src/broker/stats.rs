@@ -23,6 +23,17 @@ struct ModuleCalls {
     latency_buckets: [u64; LATENCY_BUCKETS],
 }
 
+impl ModuleCalls {
+    fn add(&mut self, latency: Duration, ok: bool) {
+        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
+        self.calls += 1;
+        self.errors += u64::from(!ok);
+        self.total_latency_us = self.total_latency_us.saturating_add(micros);
+        let bucket = (u64::BITS - micros.leading_zeros()) as usize;
+        self.latency_buckets[bucket.min(LATENCY_BUCKETS - 1)] += 1;
+    }
+}
+
 /// Calls, errors and latencies per module: a map lookup and a few additions per call, an
 /// allocation only on a module's first call.
 #[derive(Default)]
@@ -33,22 +44,13 @@ pub(super) struct CallCounts {
 impl CallCounts {
     pub(super) fn record(&self, module: &str, latency: Duration, ok: bool) {
         let mut by_module = self.by_module.borrow_mut();
-        if !by_module.contains_key(module) {
-            let fresh = ModuleCalls {
-                calls: 0,
-                errors: 0,
-                total_latency_us: 0,
-                latency_buckets: [0; LATENCY_BUCKETS],
-            };
-            by_module.insert(module.to_owned(), fresh);
+        if let Some(counts) = by_module.get_mut(module) {
+            return counts.add(latency, ok);
         }
-        let counts = by_module.get_mut(module).expect("inserted above");
-        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
-        counts.calls += 1;
-        counts.errors += u64::from(!ok);
-        counts.total_latency_us = counts.total_latency_us.saturating_add(micros);
-        let bucket = (u64::BITS - micros.leading_zeros()) as usize;
-        counts.latency_buckets[bucket.min(LATENCY_BUCKETS - 1)] += 1;
+        let mut fresh =
+            ModuleCalls { calls: 0, errors: 0, total_latency_us: 0, latency_buckets: [0; LATENCY_BUCKETS] };
+        fresh.add(latency, ok);
+        by_module.insert(module.to_owned(), fresh);
     }
 
     /// `{module: {calls, errors, total_latency_us, latency_buckets}}`.

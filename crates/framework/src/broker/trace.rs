@@ -29,7 +29,7 @@ impl Broker {
     ) {
         let latency = started.elapsed();
         self.inner.call_counts.record(module, latency, result.is_ok());
-        if !self.has_subscribers(TRACE_EVENT) {
+        if !self.inner.state.borrow().events.traced() {
             return;
         }
         let mut fields = vec![
@@ -49,7 +49,7 @@ impl Broker {
     /// Event `name` is being published: traced with its number of subscribers when someone
     /// listens (the call that raised it, `ALMemory.raiseEvent` for a client, is traced too).
     pub(super) fn trace_event(&self, name: &str) {
-        if name.starts_with(OWN_EVENTS) || !self.has_subscribers(TRACE_EVENT) {
+        if name.starts_with(OWN_EVENTS) || !self.inner.state.borrow().events.traced() {
             return;
         }
         let subscribers = self.inner.state.borrow().events.subscriber_count(name);
