@@ -98,7 +98,8 @@ impl<M: Module> ModuleActor<M> {
             })
             .chain(methods.entries.iter().map(|entry| entry.info.clone()))
             .collect();
-        let ids = infos.iter().enumerate().map(|(index, info)| (info.name.clone(), MethodId(index))).collect();
+        let ids =
+            infos.iter().enumerate().map(|(index, info)| (info.name.clone(), MethodId(index))).collect();
         let actor = Rc::new(ModuleActor {
             state: RefCell::new(State { module, methods, started: false }),
             name,
@@ -188,7 +189,13 @@ impl<M: Module> ModuleActor<M> {
         Outcome::Now(result)
     }
 
-    fn post(&self, state: &mut State<M>, id: MethodId, context: &ModuleContext, args: Vec<Value>) -> CallResult {
+    fn post(
+        &self,
+        state: &mut State<M>,
+        id: MethodId,
+        context: &ModuleContext,
+        args: Vec<Value>,
+    ) -> CallResult {
         if self.own(state, id).is_none() {
             return Err(CallError::new(format!("no method named {}", self.infos[id.0].name)));
         }
@@ -212,7 +219,10 @@ impl<M: Module> ModuleActor<M> {
         self.start_once(state);
         let Invoke { method, args, post, caller, lost } = call;
         let Some(info) = self.infos.get(method.0) else {
-            return Outcome::Now(Err(CallError::new(format!("{}: no method with index {}", self.name, method.0))));
+            return Outcome::Now(Err(CallError::new(format!(
+                "{}: no method with index {}",
+                self.name, method.0
+            ))));
         };
         if lost > 0 {
             tracing::warn!(module = %self.name, method = %info.name, lost, "events lost before this callback");
@@ -223,9 +233,8 @@ impl<M: Module> ModuleActor<M> {
             false => self.run(state, method, &context, args),
         };
         // The error names the method; only a failed call pays for the text.
-        let name_error = |error: CallError| {
-            CallError::new(format!("{}.{}: {}", self.name, info.name, error.message))
-        };
+        let name_error =
+            |error: CallError| CallError::new(format!("{}.{}: {}", self.name, info.name, error.message));
         match outcome {
             Outcome::Now(result) => Outcome::Now(result.map_err(name_error)),
             Outcome::Later(future) => {

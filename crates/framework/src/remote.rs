@@ -1,6 +1,5 @@
 //! Running a module as its own process, connected to a broker.
 
-
 use crate::actor::ModuleActor;
 use crate::client::ClientSession;
 use crate::error::CallError;

@@ -31,7 +31,8 @@ impl Module for Reentrant {
             .add_async("outer", "Calls inner on its own actor.", |this: &mut Reentrant, _, (): ()| {
                 let me = this.me.borrow().clone().expect("the test sets the handle");
                 let inner = me.resolve("inner").expect("inner is a method");
-                let call = Invoke { method: inner, args: Vec::new(), post: false, caller: Caller::Broker, lost: 0 };
+                let call =
+                    Invoke { method: inner, args: Vec::new(), post: false, caller: Caller::Broker, lost: 0 };
                 let outcome = Rc::clone(&me).invoke(call);
                 let waited = matches!(outcome, Outcome::Later(_));
                 this.log.borrow_mut().push("outer");

@@ -65,7 +65,9 @@ impl Broker {
             Some(Route::Local(actor, id)) => {
                 let started = Instant::now();
                 let result = match id {
-                    Some(method) => actor.invoke(Invoke { method, args, post, caller, lost: 0 }).into_future().await,
+                    Some(method) => {
+                        actor.invoke(Invoke { method, args, post, caller, lost: 0 }).into_future().await
+                    }
                     None => Err(unknown_method(module, method)),
                 };
                 self.finish_call(&Caller::Broker, module, method, started, &result);
