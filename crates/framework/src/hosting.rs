@@ -40,7 +40,7 @@ impl Broker {
     /// Bind the endpoints and start serving. Must run inside an actix system.
     pub async fn start(config: BrokerConfig) -> Result<Broker, ListenError> {
         let broker = Broker::new(config.limits, config.client_timeout);
-        zmq::listen(&broker, &config.listen, config.curve.as_ref()).await?;
+        zmq::listen(&broker.port(), &config.listen, config.curve.as_ref()).await?;
         Ok(broker)
     }
 

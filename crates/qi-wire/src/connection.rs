@@ -2,7 +2,7 @@
 //! way in the broker (and the qi call each answers), its subscriber objects, the broker's
 //! messages in qi's encoding, and writing to its socket without waiting.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::io::ErrorKind;
 use std::net::{Shutdown, SocketAddr};
@@ -10,8 +10,8 @@ use std::rc::Rc;
 
 use bytes::Bytes;
 use futures::FutureExt;
-use naobroker_framework::wire::{Connection, Outbound, Request, WeakBroker, Write};
-use naobroker_framework::{Broker, CallError, ClientId, Value};
+use naobroker_framework::wire::{Connection, Outbound, Request, WeakPort, WirePort, Write};
+use naobroker_framework::{CallError, ClientId, Value};
 use naobroker_qi::{
     dynamic_of, from_value, Address, Message, MessageType, Options, Type, HEADER_SIZE, OBJECT_UID_BYTES,
     SERVICE_DIRECTORY,
@@ -82,9 +82,16 @@ pub(crate) struct QiConnection {
     pub(crate) local: Option<SocketAddr>,
     pub(crate) shared: Rc<Shared>,
     pub(crate) state: RefCell<State>,
+    /// The broker closed it (a bound broken): what its reader still holds is not served.
+    closed: Cell<bool>,
 }
 
 impl QiConnection {
+    /// Whether the broker closed this connection.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.get()
+    }
+
     pub(crate) fn new(client: ClientId, number: u64, stream: TcpStream, shared: Rc<Shared>) -> Self {
         let state = State {
             authenticated: false,
@@ -99,7 +106,15 @@ impl QiConnection {
             next_link: 1,
         };
         let local = stream.local_addr().ok();
-        QiConnection { client, number, stream: Rc::new(stream), local, shared, state: RefCell::new(state) }
+        QiConnection {
+            client,
+            number,
+            stream: Rc::new(stream),
+            local,
+            shared,
+            state: RefCell::new(state),
+            closed: Cell::new(false),
+        }
     }
 
     pub(crate) fn stream(&self) -> &TcpStream {
@@ -125,7 +140,7 @@ impl QiConnection {
 
     /// `Cancel` of qi call `id`: answered `Canceled` at once when it is still under way; the
     /// broker's answer, when it comes, is dropped.
-    pub(crate) fn cancel(&self, broker: &Broker, id: u32) {
+    pub(crate) fn cancel(&self, broker: &WirePort, id: u32) {
         let call = {
             let mut state = self.state.borrow_mut();
             let Some(request) = state.calls.remove(&id) else { return };
@@ -138,13 +153,13 @@ impl QiConnection {
     }
 
     /// Send a message of the wire's own with a fresh id (an event, a capability map).
-    pub(crate) fn send(&self, broker: &Broker, kind: MessageType, address: Address, payload: Vec<u8>) {
+    pub(crate) fn send(&self, broker: &WirePort, kind: MessageType, address: Address, payload: Vec<u8>) {
         let id = self.next_message_id();
         self.send_with_id(broker, id, kind, address, payload);
     }
 
     /// Send the reply to call `message` (nothing for a post).
-    pub(crate) fn reply(&self, broker: &Broker, message: &Message, payload: Vec<u8>) {
+    pub(crate) fn reply(&self, broker: &WirePort, message: &Message, payload: Vec<u8>) {
         if message.kind == MessageType::Call {
             self.send_with_id(broker, message.id, MessageType::Reply, message.address, payload);
         }
@@ -152,7 +167,7 @@ impl QiConnection {
 
     pub(crate) fn send_with_id(
         &self,
-        broker: &Broker,
+        broker: &WirePort,
         id: u32,
         kind: MessageType,
         address: Address,
@@ -172,13 +187,13 @@ impl QiConnection {
     }
 
     /// The broker refuses call `message` with `error`, counted among its refusals.
-    pub(crate) fn refuse(&self, broker: &Broker, message: &Message, error: impl Into<CallError>) {
+    pub(crate) fn refuse(&self, broker: &WirePort, message: &Message, error: impl Into<CallError>) {
         let id = self.request(self.pending_for(message, Type::Void));
         broker.refuse(&self.client, id, error.into());
     }
 
     /// The broker refuses `message`, which could not be read, counted among its bad frames.
-    pub(crate) fn bad(&self, broker: &Broker, message: &Message, text: String) {
+    pub(crate) fn bad(&self, broker: &WirePort, message: &Message, text: String) {
         let id = self.request(self.pending_for(message, Type::Void));
         broker.bad_message(&self.client, id, text);
     }
@@ -287,7 +302,7 @@ impl QiConnection {
     }
 
     /// Stop delivering `events` the broker streams to this client (objects gone).
-    pub(crate) fn unsubscribe(&self, broker: &Broker, events: HashSet<String>) {
+    pub(crate) fn unsubscribe(&self, broker: &WirePort, events: HashSet<String>) {
         for event in events {
             let id = self.request(Pending::Silent);
             broker.request(self.client.clone(), Request::Unsubscribe { id, event });
@@ -312,7 +327,7 @@ fn is_broker_event(payload: &[u8]) -> bool {
 }
 
 /// Tell the broker one event was written: room in the client's event window again.
-fn acknowledge(broker: &WeakBroker, client: &ClientId) {
+fn acknowledge(broker: &WeakPort, client: &ClientId) {
     if let Some(broker) = broker.upgrade() {
         broker.request(client.clone(), Request::Ack { count: 1 });
     }
@@ -372,6 +387,7 @@ impl Connection for QiConnection {
     }
 
     fn close(&self) {
+        self.closed.set(true);
         let _ = socket2::SockRef::from(&*self.stream).shutdown(Shutdown::Both);
     }
 

@@ -6,7 +6,8 @@
 use std::rc::Rc;
 
 use naobroker_framework::wire::Request;
-use naobroker_framework::{Broker, Value};
+use naobroker_framework::wire::WirePort;
+use naobroker_framework::Value;
 use naobroker_qi::{
     from_value, to_value, Flags, Message, MessageType, QiValue, Reader, Type, OBJECT_MAIN, SERVICE_DIRECTORY,
 };
@@ -22,7 +23,7 @@ mod server;
 
 use generic::Target;
 
-pub(crate) fn on_message(broker: &Broker, connection: &QiConnection, message: Message) {
+pub(crate) fn on_message(broker: &WirePort, connection: &QiConnection, message: Message) {
     if server::admit(broker, connection, &message) {
         return;
     }
@@ -42,7 +43,7 @@ pub(crate) fn on_message(broker: &Broker, connection: &QiConnection, message: Me
 
 /// The object `message` is addressed to: a service's main object or a subscriber.
 fn target_of(
-    broker: &Broker,
+    broker: &WirePort,
     connection: &QiConnection,
     message: &Message,
 ) -> Option<(Rc<ObjectTable>, Target)> {
@@ -56,7 +57,7 @@ fn target_of(
     Some((Rc::clone(&connection.shared.subscriber), Target::Subscriber { object: address.object }))
 }
 
-fn call(broker: &Broker, connection: &QiConnection, message: &Message) {
+fn call(broker: &WirePort, connection: &QiConnection, message: &Message) {
     let address = message.address;
     let Some((table, target)) = target_of(broker, connection, message) else {
         let text = format!("{address}: no object {}.{} here", address.service, address.object);
@@ -124,7 +125,7 @@ fn values(connection: &QiConnection, message: &Message, params: &Type) -> Result
 
 /// A module's method through the broker: its limits, permissions and routing, the answer
 /// encoded with the method's return type.
-fn module_call(broker: &Broker, connection: &QiConnection, message: &Message, method: &Method, name: &str) {
+fn module_call(broker: &WirePort, connection: &QiConnection, message: &Message, method: &Method, name: &str) {
     let args = match values(connection, message, &method.params) {
         Ok(args) => args,
         Err(text) => return connection.bad(broker, message, format!("{name}: {text}")),

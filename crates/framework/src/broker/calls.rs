@@ -8,25 +8,11 @@ use naobroker_protocol::{excerpt, Value};
 use tokio::sync::oneshot;
 
 use super::adapter::{Connection, Outbound};
-use super::{bump, Broker, Location};
+use super::router::{Location, Origin, PendingCall};
+use super::{bump, Broker};
 use crate::error::{CallError, CallResult};
 use crate::identity::{Caller, ClientId};
 use crate::invoke::{unknown_method, Invoke, MethodId, ModuleHandle, Outcome};
-
-/// Who waits for a forwarded call's answer.
-pub(super) enum Origin {
-    Client { client: ClientId, id: u64 },
-    Local { reply: oneshot::Sender<CallResult>, caller: Caller },
-}
-
-impl Origin {
-    fn caller(&self) -> Caller {
-        match self {
-            Origin::Client { client, .. } => Caller::Client(client.clone()),
-            Origin::Local { caller, .. } => caller.clone(),
-        }
-    }
-}
 
 /// A client's call to an in-process module, until it is answered.
 struct LocalCall {
@@ -35,16 +21,6 @@ struct LocalCall {
     /// The connection it came from: a client forgotten meanwhile is still answered there.
     connection: Option<Rc<dyn Connection>>,
     started: Instant,
-}
-
-/// A call forwarded to a remote module. It waits as long as the module's client lives.
-pub(super) struct PendingCall {
-    pub(super) target: ClientId,
-    pub(super) module: String,
-    pub(super) method: String,
-    pub(super) origin: Origin,
-    /// When it was forwarded, for the per-module counters and the trace.
-    pub(super) started: Instant,
 }
 
 /// Where a call goes, decided once by the router: an in-process module's actor with the
@@ -87,7 +63,7 @@ impl Broker {
 
     /// Where `module.method` runs, its name resolved: `None` when there is no such module.
     fn route(&self, module: &str, method: &str) -> Option<Route> {
-        Some(match &self.inner.state.borrow().modules.get(module)?.location {
+        Some(match &self.inner.router.borrow().modules.get(module)?.location {
             Location::Local(actor) => Route::Local(Rc::clone(actor), actor.resolve(method)),
             Location::Remote(client) => Route::Remote(client.clone()),
         })
@@ -103,9 +79,9 @@ impl Broker {
         origin: Origin,
     ) {
         let id = {
-            let mut state = self.inner.state.borrow_mut();
-            state.next_id += 1;
-            let id = state.next_id;
+            let mut router = self.inner.router.borrow_mut();
+            router.next_id += 1;
+            let id = router.next_id;
             let call = PendingCall {
                 target: target.clone(),
                 module: module.to_owned(),
@@ -113,7 +89,7 @@ impl Broker {
                 origin,
                 started: Instant::now(),
             };
-            state.pending.insert(id, call);
+            router.pending.insert(id, call);
             id
         };
         self.send(target, Outbound::Call { id, module, method, args, post });
@@ -130,16 +106,15 @@ impl Broker {
         let limits = &self.inner.limits;
         limits.check_name("module", module)?;
         limits.check_name("method", method)?;
-        let mut state = self.inner.state.borrow_mut();
-        let super::State { clients, modules, .. } = &mut *state;
-        let caller = clients.get_mut(client);
+        let (router, mut clients) = (self.inner.router.borrow(), self.inner.clients.borrow_mut());
+        let caller = clients.connected.get_mut(client);
         if caller.as_ref().is_some_and(|caller| caller.calls_in_flight >= limits.max_calls_in_flight) {
             return Err(CallError::new(format!(
                 "{module}.{method}: this client already has max_calls_in_flight ({}) calls under way",
                 limits.max_calls_in_flight
             )));
         }
-        let route = match modules.get(module).map(|entry| &entry.location) {
+        let route = match router.modules.get(module).map(|entry| &entry.location) {
             None => return Err(CallError::new(format!("no module named {}", excerpt(module)))),
             Some(Location::Local(actor)) => Route::Local(Rc::clone(actor), actor.resolve(method)),
             Some(Location::Remote(target)) if method == "exit" && target != client => {
@@ -213,9 +188,9 @@ impl Broker {
     /// `client` answered the forwarded call `id`; only the client it was sent to may.
     pub(super) fn complete(&self, client: &ClientId, id: u64, result: CallResult) {
         let pending = {
-            let mut state = self.inner.state.borrow_mut();
-            match state.pending.get(&id) {
-                Some(call) if call.target == *client => state.pending.remove(&id),
+            let mut router = self.inner.router.borrow_mut();
+            match router.pending.get(&id) {
+                Some(call) if call.target == *client => router.pending.remove(&id),
                 _ => None,
             }
         };
@@ -234,7 +209,7 @@ impl Broker {
         }
         match origin {
             Origin::Client { client, id } => {
-                if self.inner.state.borrow().clients.contains_key(&client) {
+                if self.inner.clients.borrow().connected.contains_key(&client) {
                     self.reply(&client, None, id, result);
                 }
             }

@@ -9,9 +9,10 @@ use naobroker_protocol::{excerpt, Value};
 use tokio::sync::mpsc;
 
 use super::adapter::{Connection, Outbound};
-use super::connections::ClientState;
+use super::clients::ClientState;
 use super::events::Target;
-use super::{bump, Broker, Location, ModuleEntry, State};
+use super::router::{Location, ModuleEntry, Router};
+use super::{bump, Broker};
 use crate::error::CallError;
 use crate::event::{Event, EventStream};
 use crate::identity::{Caller, ClientId};
@@ -75,13 +76,13 @@ fn within_window(
 impl Broker {
     /// Whether anyone (client, callback or in-process stream) listens to `name`.
     pub fn has_subscribers(&self, name: &str) -> bool {
-        self.inner.state.borrow().events.has_subscribers(name)
+        self.inner.router.borrow().events.has_subscribers(name)
     }
 
     /// An in-process stream of the events named `name`, held to the event window.
     pub fn subscribe_local(&self, name: &str) -> EventStream {
         let (sender, receiver) = mpsc::channel(self.inner.limits.event_window as usize);
-        self.inner.state.borrow_mut().events.add_stream(name, sender);
+        self.inner.router.borrow_mut().events.add_stream(name, sender);
         EventStream::new(receiver)
     }
 
@@ -98,14 +99,14 @@ impl Broker {
         let limits = &self.inner.limits;
         limits.check_name("event", event)?;
         self.may_act_for(caller, module)?;
-        let mut state = self.inner.state.borrow_mut();
-        let State { modules, clients, events, .. } = &mut *state;
+        let (mut router, clients) = (self.inner.router.borrow_mut(), self.inner.clients.borrow());
+        let Router { modules, events, .. } = &mut *router;
         let entry = modules.get(module).expect("checked by may_act_for");
         if !entry.methods.iter().any(|m| m.name == method) {
             return Err(CallError::new(format!("module {module} has no method named {}", excerpt(method))));
         }
         let owner = match &entry.location {
-            Location::Remote(client) => clients.get(client),
+            Location::Remote(client) => clients.connected.get(client),
             Location::Local(_) => None,
         };
         if owner.is_some_and(|owner| owner.subscriptions(events) >= limits.max_subscriptions) {
@@ -120,7 +121,7 @@ impl Broker {
     /// NAOqi's `unsubscribeToEvent(event, module)`.
     pub fn unsubscribe_callback(&self, caller: &Caller, event: &str, module: &str) -> Result<(), CallError> {
         self.may_act_for(caller, module)?;
-        if !self.inner.state.borrow_mut().events.remove_callback(event, module) {
+        if !self.inner.router.borrow_mut().events.remove_callback(event, module) {
             return Err(CallError::new(format!("{module} is not subscribed to {}", excerpt(event))));
         }
         Ok(())
@@ -128,7 +129,7 @@ impl Broker {
 
     /// Modules with a callback on `event`.
     pub fn callback_subscribers(&self, event: &str) -> Vec<String> {
-        self.inner.state.borrow().events.callback_modules(event)
+        self.inner.router.borrow().events.callback_modules(event)
     }
 
     /// Deliver an event to every subscriber, each held to the event window.
@@ -139,8 +140,9 @@ impl Broker {
         let mut encodings = SharedEncodings { name, value, by_wire: Vec::new() };
         let (mut sent, mut dropped) = (0u64, 0u64);
         {
-            let mut state = self.inner.state.borrow_mut();
-            let State { events, clients, modules, .. } = &mut *state;
+            let (mut router, mut clients) = (self.inner.router.borrow_mut(), self.inner.clients.borrow_mut());
+            let Router { events, modules, .. } = &mut *router;
+            let clients = &mut clients.connected;
             let Some(subscribers) = events.subscribers_mut(name) else { return };
             for subscriber in subscribers.iter_mut() {
                 let lost = subscriber.lost;
@@ -205,9 +207,9 @@ impl Broker {
     pub(super) fn subscribe_client(&self, client: &ClientId, event: &str) -> Result<(), CallError> {
         let limits = &self.inner.limits;
         limits.check_name("event", event)?;
-        let mut state = self.inner.state.borrow_mut();
-        let State { clients, events, .. } = &mut *state;
-        let Some(known) = clients.get_mut(client) else { return Ok(()) };
+        let (mut router, mut clients) = (self.inner.router.borrow_mut(), self.inner.clients.borrow_mut());
+        let events = &mut router.events;
+        let Some(known) = clients.connected.get_mut(client) else { return Ok(()) };
         if !known.events.contains(event) && known.subscriptions(events) >= limits.max_subscriptions {
             return Err(CallError::new(format!(
                 "this client already holds max_subscriptions ({})",
@@ -221,11 +223,10 @@ impl Broker {
 
     /// Stop `client`'s stream of `event`; answers whether it had one.
     pub(super) fn unsubscribe_client(&self, client: &ClientId, event: &str) -> bool {
-        let mut state = self.inner.state.borrow_mut();
-        if let Some(known) = state.clients.get_mut(client) {
+        if let Some(known) = self.inner.clients.borrow_mut().connected.get_mut(client) {
             known.events.remove(event);
         }
-        state.events.remove_client(event, client)
+        self.inner.router.borrow_mut().events.remove_client(event, client)
     }
 }
 

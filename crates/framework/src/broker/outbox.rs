@@ -6,7 +6,7 @@ use bytes::Bytes;
 use naobroker_protocol::cut;
 
 use super::adapter::{Connection, Outbound, Write};
-use super::connections::ClientState;
+use super::clients::ClientState;
 use super::{bump, Broker};
 use crate::error::CallResult;
 use crate::identity::ClientId;
@@ -31,7 +31,7 @@ impl Broker {
     /// Encode `message` for `client`'s wire and send it; nothing when the broker does not
     /// know the client.
     pub(super) fn send(&self, client: &ClientId, message: Outbound<'_>) {
-        let known = self.inner.state.borrow().clients.get(client).map(Writable::of);
+        let known = self.inner.clients.borrow().connected.get(client).map(Writable::of);
         if let Some(writable) = known {
             self.send_to(client, writable, message);
         }
@@ -53,11 +53,11 @@ impl Broker {
     pub(super) fn send_bytes(&self, client: &ClientId, payload: Bytes) {
         let limits = &self.inner.limits;
         let over_bound = {
-            let mut state = self.inner.state.borrow_mut();
-            let Some(known) = state.clients.get_mut(client) else { return };
+            let mut clients = self.inner.clients.borrow_mut();
+            let Some(known) = clients.connected.get_mut(client) else { return };
             if !known.outbox.writing {
                 let connection = Rc::clone(&known.connection);
-                drop(state);
+                drop(clients);
                 return self.write_now(client, &connection, payload);
             }
             let outbox = &mut known.outbox;
@@ -73,7 +73,7 @@ impl Broker {
     fn write_now(&self, client: &ClientId, connection: &Rc<dyn Connection>, payload: Bytes) {
         let Write::Waiting(sending) = connection.write(payload) else { return };
         bump(&self.inner.counters.sends_deferred);
-        if let Some(known) = self.inner.state.borrow_mut().clients.get_mut(client) {
+        if let Some(known) = self.inner.clients.borrow_mut().connected.get_mut(client) {
             known.outbox.writing = true;
         }
         let (weak, client) = (self.downgrade(), client.clone());
@@ -82,8 +82,8 @@ impl Broker {
             loop {
                 let Some(broker) = weak.upgrade() else { return };
                 let (connection, next) = {
-                    let mut state = broker.inner.state.borrow_mut();
-                    let Some(known) = state.clients.get_mut(&client) else { return };
+                    let mut clients = broker.inner.clients.borrow_mut();
+                    let Some(known) = clients.connected.get_mut(&client) else { return };
                     match known.outbox.queue.pop_front() {
                         Some(payload) => {
                             known.outbox.bytes -= payload.len();
@@ -113,7 +113,7 @@ impl Broker {
         id: u64,
         result: CallResult,
     ) {
-        let known = self.inner.state.borrow_mut().clients.get_mut(client).map(|caller| {
+        let known = self.inner.clients.borrow_mut().connected.get_mut(client).map(|caller| {
             caller.calls_in_flight = caller.calls_in_flight.saturating_sub(1);
             Writable::of(caller)
         });

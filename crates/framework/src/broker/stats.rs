@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use naobroker_protocol::Value;
 
-use super::connections::ClientState;
+use super::clients::ClientState;
 use super::Broker;
 use crate::identity::{Caller, ClientId};
 
@@ -85,8 +85,9 @@ impl Broker {
     /// which modules and queues, is not its business.
     pub fn stats_for(&self, caller: &Caller) -> Value {
         let c = &self.inner.counters;
-        let state = self.inner.state.borrow();
-        let own = caller.client().and_then(|client| state.clients.get(client).map(|known| (client, known)));
+        let (router, clients) = (self.inner.router.borrow(), self.inner.clients.borrow());
+        let own =
+            caller.client().and_then(|client| clients.connected.get(client).map(|known| (client, known)));
         let visible = |client: &ClientId, known: &ClientState| match (caller, own) {
             (Caller::Broker, _) => true,
             (Caller::Client(_), Some((_, me))) if me.connection.reads_all_stats() => true,
@@ -95,8 +96,8 @@ impl Broker {
             }
             (Caller::Client(id), None) => client == id,
         };
-        let clients: Vec<Value> = state
-            .clients
+        let entries: Vec<Value> = clients
+            .connected
             .iter()
             .filter(|(client, known)| visible(client, known))
             .map(|(client, known)| {
@@ -108,7 +109,7 @@ impl Broker {
                         "modules".into(),
                         Value::Array(known.modules.iter().map(|m| m.as_str().into()).collect()),
                     ),
-                    ("subscriptions".into(), (known.subscriptions(&state.events) as u64).into()),
+                    ("subscriptions".into(), (known.subscriptions(&router.events) as u64).into()),
                     ("events_dropped".into(), known.events_dropped.into()),
                     ("queued_messages".into(), (known.outbox.queue.len() as u64).into()),
                     ("queued_bytes".into(), (known.outbox.bytes as u64).into()),
@@ -128,14 +129,14 @@ impl Broker {
             ("unfinished_bytes".into(), (self.inner.unfinished.held() as u64).into()),
             ("unfinished_refused".into(), self.inner.unfinished.refusals().into()),
         ];
-        for wire in &state.wires {
+        for wire in &router.wires {
             counters.extend(wire.counters().into_iter().map(|(name, value)| (name.into(), value.into())));
         }
         counters.extend([
-            ("pending_remote_calls".into(), (state.pending.len() as u64).into()),
-            ("modules".into(), (state.modules.len() as u64).into()),
+            ("pending_remote_calls".into(), (router.pending.len() as u64).into()),
+            ("modules".into(), (router.modules.len() as u64).into()),
             ("by_module".into(), self.inner.call_counts.to_value()),
-            ("clients".into(), Value::Array(clients)),
+            ("clients".into(), Value::Array(entries)),
         ]);
         Value::Map(counters)
     }
