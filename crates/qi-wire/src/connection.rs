@@ -11,13 +11,14 @@ use std::rc::Rc;
 use bytes::Bytes;
 use futures::FutureExt;
 use naobroker_framework::wire::{Connection, Outbound, Request, WeakPort, WirePort, Write};
-use naobroker_framework::{CallError, ClientId, Value};
+use naobroker_framework::{CallError, CallResult, ClientId, Value};
 use naobroker_qi::{
     dynamic_of, from_value, Address, Message, MessageType, Options, Type, HEADER_SIZE, OBJECT_UID_BYTES,
     SERVICE_DIRECTORY,
 };
 use tokio::net::TcpStream;
 
+use crate::error::PayloadError;
 use crate::methods::SUBSCRIBER_SIGNAL;
 use crate::objects::Objects;
 use crate::shared::Shared;
@@ -214,7 +215,7 @@ impl QiConnection {
     }
 
     /// The answer to request `id`, in qi's encoding.
-    fn answer(&self, id: u64, result: Result<Value, String>) -> Option<Bytes> {
+    fn answer(&self, id: u64, result: CallResult) -> Option<Bytes> {
         let pending = {
             let mut state = self.state.borrow_mut();
             let pending = state.pending.remove(&id)?;
@@ -229,7 +230,7 @@ impl QiConnection {
                 hosted::registered(self, &name, result.is_ok());
                 match result {
                     Ok(_) => (call, MessageType::Reply, Vec::new()),
-                    Err(text) => (call, MessageType::Error, naobroker_qi::error_payload(&text)),
+                    Err(error) => (call, MessageType::Error, naobroker_qi::error_payload(&error.message)),
                 }
             }
             (Pending::Answer { call, returns }, Ok(value)) => match self.encode_value(&value, &returns) {
@@ -242,25 +243,25 @@ impl QiConnection {
             (Pending::Link { call, answer, .. }, Ok(_)) => {
                 (call, MessageType::Reply, answer.to_le_bytes().to_vec())
             }
-            (Pending::Link { call, object, link, .. }, Err(text)) => {
+            (Pending::Link { call, object, link, .. }, Err(error)) => {
                 self.state.borrow_mut().objects.unlink(object, link);
-                (call, MessageType::Error, naobroker_qi::error_payload(&text))
+                (call, MessageType::Error, naobroker_qi::error_payload(&error.message))
             }
-            (Pending::Answer { call, .. }, Err(text)) => {
-                (call, MessageType::Error, naobroker_qi::error_payload(&text))
+            (Pending::Answer { call, .. }, Err(error)) => {
+                (call, MessageType::Error, naobroker_qi::error_payload(&error.message))
             }
         };
         Message::new(call.id, kind, call.address, payload).encode().ok().map(Bytes::from)
     }
 
     /// `value` in the bytes of type `returns` (nothing for `v`, whatever the value).
-    pub(crate) fn encode_value(&self, value: &Value, returns: &Type) -> Result<Vec<u8>, String> {
+    pub(crate) fn encode_value(&self, value: &Value, returns: &Type) -> Result<Vec<u8>, PayloadError> {
         if *returns == Type::Void {
             return Ok(Vec::new());
         }
         let options = self.options();
-        let qi = from_value(value, returns, &options.limits).map_err(|error| error.to_string())?;
-        qi.to_bytes(returns, &options).map_err(|error| error.to_string())
+        let qi = from_value(value, returns, &options.limits)?;
+        Ok(qi.to_bytes(returns, &options)?)
     }
 
     /// An event of the broker: one `Event` message per subscriber object of this client with
@@ -337,7 +338,7 @@ impl Connection for QiConnection {
     fn encode(&self, message: Outbound<'_>) -> Option<Bytes> {
         match message {
             Outbound::Reply { id, value } => self.answer(id, Ok(value)),
-            Outbound::Error { id, message } => self.answer(id, Err(message)),
+            Outbound::Error { id, message } => self.answer(id, Err(CallError::new(message))),
             Outbound::Event { name, value, .. } => self.event(name, value),
             Outbound::Call { id, module, method, args, post } => {
                 hosted::forward(self, id, module, method, args, post)

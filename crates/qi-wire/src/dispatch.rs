@@ -14,6 +14,7 @@ use naobroker_qi::{
 
 use crate::connection::hosted;
 use crate::connection::QiConnection;
+use crate::error::PayloadError;
 use crate::methods::{Action, Method, ObjectTable};
 use crate::services::DIRECTORY_NAME;
 
@@ -86,23 +87,27 @@ fn call(broker: &WirePort, connection: &QiConnection, message: &Message) {
 }
 
 /// The payload as `ty`, past a return signature when the client appended one.
-fn decode(connection: &QiConnection, message: &Message, ty: &Type) -> Result<QiValue, String> {
+fn decode(connection: &QiConnection, message: &Message, ty: &Type) -> Result<QiValue, PayloadError> {
     let options = connection.options();
     let mut reader = Reader::new(&message.payload);
-    let value = QiValue::decode_from(ty, &mut reader, &options).map_err(|error| error.to_string())?;
+    let value = QiValue::decode_from(ty, &mut reader, &options)?;
     if message.flags.contains(Flags::RETURN_TYPE) {
-        reader.read_string("return signature").map_err(|error| error.to_string())?;
+        reader.read_string("return signature")?;
     }
-    reader.finish().map_err(|error| error.to_string())?;
+    reader.finish()?;
     Ok(value)
 }
 
 /// The arguments of a method of libqi's own, as its parameter signature types them.
-fn arguments(connection: &QiConnection, message: &Message, params: &Type) -> Result<Vec<QiValue>, String> {
+fn arguments(
+    connection: &QiConnection,
+    message: &Message,
+    params: &Type,
+) -> Result<Vec<QiValue>, PayloadError> {
     let value = if message.flags.contains(Flags::DYNAMIC_PAYLOAD) {
         let dynamic = decode(connection, message, &Type::Dynamic)?;
-        let value = to_value(&dynamic).map_err(|error| error.to_string())?;
-        from_value(&value, params, &connection.options().limits).map_err(|error| error.to_string())?
+        let value = to_value(&dynamic)?;
+        from_value(&value, params, &connection.options().limits)?
     } else {
         decode(connection, message, params)?
     };
@@ -113,13 +118,13 @@ fn arguments(connection: &QiConnection, message: &Message, params: &Type) -> Res
 }
 
 /// The arguments of a module's method, as naobroker values.
-fn values(connection: &QiConnection, message: &Message, params: &Type) -> Result<Vec<Value>, String> {
+fn values(connection: &QiConnection, message: &Message, params: &Type) -> Result<Vec<Value>, PayloadError> {
     let dynamic = message.flags.contains(Flags::DYNAMIC_PAYLOAD);
     let value = decode(connection, message, if dynamic { &Type::Dynamic } else { params })?;
-    match to_value(&value).map_err(|error| error.to_string())? {
+    match to_value(&value)? {
         Value::Array(items) => Ok(items),
         other if dynamic => Ok(vec![other]),
-        other => Err(format!("arguments decoded to {other}, not a tuple")),
+        other => Err(PayloadError::NotATuple(other)),
     }
 }
 

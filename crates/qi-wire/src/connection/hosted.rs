@@ -20,6 +20,7 @@ use naobroker_qi::{
 };
 
 use crate::connection::{Call, Pending, QiConnection};
+use crate::error::{HostedCallError, PayloadError};
 use crate::signatures::qi_signature;
 
 /// The uid of a qi object's first method of its own.
@@ -271,19 +272,19 @@ fn encode_call(
     method: &str,
     args: Vec<Value>,
     post: bool,
-) -> Result<(Address, Vec<u8>, Type), String> {
+) -> Result<(Address, Vec<u8>, Type), HostedCallError> {
     if post {
-        return Err("a service of a qi client runs no task (post): call it".to_owned());
+        return Err(HostedCallError::Post);
     }
     let state = connection.state.borrow();
-    let hosted = state.hosted.services.get(module).ok_or("not served by this client")?;
+    let hosted = state.hosted.services.get(module).ok_or(HostedCallError::NotServed)?;
     let arity = |m: &&HostedMethod| matches!(&m.params, Type::Tuple(t) if t.members.len() == args.len());
     let named = || hosted.methods.iter().filter(|m| m.name == method);
-    let chosen = named().find(arity).or_else(|| named().next()).ok_or("no such method")?;
+    let chosen = named().find(arity).or_else(|| named().next()).ok_or(HostedCallError::NoSuchMethod)?;
     let options = connection.options();
     let arguments =
-        from_value(&Value::Array(args), &chosen.params, &options.limits).map_err(|e| e.to_string())?;
-    let payload = arguments.to_bytes(&chosen.params, &options).map_err(|error| error.to_string())?;
+        from_value(&Value::Array(args), &chosen.params, &options.limits).map_err(PayloadError::from)?;
+    let payload = arguments.to_bytes(&chosen.params, &options).map_err(PayloadError::from)?;
     Ok((Address::new(hosted.service, OBJECT_MAIN, chosen.uid), payload, chosen.returns.clone()))
 }
 
