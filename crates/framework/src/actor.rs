@@ -225,7 +225,8 @@ impl<M: Module> ModuleActor<M> {
             ))));
         };
         if lost > 0 {
-            tracing::warn!(module = %self.name, method = %info.name, lost, "events lost before this callback");
+            let (module, method) = (&self.name, &info.name);
+            tracing::warn!(%module, %method, lost, "events lost before this callback");
         }
         let context = self.context.for_call(caller, lost);
         let outcome = match post {

@@ -2,12 +2,12 @@
 //! broker gives back to write, and the connection it writes them to.
 //!
 //! An adapter reads its protocol, names each client connection with a [`ClientId`] unique
-//! among every wire, and tells the broker three things: a message arrived on a connection
-//! ([`Broker::arrived`], which opens the connection the first time), what it asked
-//! ([`Broker::request`]), and that the connection closed ([`Broker::closed`]). The broker
-//! answers through the connection's [`Connection`], which encodes an [`Outbound`] message
-//! for the wire and writes it. Routing, limits, permissions, liveness and the bounded
-//! queue of each connection stay in the broker.
+//! among every wire, and tells the client side, through its port ([`super::WirePort`]),
+//! three things: a message arrived on a connection (`arrived`, which opens the connection
+//! the first time), what it asked (`request`), and that the connection closed (`closed`).
+//! The broker answers through the connection's [`Connection`], which encodes an
+//! [`Outbound`] message for the wire and writes it. Routing, limits, permissions, liveness
+//! and the bounded queue of each connection stay in the broker.
 
 use bytes::Bytes;
 use futures::future::LocalBoxFuture;
@@ -60,8 +60,8 @@ pub enum Request {
         id: u64,
         module: String,
     },
-    /// The client is leaving: answered, then its session is forgotten (see
-    /// [`Broker::goodbye`]).
+    /// The client is leaving: answered, then its session and its liveness connections are
+    /// forgotten at once, with what they had registered and subscribed.
     Goodbye {
         id: u64,
     },

@@ -67,7 +67,7 @@ impl Broker {
 
     /// `client` is leaving on purpose: forget it and its session's liveness connections,
     /// with what they had registered and subscribed, without waiting out their silence.
-    pub fn goodbye(&self, client: &ClientId) {
+    pub(super) fn goodbye(&self, client: &ClientId) {
         let leaving: Vec<ClientId> = {
             let mut clients = self.inner.clients.borrow_mut();
             let Some(known) = clients.connected.get(client) else { return };
