@@ -31,7 +31,23 @@ fn list_every_key_while(url: &str, listing: &AtomicBool) -> usize {
     })
 }
 
-/// Raise `events` events, one every 2 ms, and collect the subscribers' latencies.
+/// Between two raised events, and between two calls of the paced getData row.
+const PACE: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// getData round trips, one every [`PACE`] as the events are raised: the round trip in the
+/// events' conditions (processes that sleep between messages wake slower than busy ones).
+async fn paced_get_data(session: &ClientSession, calls: usize) -> Samples {
+    let mut samples = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let started = std::time::Instant::now();
+        session.call("ALMemory", "getData", vec!["Bench/Float".into()], false).await.unwrap();
+        samples.push(started.elapsed().as_secs_f64() * 1e6);
+        tokio::time::sleep(PACE).await;
+    }
+    Samples(samples)
+}
+
+/// Raise `events` events, one every [`PACE`], and collect the subscribers' latencies.
 fn delivery(url: &str, subscribers: usize, events: usize) -> Samples {
     let event = format!("Bench/Event{subscribers}");
     let mut children: Vec<_> =
@@ -42,7 +58,7 @@ fn delivery(url: &str, subscribers: usize, events: usize) -> Samples {
         for _ in 0..events {
             let now = Value::from(monotonic_ns());
             session.call("ALMemory", "raiseEvent", vec![event.as_str().into(), now], false).await.unwrap();
-            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            tokio::time::sleep(PACE).await;
         }
     });
     let mut all = Vec::new();
@@ -65,7 +81,7 @@ pub fn run(calls: usize, json: bool) {
     let (_broker, tcp, _ipc) = start_broker_with(&config);
     let _ = std::fs::remove_file(&config);
     let system = actix_rt::System::new();
-    let (get, insert, list, get_crowded, get_listing) = system.block_on(async {
+    let (get, paced, insert, list, get_crowded, get_listing) = system.block_on(async {
         let session = ClientSession::connect(&tcp, "naobench").await.unwrap();
         session
             .call("ALMemory", "insertData", vec!["Bench/Float".into(), Value::F64(0.5)], false)
@@ -77,6 +93,8 @@ pub fn run(calls: usize, json: bool) {
             async move { s.call("ALMemory", "getData", vec!["Bench/Float".into()], false).await.unwrap() }
         })
         .await;
+        progress("memory", "getData, 1000 calls, one every 2 ms");
+        let paced = paced_get_data(&session, 1000).await;
         progress("memory", format_args!("insertData, {calls} calls"));
         let insert = time_calls(calls, || {
             let s = session.clone();
@@ -126,7 +144,7 @@ pub fn run(calls: usize, json: bool) {
         listing.store(false, Ordering::Relaxed);
         let listings = lister.join().expect("the lister ends");
         progress("memory", format_args!("{listings} listings of every key meanwhile"));
-        (get, insert, list, get_crowded, get_listing)
+        (get, paced, insert, list, get_crowded, get_listing)
     });
     progress("memory", "raiseEvent to 1 subscriber process, 1000 events");
     let one = delivery(&tcp, 1, 1000);
@@ -134,6 +152,7 @@ pub fn run(calls: usize, json: bool) {
     let ten = delivery(&tcp, 10, 1000);
     let rows = vec![
         row("getData (float key)", &get),
+        row("getData, one call every 2 ms (the events' pace)", &paced),
         row("insertData (float)", &insert),
         row("getListData, 150 DCM keys", &list),
         row("getData with 100 000 more keys", &get_crowded),
@@ -150,6 +169,11 @@ pub fn run(calls: usize, json: bool) {
             "getData while another client lists the 100 000 keys (getDataListName, 2.5 MB, in a loop), \
              max / p50 alone: {:.1} (the listing is encoded off the broker's thread)",
             get_listing.max() / get.p50()
+        ),
+        format!(
+            "raiseEvent → 1 subscriber p50 / getData p50: {:.2}; / paced getData p50: {:.2} (target ≤ 1.5)",
+            one.p50() / get.p50(),
+            one.p50() / paced.p50()
         ),
         format!(
             "raiseEvent p50, 10 subscriber processes / 1: {:.2} (target ≤ 1.5: {})",

@@ -1,105 +1,174 @@
-//! The actor that hosts one module: its method table, NAOqi's base methods and posted tasks.
+//! The actor that hosts one module: its state behind one borrow, its method table resolved
+//! by index, NAOqi's base methods and posted tasks.
+//!
+//! A module is an actor: its state is reached by one call at a time, in the order the calls
+//! come. Whoever routes a call (the broker's router, a client session serving the module)
+//! resolves the method's name once ([`ModuleHandle::resolve`]) and hands the actor the
+//! index with the call; the actor runs it on the caller's thread without a mailbox or a task
+//! when its state is free, and queues it behind the call that holds its state when it is not
+//! (a method that, in its synchronous part, makes the broker call its own module again).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
-use actix::{Actor, Context, Handler, ResponseFuture};
+use futures::FutureExt;
 use naobroker_protocol::{MethodInfo, Value};
 
 use crate::args::Args;
 use crate::error::{CallError, CallResult};
-use crate::invoke::Invoke;
-use crate::module::{MethodEntry, Methods, Module, ModuleContext, Outcome};
+use crate::invoke::{HostedModule, Invoke, MethodId, Outcome};
+use crate::module::{MethodEntry, Methods, Module, ModuleContext};
 use tasks::Tasks;
 
 mod tasks;
+#[cfg(test)]
+mod tests;
 
-/// Methods every module has, NAOqi's ALModule base.
-const BASE_METHODS: &[(&str, &str, &str)] = &[
-    ("ping", "() -> bool", "Returns true: the module is alive."),
-    ("version", "() -> String", "The module's version."),
-    ("getMethodList", "() -> Vec<String>", "Names of all methods."),
-    ("getMethodHelp", "(String) -> [name, signature, help]", "Help of one method."),
-    ("getModuleHelp", "() -> String", "What the module does."),
-    ("getUsage", "(String) -> String", "Signature and help of one method, as one line."),
-    ("exit", "() -> bool", "Stops a remote module's process."),
-    ("isRunning", "(u64) -> bool", "Whether a task started with post is still running."),
+/// Methods every module has, NAOqi's ALModule base, in the order they are announced.
+#[derive(Clone, Copy)]
+enum Base {
+    Ping,
+    Version,
+    GetMethodList,
+    GetMethodHelp,
+    GetModuleHelp,
+    GetUsage,
+    Exit,
+    IsRunning,
+    Wait,
+    Stop,
+}
+
+const BASE_METHODS: &[(Base, &str, &str, &str)] = &[
+    (Base::Ping, "ping", "() -> bool", "Returns true: the module is alive."),
+    (Base::Version, "version", "() -> String", "The module's version."),
+    (Base::GetMethodList, "getMethodList", "() -> Vec<String>", "Names of all methods."),
+    (Base::GetMethodHelp, "getMethodHelp", "(String) -> [name, signature, help]", "Help of one method."),
+    (Base::GetModuleHelp, "getModuleHelp", "() -> String", "What the module does."),
+    (Base::GetUsage, "getUsage", "(String) -> String", "Signature and help of one method, as one line."),
+    (Base::Exit, "exit", "() -> bool", "Stops a remote module's process."),
+    (Base::IsRunning, "isRunning", "(u64) -> bool", "Whether a task started with post is still running."),
     (
+        Base::Wait,
         "wait",
         "(u64, i64) -> bool",
         "Waits for a posted task (timeout ms, 0 = forever): true when it ended, its error when it failed.",
     ),
-    ("stop", "(u64) -> bool", "Stops a posted task."),
+    (Base::Stop, "stop", "(u64) -> bool", "Stops a posted task."),
 ];
 
-/// The actor that hosts one [`Module`], in the broker or in a remote process.
-pub struct ModuleActor<M: Module> {
+/// What the actor's state holds: the module and its handlers.
+struct State<M: Module> {
     module: M,
-    name: String,
     methods: Methods<M>,
+    started: bool,
+}
+
+/// The actor that hosts one [`Module`], in the broker or in a remote process.
+pub(crate) struct ModuleActor<M: Module> {
+    state: RefCell<State<M>>,
+    name: String,
+    infos: Vec<MethodInfo>,
+    ids: HashMap<String, MethodId>,
+    /// The context calls are made in, less the caller each call brings.
     context: ModuleContext,
     tasks: Rc<RefCell<Tasks>>,
     on_exit: Option<Box<dyn Fn()>>,
+    /// Calls waiting for the state while another call holds it.
+    deferred: Cell<u32>,
 }
 
 impl<M: Module> ModuleActor<M> {
-    pub(crate) fn new(module: M, context: ModuleContext, on_exit: Option<Box<dyn Fn()>>) -> Self {
+    /// Host `module`; its `started` runs before its first call, or soon on its own.
+    pub(crate) fn start(
+        module: M,
+        context: ModuleContext,
+        on_exit: Option<Box<dyn Fn()>>,
+    ) -> Rc<ModuleActor<M>> {
         let mut methods = Methods::new();
         M::methods(&mut methods);
         let name = module.name();
-        ModuleActor { module, name, methods, context, tasks: Rc::default(), on_exit }
-    }
-
-    /// The method list as announced to the broker: base methods first.
-    pub(crate) fn method_infos(&self) -> Vec<MethodInfo> {
-        BASE_METHODS
+        let infos: Vec<MethodInfo> = BASE_METHODS
             .iter()
-            .map(|(name, signature, help)| MethodInfo {
+            .map(|(_, name, signature, help)| MethodInfo {
                 name: (*name).into(),
                 signature: (*signature).into(),
                 help: (*help).into(),
             })
-            .chain(self.methods.entries.iter().map(|entry| entry.info.clone()))
-            .collect()
-    }
-
-    fn find(&self, method: &str) -> Option<&MethodEntry<M>> {
-        self.methods.entries.iter().find(|entry| entry.info.name == method)
-    }
-
-    fn run(&mut self, method: &str, args: Vec<Value>) -> Outcome {
-        if let Some(outcome) = self.base_method(method, &args) {
-            return outcome;
-        }
-        match self.methods.entries.iter().position(|entry| entry.info.name == method) {
-            Some(index) => {
-                let handler = &self.methods.entries[index].handler;
-                handler(&mut self.module, &self.context, args)
+            .chain(methods.entries.iter().map(|entry| entry.info.clone()))
+            .collect();
+        let ids =
+            infos.iter().enumerate().map(|(index, info)| (info.name.clone(), MethodId(index))).collect();
+        let actor = Rc::new(ModuleActor {
+            state: RefCell::new(State { module, methods, started: false }),
+            name,
+            infos,
+            ids,
+            context,
+            tasks: Rc::default(),
+            on_exit,
+            deferred: Cell::new(0),
+        });
+        let weak = Rc::downgrade(&actor);
+        actix_rt::spawn(async move {
+            if let Some(actor) = weak.upgrade() {
+                if let Ok(mut state) = actor.state.try_borrow_mut() {
+                    actor.start_once(&mut state);
+                }
             }
-            None => Outcome::Now(Err(CallError::new(format!("no method named {method}")))),
+        });
+        actor
+    }
+
+    fn start_once(&self, state: &mut State<M>) {
+        if !state.started {
+            state.started = true;
+            state.module.started(&self.context);
         }
     }
 
-    fn base_method(&mut self, method: &str, args: &[Value]) -> Option<Outcome> {
-        let now = |result: CallResult| Some(Outcome::Now(result));
-        match method {
-            "ping" => now(decoded::<()>(args).map(|_| Value::from(true))),
-            "version" => now(decoded::<()>(args).map(|_| self.module.version().into())),
-            "getMethodList" => now(decoded::<()>(args)
-                .map(|_| Value::Array(self.method_infos().into_iter().map(|m| m.name.into()).collect()))),
-            "getMethodHelp" | "getUsage" => now(decoded::<(String,)>(args).and_then(|(name,)| {
-                let info =
-                    self.method_infos().into_iter().find(|info| info.name == name).ok_or_else(|| {
-                        CallError::new(format!("no method named {}", naobroker_protocol::excerpt(&name)))
-                    })?;
-                Ok(if method == "getUsage" {
+    /// The module's own method at `id`, past the base methods.
+    fn own(&self, state: &State<M>, id: MethodId) -> Option<usize> {
+        id.0.checked_sub(BASE_METHODS.len()).filter(|index| *index < state.methods.entries.len())
+    }
+
+    fn run(&self, state: &mut State<M>, id: MethodId, context: &ModuleContext, args: Vec<Value>) -> Outcome {
+        match BASE_METHODS.get(id.0) {
+            Some((base, ..)) => self.base_method(state, *base, args),
+            None => match self.own(state, id) {
+                Some(index) => {
+                    let State { module, methods, .. } = state;
+                    let MethodEntry { handler, .. } = &methods.entries[index];
+                    handler(module, context, args)
+                }
+                None => Outcome::Now(Err(CallError::new(format!("no method with index {}", id.0)))),
+            },
+        }
+    }
+
+    fn base_method(&self, state: &mut State<M>, base: Base, args: Vec<Value>) -> Outcome {
+        let result = match base {
+            Base::Ping => decoded::<()>(args).map(|_| Value::from(true)),
+            Base::Version => decoded::<()>(args).map(|_| state.module.version().into()),
+            Base::GetMethodList => decoded::<()>(args)
+                .map(|_| Value::Array(self.infos.iter().map(|m| m.name.as_str().into()).collect())),
+            Base::GetMethodHelp | Base::GetUsage => decoded::<(String,)>(args).and_then(|(name,)| {
+                let info = self.infos.iter().find(|info| info.name == name).ok_or_else(|| {
+                    CallError::new(format!("no method named {}", naobroker_protocol::excerpt(&name)))
+                })?;
+                Ok(if matches!(base, Base::GetUsage) {
                     format!("{}{} — {}", info.name, info.signature, info.help).into()
                 } else {
-                    Value::Array(vec![info.name.into(), info.signature.into(), info.help.into()])
+                    Value::Array(vec![
+                        info.name.as_str().into(),
+                        info.signature.as_str().into(),
+                        info.help.as_str().into(),
+                    ])
                 })
-            })),
-            "getModuleHelp" => now(decoded::<()>(args).map(|_| self.module.description().into())),
-            "exit" => now(decoded::<()>(args).and_then(|_| match &self.on_exit {
+            }),
+            Base::GetModuleHelp => decoded::<()>(args).map(|_| state.module.description().into()),
+            Base::Exit => decoded::<()>(args).and_then(|_| match &self.on_exit {
                 Some(exit) => {
                     exit();
                     Ok(true.into())
@@ -107,72 +176,135 @@ impl<M: Module> ModuleActor<M> {
                 None => {
                     Err(CallError::new(format!("{} is built into the broker and cannot exit", self.name)))
                 }
-            })),
-            "isRunning" => {
-                now(decoded::<(u64,)>(args).map(|(id,)| self.tasks.borrow().is_running(id).into()))
-            }
-            "stop" => now(decoded::<(u64,)>(args).map(|(id,)| self.tasks.borrow_mut().stop(id).into())),
-            "wait" => Some(match decoded::<(u64, i64)>(args) {
-                Err(error) => Outcome::Now(Err(error)),
-                Ok((id, timeout_ms)) => Outcome::Later(Tasks::wait(&self.tasks, id, timeout_ms)),
             }),
-            _ => None,
-        }
+            Base::IsRunning => decoded::<(u64,)>(args).map(|(id,)| self.tasks.borrow().is_running(id).into()),
+            Base::Stop => decoded::<(u64,)>(args).map(|(id,)| self.tasks.borrow_mut().stop(id).into()),
+            Base::Wait => {
+                return match decoded::<(u64, i64)>(args) {
+                    Err(error) => Outcome::Now(Err(error)),
+                    Ok((id, timeout_ms)) => Outcome::Later(Tasks::wait(&self.tasks, id, timeout_ms)),
+                }
+            }
+        };
+        Outcome::Now(result)
     }
 
-    fn post(&mut self, method: &str, args: Vec<Value>) -> CallResult {
-        if self.find(method).is_none() {
-            return Err(CallError::new(format!("no method named {method}")));
+    fn post(
+        &self,
+        state: &mut State<M>,
+        id: MethodId,
+        context: &ModuleContext,
+        args: Vec<Value>,
+    ) -> CallResult {
+        if self.own(state, id).is_none() {
+            return Err(CallError::new(format!("no method named {}", self.infos[id.0].name)));
         }
         self.tasks.borrow().check_room(&self.name)?;
-        let future = match self.run(method, args) {
+        let future = match self.run(state, id, context, args) {
             Outcome::Now(Err(error)) => return Err(error),
             Outcome::Now(Ok(_)) => None,
             Outcome::Later(future) => Some(future),
         };
-        let id = match future {
-            Some(future) => Tasks::spawn(&self.tasks, format!("{}.{method}", self.name), future),
+        let task = match future {
+            Some(future) => {
+                Tasks::spawn(&self.tasks, format!("{}.{}", self.name, self.infos[id.0].name), future)
+            }
             None => self.tasks.borrow_mut().finished_at_once(),
         };
-        Ok(id.into())
+        Ok(task.into())
     }
-}
 
-impl<M: Module> Actor for ModuleActor<M> {
-    type Context = Context<Self>;
-
-    fn started(&mut self, ctx: &mut Self::Context) {
-        ctx.set_mailbox_capacity(4096);
-        self.module.started(&self.context);
-    }
-}
-
-impl<M: Module> Handler<Invoke> for ModuleActor<M> {
-    type Result = ResponseFuture<CallResult>;
-
-    fn handle(&mut self, invoke: Invoke, _ctx: &mut Self::Context) -> Self::Result {
-        if invoke.lost > 0 {
-            let (module, method, lost) = (&self.name, &invoke.method, invoke.lost);
+    /// The call run on the state it holds.
+    fn invoke_on(&self, state: &mut State<M>, call: Invoke) -> Outcome {
+        self.start_once(state);
+        let Invoke { method, args, post, caller, lost } = call;
+        let Some(info) = self.infos.get(method.0) else {
+            return Outcome::Now(Err(CallError::new(format!(
+                "{}: no method with index {}",
+                self.name, method.0
+            ))));
+        };
+        if lost > 0 {
+            let (module, method) = (&self.name, &info.name);
             tracing::warn!(%module, %method, lost, "events lost before this callback");
         }
-        self.context.set_current(invoke.caller, invoke.lost);
-        let prefix = format!("{}.{}", self.name, invoke.method);
-        let name_error = move |error: CallError| CallError::new(format!("{prefix}: {}", error.message));
-        if invoke.post {
-            let result = self.post(&invoke.method, invoke.args).map_err(name_error);
-            return Box::pin(async move { result });
-        }
-        match self.run(&invoke.method, invoke.args) {
-            Outcome::Now(result) => {
-                let result = result.map_err(name_error);
-                Box::pin(async move { result })
+        let context = self.context.for_call(caller, lost);
+        let outcome = match post {
+            true => Outcome::Now(self.post(state, method, &context, args)),
+            false => self.run(state, method, &context, args),
+        };
+        // The error names the method; only a failed call pays for the text.
+        let name_error =
+            |error: CallError| CallError::new(format!("{}.{}: {}", self.name, info.name, error.message));
+        match outcome {
+            Outcome::Now(result) => Outcome::Now(result.map_err(name_error)),
+            Outcome::Later(future) => {
+                let prefix = (self.name.clone(), info.name.clone());
+                Outcome::Later(
+                    future
+                        .map(move |result| {
+                            result.map_err(|error| {
+                                CallError::new(format!("{}.{}: {}", prefix.0, prefix.1, error.message))
+                            })
+                        })
+                        .boxed_local(),
+                )
             }
-            Outcome::Later(future) => Box::pin(async move { future.await.map_err(name_error) }),
         }
+    }
+}
+
+impl<M: Module> HostedModule for ModuleActor<M> {
+    fn method_infos(&self) -> &[MethodInfo] {
+        &self.infos
+    }
+
+    fn resolve(&self, method: &str) -> Option<MethodId> {
+        self.ids.get(method).copied()
+    }
+
+    fn invoke(self: Rc<Self>, call: Invoke) -> Outcome {
+        if self.deferred.get() == 0 {
+            if let Ok(mut state) = self.state.try_borrow_mut() {
+                return self.invoke_on(&mut state, call);
+            }
+        }
+        // Another call holds the state (this call was made from its synchronous part), or
+        // calls already wait for it: this one waits its turn behind them, in order.
+        let waiting = Deferred::new(self);
+        Outcome::Later(
+            async move {
+                let outcome = loop {
+                    tokio::task::yield_now().await;
+                    if let Ok(mut state) = waiting.0.state.try_borrow_mut() {
+                        break waiting.0.invoke_on(&mut state, call);
+                    }
+                };
+                drop(waiting);
+                outcome.into_future().await
+            }
+            .boxed_local(),
+        )
+    }
+}
+
+/// A call waiting for its actor's state, counted in `deferred` until it runs or is dropped.
+struct Deferred<M: Module>(Rc<ModuleActor<M>>);
+
+impl<M: Module> Deferred<M> {
+    fn new(actor: Rc<ModuleActor<M>>) -> Self {
+        actor.deferred.set(actor.deferred.get() + 1);
+        Deferred(actor)
+    }
+}
+
+impl<M: Module> Drop for Deferred<M> {
+    fn drop(&mut self) {
+        self.0.deferred.set(self.0.deferred.get() - 1);
     }
 }
 
 /// A base method's arguments, decoded as a module's own method's are.
-fn decoded<A: Args>(args: &[Value]) -> Result<A, CallError> {
-    Ok(A::decode(args.to_vec())?)
+fn decoded<A: Args>(args: Vec<Value>) -> Result<A, CallError> {
+    Ok(A::decode(args)?)
 }

@@ -6,16 +6,19 @@
 //! core what arrived on a connection as a typed [`Request`] and gives it a [`Connection`] to
 //! write to.
 //!
-//! Parts: [`adapter`] (what an adapter sees), [`limits`] (what a client may send and hold),
-//! [`connections`] and [`sessions`] (per-client state, liveness, removal), [`modules`] (the
-//! module table), [`calls`] (routing and calls under way), [`permissions`], [`outbox`] (each
-//! client's bounded queue), [`events`] and [`fanout`] (the one event path), [`blackboard`] (the
-//! typed writes in-process code makes to ALMemory), [`stats`] (the counters).
+//! Its state is two types, each in its own cell: the router's ([`router`]: modules and their
+//! methods, events' subscribers, reserved keys, calls forwarded and waiting) and the client
+//! side's ([`clients`]: connections, sessions, liveness, each client's queue and event
+//! window). Parts: [`adapter`] (what an adapter sees), [`limits`] (what a client may send
+//! and hold), [`sessions`] (client life, liveness, removal), [`modules`] (the module
+//! table), [`calls`] (routing), [`permissions`], [`outbox`] (each client's bounded queue),
+//! [`events`] and [`fanout`] (the one event path), [`blackboard`] (the typed writes
+//! in-process code makes to ALMemory), [`stats`] (the counters).
 
 mod adapter;
 mod blackboard;
 mod calls;
-mod connections;
+mod clients;
 mod events;
 mod fanout;
 mod limits;
@@ -23,38 +26,25 @@ mod logtap;
 mod modules;
 mod outbox;
 mod permissions;
+mod port;
+mod router;
 mod sessions;
 mod stats;
 mod trace;
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
-use actix::Recipient;
-use naobroker_protocol::{MethodInfo, HEARTBEAT_INTERVAL_MS};
+use naobroker_protocol::HEARTBEAT_INTERVAL_MS;
 use zeromq::UnfinishedBudget;
 
-use crate::identity::ClientId;
-use crate::invoke::Invoke;
 pub use adapter::{Connection, ConnectionRole, Outbound, ReplyEncoder, Request, Wire, Write};
 pub use blackboard::{Blackboard, MEMORY_MODULE};
-use calls::PendingCall;
-use connections::ClientState;
-use events::Registry;
+use clients::Clients;
 pub use limits::{encoded_size, Limits};
-
-/// Where a module runs: an actor in this process, or a client's process.
-enum Location {
-    Local(Recipient<Invoke>),
-    Remote(ClientId),
-}
-
-struct ModuleEntry {
-    location: Location,
-    methods: Vec<MethodInfo>,
-}
+pub use port::{WeakPort, WirePort};
+use router::Router;
 
 #[derive(Default)]
 struct Counters {
@@ -73,32 +63,16 @@ fn bump(counter: &Cell<u64>) {
     counter.set(counter.get() + 1);
 }
 
-#[derive(Default)]
-struct State {
-    modules: HashMap<String, ModuleEntry>,
-    clients: HashMap<ClientId, ClientState>,
-    /// Session tag → the client of that session's main connection.
-    sessions: HashMap<Vec<u8>, ClientId>,
-    /// Connections and sessions that said goodbye, for their late messages.
-    departed: connections::Departed,
-    events: Registry,
-    /// Keys and events without a module prefix that a module reserved (NAOqi's standard
-    /// names, `robotHasFallen`, `FrontTactilTouched`): key → module.
-    reserved_keys: HashMap<String, String>,
-    pending: HashMap<u64, PendingCall>,
-    next_id: u64,
-    /// The wires listening for clients, for their counters.
-    wires: Vec<Rc<dyn Wire>>,
-    blackboard: Option<Rc<dyn Blackboard>>,
-}
-
 struct Inner {
     limits: Limits,
     /// `max_unfinished_bytes`, shared by every connection of every wire.
     unfinished: std::sync::Arc<UnfinishedBudget>,
     /// Silence after which a client that heartbeats is dropped.
     client_timeout: Duration,
-    state: RefCell<State>,
+    /// Modules, methods, permissions, events' subscribers, calls under way.
+    router: RefCell<Router>,
+    /// Connections, sessions, liveness, queues, event windows.
+    clients: RefCell<Clients>,
     counters: Counters,
     call_counts: stats::CallCounts,
 }
@@ -112,14 +86,14 @@ pub struct Broker {
     inner: Rc<Inner>,
 }
 
-/// A broker that may be gone: what a wire's tasks hold, so that they end with it.
+/// A broker that may be gone: what its own tasks hold, so that they end with it.
 #[derive(Clone)]
-pub struct WeakBroker {
+pub(crate) struct WeakBroker {
     inner: Weak<Inner>,
 }
 
 impl WeakBroker {
-    pub fn upgrade(&self) -> Option<Broker> {
+    pub(crate) fn upgrade(&self) -> Option<Broker> {
         self.inner.upgrade().map(|inner| Broker { inner })
     }
 }
@@ -137,7 +111,8 @@ impl Broker {
                 unfinished: UnfinishedBudget::new(limits.max_unfinished_bytes),
                 limits,
                 client_timeout,
-                state: RefCell::default(),
+                router: RefCell::default(),
+                clients: RefCell::default(),
                 counters: Counters::default(),
                 call_counts: stats::CallCounts::default(),
             }),
@@ -156,7 +131,7 @@ impl Broker {
         broker
     }
 
-    pub fn downgrade(&self) -> WeakBroker {
+    pub(crate) fn downgrade(&self) -> WeakBroker {
         WeakBroker { inner: Rc::downgrade(&self.inner) }
     }
 
@@ -166,12 +141,12 @@ impl Broker {
     }
 
     /// What every connection of every wire holds for messages it has not received whole.
-    pub fn unfinished_budget(&self) -> &std::sync::Arc<UnfinishedBudget> {
+    pub(super) fn unfinished_budget(&self) -> &std::sync::Arc<UnfinishedBudget> {
         &self.inner.unfinished
     }
 
     /// A wire now listening: its counters join [`Self::stats`].
-    pub fn attach_wire(&self, wire: Rc<dyn Wire>) {
-        self.inner.state.borrow_mut().wires.push(wire);
+    pub(super) fn attach_wire(&self, wire: Rc<dyn Wire>) {
+        self.inner.router.borrow_mut().wires.push(wire);
     }
 }

@@ -13,15 +13,14 @@ use std::hash::{BuildHasher, Hasher};
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
-use actix::Recipient;
 use bytes::Bytes;
-use naobroker_protocol::{Envelope, MethodInfo, Value, HEARTBEAT_INTERVAL_MS};
+use naobroker_protocol::{Envelope, Value, HEARTBEAT_INTERVAL_MS};
 use tokio::sync::{mpsc, oneshot, watch};
 use zeromq::{DealerRecvHalf, Socket, SocketRecv, SocketSend, ZmqMessage};
 
 use crate::error::{CallError, CallResult, ConnectError};
 use crate::event::Event;
-use crate::invoke::Invoke;
+use crate::invoke::ModuleHandle;
 pub use keys::ClientKeys;
 use liveness::Liveness;
 use reading::decode;
@@ -43,8 +42,7 @@ const RECONNECT_PAUSE: Duration = Duration::from_millis(200);
 const GOODBYE_TIMEOUT: Duration = Duration::from_secs(2);
 
 struct ServedModule {
-    recipient: Recipient<Invoke>,
-    methods: Vec<MethodInfo>,
+    actor: ModuleHandle,
 }
 
 /// One local stream of a subscription, with the events it missed because it was full.

@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use actix::Actor;
 use naobroker_protocol::HEARTBEAT_TIMEOUT_MS;
 
 use crate::actor::ModuleActor;
@@ -41,7 +40,7 @@ impl Broker {
     /// Bind the endpoints and start serving. Must run inside an actix system.
     pub async fn start(config: BrokerConfig) -> Result<Broker, ListenError> {
         let broker = Broker::new(config.limits, config.client_timeout);
-        zmq::listen(&broker, &config.listen, config.curve.as_ref()).await?;
+        zmq::listen(&broker.port(), &config.listen, config.curve.as_ref()).await?;
         Ok(broker)
     }
 
@@ -61,9 +60,7 @@ impl Broker {
         }
         let blackboard = module.blackboard();
         let context = ModuleContext::new(Session::Broker(self.clone()), &name);
-        let actor = ModuleActor::new(module, context, None);
-        let methods = actor.method_infos();
-        self.add_local_module(name, actor.start().recipient(), methods)?;
+        self.add_local_module(name, ModuleActor::start(module, context, None))?;
         match blackboard {
             Some(blackboard) => self.set_blackboard(blackboard),
             None => Ok(()),

@@ -5,8 +5,10 @@
 //! any module by name through a [`Proxy`], wherever that module lives.
 //!
 //! Layers, each using only those above it: the leaves ([`CallError`], [`ClientId`] and
-//! [`Caller`], [`Args`], [`Event`], [`Invoke`]); the broker core (`broker`, no wire in it)
-//! and the client connection (`client`); the ZeroMQ wire, an adapter on the core (`wire`);
+//! [`Caller`], [`Args`], [`Event`], the call a module's actor runs and the handle the
+//! router holds on it); the broker core (`broker`, no wire in it: its router, its client
+//! side and the port wires reach it by) and the client connection (`client`); the ZeroMQ
+//! wire, an adapter on the core's port (`wire`);
 //! [`Session`] and [`Proxy`] (where calls go); [`Module`] and its context; the actor that
 //! hosts a module; and at the bottom what puts them together: hosting modules in a broker
 //! started on its wire, `ServiceDirectory`, [`remote`] and [`blocking`].
@@ -30,7 +32,6 @@ pub mod remote;
 mod session;
 pub mod wire;
 
-pub use actor::ModuleActor;
 pub use args::{args_of, Args};
 pub use broker::{encoded_size, Blackboard, Broker, Limits, MEMORY_MODULE};
 pub use client::ClientKeys;
@@ -39,7 +40,6 @@ pub use error::{ArgsError, CallError, CallResult, ListenError, RegistrationError
 pub use event::{Event, EventStream};
 pub use hosting::BrokerConfig;
 pub use identity::{Caller, ClientId};
-pub use invoke::Invoke;
 pub use logs::LogForwarding;
 pub use module::{Methods, Module, ModuleContext};
 pub use naobroker_protocol::{excerpt, from_value, to_value, Value};

@@ -1,11 +1,9 @@
 //! The `Module` trait, its method table, and the context a module's methods see.
 
 use std::any::Any;
-use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
 
-use futures::future::LocalBoxFuture;
 use futures::FutureExt;
 use naobroker_protocol::{to_value, MethodInfo, Value};
 use serde::Serialize;
@@ -14,6 +12,7 @@ use crate::args::{short_type_name, Args};
 use crate::broker::Blackboard;
 use crate::error::{CallError, CallResult};
 use crate::identity::Caller;
+use crate::invoke::Outcome;
 use crate::proxy::Proxy;
 use crate::session::Session;
 
@@ -57,12 +56,6 @@ pub trait Module: Sized + Unpin + 'static {
     fn blackboard(&self) -> Option<Rc<dyn Blackboard>> {
         None
     }
-}
-
-/// What a method handler gives back: a value now, or a future for methods that wait.
-pub(crate) enum Outcome {
-    Now(CallResult),
-    Later(LocalBoxFuture<'static, CallResult>),
 }
 
 type Handler<M> = Box<dyn Fn(&mut M, &ModuleContext, Vec<Value>) -> Outcome>;
@@ -165,33 +158,41 @@ impl<M: Module> Methods<M> {
     }
 }
 
-/// What a module's methods can reach: the broker or its connection to the broker.
+/// What a module's methods can reach: the broker or its connection to the broker, and the
+/// call being handled.
+///
+/// Each call hands its method a context of its own: [`Self::caller`] is that call's caller
+/// for as long as the method keeps the context, across its awaits too.
 #[derive(Clone)]
 pub struct ModuleContext {
     pub(crate) session: Session,
     pub(crate) module: Rc<str>,
-    /// The call being handled: who made it and, for a callback, the events lost before it.
-    current: Rc<RefCell<(Caller, u64)>>,
+    /// Who made the call this context was handed with (the broker's own code for the
+    /// context `started` sees).
+    caller: Caller,
+    /// For an event callback, the events its subscription lost before it.
+    lost: u64,
 }
 
 impl ModuleContext {
     pub(crate) fn new(session: Session, module: &str) -> Self {
-        ModuleContext { session, module: module.into(), current: Rc::default() }
+        ModuleContext { session, module: module.into(), caller: Caller::Broker, lost: 0 }
     }
 
-    pub(crate) fn set_current(&self, caller: Caller, lost: u64) {
-        *self.current.borrow_mut() = (caller, lost);
+    /// The context of one call: made by `caller`, after `lost` events for a callback.
+    pub(crate) fn for_call(&self, caller: Caller, lost: u64) -> Self {
+        ModuleContext { session: self.session.clone(), module: Rc::clone(&self.module), caller, lost }
     }
 
-    /// Who made the call being handled (valid in a handler's synchronous part): the broker's
-    /// own code, or a client, for permission checks.
+    /// Who made the call this context was handed with: the broker's own code, or a client,
+    /// for permission checks.
     pub fn caller(&self) -> Caller {
-        self.current.borrow().0.clone()
+        self.caller.clone()
     }
 
     /// In an event callback, how many events this subscription lost since the previous one.
     pub fn events_lost(&self) -> u64 {
-        self.current.borrow().1
+        self.lost
     }
 
     /// The name of the module this context belongs to.

@@ -1,7 +1,5 @@
 //! Running a module as its own process, connected to a broker.
 
-use actix::Actor;
-
 use crate::actor::ModuleActor;
 use crate::client::ClientSession;
 use crate::error::CallError;
@@ -54,10 +52,7 @@ pub async fn attach<M: Module>(session: &ClientSession, module: M) -> Result<(),
             actix_rt::System::current().stop();
         });
     });
-    let actor = ModuleActor::new(module, context, Some(on_exit));
-    let methods = actor.method_infos();
-    let address = actor.start();
-    session.register(&name, address.recipient(), methods).await
+    session.register(&name, ModuleActor::start(module, context, Some(on_exit))).await
 }
 
 /// The broker URL a module process was given: its first argument, else

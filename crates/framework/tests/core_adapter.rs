@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use naobroker_framework::wire::{Connection, ConnectionRole, Outbound, Request, Write};
+use naobroker_framework::wire::{Connection, ConnectionRole, Outbound, Request, WirePort, Write};
 use naobroker_framework::{Broker, CallError, ClientId, Limits, Methods, Module, Value};
 use naobroker_protocol::{Envelope, MethodInfo, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION};
 use tokio::sync::mpsc;
@@ -75,7 +75,7 @@ struct Peer {
 }
 
 impl Peer {
-    fn open(broker: &Broker, name: &str, tag: u8) -> Peer {
+    fn open(broker: &WirePort, name: &str, tag: u8) -> Peer {
         let (written, received) = mpsc::unbounded_channel();
         let id = ClientId::new(Bytes::from(vec![b'T', tag]));
         let connection = ChannelConnection { written: RefCell::new(Some(written)) };
@@ -85,7 +85,7 @@ impl Peer {
         Peer { id, received }
     }
 
-    fn ask(&self, broker: &Broker, request: Request) {
+    fn ask(&self, broker: &WirePort, request: Request) {
         assert!(broker.arrived(&self.id, || unreachable!("known")));
         broker.request(self.id.clone(), request);
     }
@@ -107,34 +107,35 @@ fn call(id: u64, module: &str, method: &str, args: Vec<Value>) -> Request {
 async fn a_wire_without_zeromq_routes_calls_both_ways_and_events() {
     let broker = Broker::new(Limits::default(), Duration::from_secs(600));
     broker.add_module(Adder).unwrap();
-    let mut caller = Peer::open(&broker, "caller", 1);
-    let mut server = Peer::open(&broker, "server", 2);
+    let port = broker.port();
+    let mut caller = Peer::open(&port, "caller", 1);
+    let mut server = Peer::open(&port, "server", 2);
     assert!(matches!(caller.next().await, Envelope::Welcome { .. }));
     assert!(matches!(server.next().await, Envelope::Welcome { .. }));
 
-    caller.ask(&broker, call(1, "Adder", "add", vec![2.into(), 3.into()]));
+    caller.ask(&port, call(1, "Adder", "add", vec![2.into(), 3.into()]));
     assert_eq!(caller.next().await, Envelope::Reply { id: 1, value: 5.into() });
 
     let echo = MethodInfo { name: "echo".into(), signature: "(Value) -> Value".into(), help: String::new() };
-    server.ask(&broker, Request::Register { id: 1, module: "Remote".into(), methods: vec![echo] });
+    server.ask(&port, Request::Register { id: 1, module: "Remote".into(), methods: vec![echo] });
     assert_eq!(server.next().await, Envelope::Reply { id: 1, value: true.into() });
-    caller.ask(&broker, call(2, "Remote", "echo", vec!["hi".into()]));
+    caller.ask(&port, call(2, "Remote", "echo", vec!["hi".into()]));
     let Envelope::Call { id: forwarded, module, method, args } = server.next().await else {
         panic!("a call")
     };
     assert_eq!((module.as_str(), method.as_str(), args), ("Remote", "echo", vec![Value::from("hi")]));
-    server.ask(&broker, Request::Answer { id: forwarded, result: Ok("hi back".into()) });
+    server.ask(&port, Request::Answer { id: forwarded, result: Ok("hi back".into()) });
     assert_eq!(caller.next().await, Envelope::Reply { id: 2, value: "hi back".into() });
 
-    caller.ask(&broker, Request::Subscribe { id: 3, event: "Test/Event".into() });
+    caller.ask(&port, Request::Subscribe { id: 3, event: "Test/Event".into() });
     assert_eq!(caller.next().await, Envelope::Reply { id: 3, value: true.into() });
     broker.publish("Test/Event", &Value::from(7));
     let event = Envelope::Event { name: "Test/Event".into(), value: 7.into(), lost: 0 };
     assert_eq!(caller.next().await, event);
 
-    caller.ask(&broker, call(4, "Remote", "echo", vec!["again".into()]));
+    caller.ask(&port, call(4, "Remote", "echo", vec!["again".into()]));
     assert!(matches!(server.next().await, Envelope::Call { .. }));
-    broker.closed(&server.id);
+    port.closed(&server.id);
     let Envelope::Error { id: 4, message } = caller.next().await else { panic!("the call fails") };
     assert_eq!(message, "Remote.echo: module Remote disconnected");
     assert!(!broker.module_exists("Remote"));

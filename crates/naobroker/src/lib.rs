@@ -76,7 +76,7 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
         broker.add_module(naobroker_sensors::ALSonar::default())?;
     }
     broker.add_module(naobroker_posture::ALRobotPosture::new(broker.clone()))?;
-    let qi_endpoints: Vec<String> = naobroker_qi_wire::listen(&broker, &config.qi)
+    let qi_endpoints: Vec<String> = naobroker_qi_wire::listen(&broker.port(), &config.qi)
         .await?
         .iter()
         .map(|address| format!("tcp://{address}"))

@@ -2,7 +2,7 @@
 //! way in the broker (and the qi call each answers), its subscriber objects, the broker's
 //! messages in qi's encoding, and writing to its socket without waiting.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::io::ErrorKind;
 use std::net::{Shutdown, SocketAddr};
@@ -10,14 +10,15 @@ use std::rc::Rc;
 
 use bytes::Bytes;
 use futures::FutureExt;
-use naobroker_framework::wire::{Connection, Outbound, ReplyEncoder, Request, WeakBroker, Write};
-use naobroker_framework::{Broker, CallError, ClientId, Value};
+use naobroker_framework::wire::{Connection, Outbound, ReplyEncoder, Request, WeakPort, WirePort, Write};
+use naobroker_framework::{CallError, CallResult, ClientId, Value};
 use naobroker_qi::{
     dynamic_of, from_value, Address, Message, MessageType, Options, Type, HEADER_SIZE, OBJECT_UID_BYTES,
     SERVICE_DIRECTORY,
 };
 use tokio::net::TcpStream;
 
+use crate::error::PayloadError;
 use crate::methods::SUBSCRIBER_SIGNAL;
 use crate::objects::Objects;
 use crate::shared::Shared;
@@ -82,9 +83,16 @@ pub(crate) struct QiConnection {
     pub(crate) local: Option<SocketAddr>,
     pub(crate) shared: Rc<Shared>,
     pub(crate) state: RefCell<State>,
+    /// The broker closed it (a bound broken): what its reader still holds is not served.
+    closed: Cell<bool>,
 }
 
 impl QiConnection {
+    /// Whether the broker closed this connection.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.get()
+    }
+
     pub(crate) fn new(client: ClientId, number: u64, stream: TcpStream, shared: Rc<Shared>) -> Self {
         let state = State {
             authenticated: false,
@@ -99,7 +107,15 @@ impl QiConnection {
             next_link: 1,
         };
         let local = stream.local_addr().ok();
-        QiConnection { client, number, stream: Rc::new(stream), local, shared, state: RefCell::new(state) }
+        QiConnection {
+            client,
+            number,
+            stream: Rc::new(stream),
+            local,
+            shared,
+            state: RefCell::new(state),
+            closed: Cell::new(false),
+        }
     }
 
     pub(crate) fn stream(&self) -> &TcpStream {
@@ -125,7 +141,7 @@ impl QiConnection {
 
     /// `Cancel` of qi call `id`: answered `Canceled` at once when it is still under way; the
     /// broker's answer, when it comes, is dropped.
-    pub(crate) fn cancel(&self, broker: &Broker, id: u32) {
+    pub(crate) fn cancel(&self, broker: &WirePort, id: u32) {
         let call = {
             let mut state = self.state.borrow_mut();
             let Some(request) = state.calls.remove(&id) else { return };
@@ -138,13 +154,13 @@ impl QiConnection {
     }
 
     /// Send a message of the wire's own with a fresh id (an event, a capability map).
-    pub(crate) fn send(&self, broker: &Broker, kind: MessageType, address: Address, payload: Vec<u8>) {
+    pub(crate) fn send(&self, broker: &WirePort, kind: MessageType, address: Address, payload: Vec<u8>) {
         let id = self.next_message_id();
         self.send_with_id(broker, id, kind, address, payload);
     }
 
     /// Send the reply to call `message` (nothing for a post).
-    pub(crate) fn reply(&self, broker: &Broker, message: &Message, payload: Vec<u8>) {
+    pub(crate) fn reply(&self, broker: &WirePort, message: &Message, payload: Vec<u8>) {
         if message.kind == MessageType::Call {
             self.send_with_id(broker, message.id, MessageType::Reply, message.address, payload);
         }
@@ -152,7 +168,7 @@ impl QiConnection {
 
     pub(crate) fn send_with_id(
         &self,
-        broker: &Broker,
+        broker: &WirePort,
         id: u32,
         kind: MessageType,
         address: Address,
@@ -172,13 +188,13 @@ impl QiConnection {
     }
 
     /// The broker refuses call `message` with `error`, counted among its refusals.
-    pub(crate) fn refuse(&self, broker: &Broker, message: &Message, error: impl Into<CallError>) {
+    pub(crate) fn refuse(&self, broker: &WirePort, message: &Message, error: impl Into<CallError>) {
         let id = self.request(self.pending_for(message, Type::Void));
         broker.refuse(&self.client, id, error.into());
     }
 
     /// The broker refuses `message`, which could not be read, counted among its bad frames.
-    pub(crate) fn bad(&self, broker: &Broker, message: &Message, text: String) {
+    pub(crate) fn bad(&self, broker: &WirePort, message: &Message, text: String) {
         let id = self.request(self.pending_for(message, Type::Void));
         broker.bad_message(&self.client, id, text);
     }
@@ -199,7 +215,7 @@ impl QiConnection {
     }
 
     /// The answer to request `id`, in qi's encoding.
-    fn answer(&self, id: u64, result: Result<Value, String>) -> Option<Bytes> {
+    fn answer(&self, id: u64, result: CallResult) -> Option<Bytes> {
         let pending = {
             let mut state = self.state.borrow_mut();
             let pending = state.pending.remove(&id)?;
@@ -214,7 +230,7 @@ impl QiConnection {
                 hosted::registered(self, &name, result.is_ok());
                 match result {
                     Ok(_) => (call, MessageType::Reply, Vec::new()),
-                    Err(text) => (call, MessageType::Error, naobroker_qi::error_payload(&text)),
+                    Err(error) => (call, MessageType::Error, naobroker_qi::error_payload(&error.message)),
                 }
             }
             (Pending::Answer { call, returns }, Ok(value)) => {
@@ -223,12 +239,12 @@ impl QiConnection {
             (Pending::Link { call, answer, .. }, Ok(_)) => {
                 (call, MessageType::Reply, answer.to_le_bytes().to_vec())
             }
-            (Pending::Link { call, object, link, .. }, Err(text)) => {
+            (Pending::Link { call, object, link, .. }, Err(error)) => {
                 self.state.borrow_mut().objects.unlink(object, link);
-                (call, MessageType::Error, naobroker_qi::error_payload(&text))
+                (call, MessageType::Error, naobroker_qi::error_payload(&error.message))
             }
-            (Pending::Answer { call, .. }, Err(text)) => {
-                (call, MessageType::Error, naobroker_qi::error_payload(&text))
+            (Pending::Answer { call, .. }, Err(error)) => {
+                (call, MessageType::Error, naobroker_qi::error_payload(&error.message))
             }
         };
         Message::new(call.id, kind, call.address, payload).encode().ok().map(Bytes::from)
@@ -273,7 +289,7 @@ impl QiConnection {
     }
 
     /// Stop delivering `events` the broker streams to this client (objects gone).
-    pub(crate) fn unsubscribe(&self, broker: &Broker, events: HashSet<String>) {
+    pub(crate) fn unsubscribe(&self, broker: &WirePort, events: HashSet<String>) {
         for event in events {
             let id = self.request(Pending::Silent);
             broker.request(self.client.clone(), Request::Unsubscribe { id, event });
@@ -287,8 +303,8 @@ fn reply_of(call: Call, value: &Value, returns: &Type, options: &Options) -> Opt
     let encoded = match returns {
         Type::Void => Ok(Vec::new()),
         _ => from_value(value, returns, &options.limits)
-            .map_err(|error| error.to_string())
-            .and_then(|qi| qi.to_bytes(returns, options).map_err(|error| error.to_string())),
+            .map_err(PayloadError::from)
+            .and_then(|qi| qi.to_bytes(returns, options).map_err(PayloadError::from)),
     };
     let (kind, payload) = match encoded {
         Ok(payload) => (MessageType::Reply, payload),
@@ -317,7 +333,7 @@ fn is_broker_event(payload: &[u8]) -> bool {
 }
 
 /// Tell the broker one event was written: room in the client's event window again.
-fn acknowledge(broker: &WeakBroker, client: &ClientId) {
+fn acknowledge(broker: &WeakPort, client: &ClientId) {
     if let Some(broker) = broker.upgrade() {
         broker.request(client.clone(), Request::Ack { count: 1 });
     }
@@ -327,7 +343,7 @@ impl Connection for QiConnection {
     fn encode(&self, message: Outbound<'_>) -> Option<Bytes> {
         match message {
             Outbound::Reply { id, value } => self.answer(id, Ok(value)),
-            Outbound::Error { id, message } => self.answer(id, Err(message)),
+            Outbound::Error { id, message } => self.answer(id, Err(CallError::new(message))),
             Outbound::Event { name, value, .. } => self.event(name, value),
             Outbound::Call { id, module, method, args, post } => {
                 hosted::forward(self, id, module, method, args, post)
@@ -392,6 +408,7 @@ impl Connection for QiConnection {
     }
 
     fn close(&self) {
+        self.closed.set(true);
         let _ = socket2::SockRef::from(&*self.stream).shutdown(Shutdown::Both);
     }
 

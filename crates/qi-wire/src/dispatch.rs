@@ -6,13 +6,15 @@
 use std::rc::Rc;
 
 use naobroker_framework::wire::Request;
-use naobroker_framework::{Broker, Value};
+use naobroker_framework::wire::WirePort;
+use naobroker_framework::Value;
 use naobroker_qi::{
     from_value, to_value, Flags, Message, MessageType, QiValue, Reader, Type, OBJECT_MAIN, SERVICE_DIRECTORY,
 };
 
 use crate::connection::hosted;
 use crate::connection::QiConnection;
+use crate::error::PayloadError;
 use crate::methods::{Action, Method, ObjectTable};
 use crate::services::DIRECTORY_NAME;
 
@@ -22,7 +24,7 @@ mod server;
 
 use generic::Target;
 
-pub(crate) fn on_message(broker: &Broker, connection: &QiConnection, message: Message) {
+pub(crate) fn on_message(broker: &WirePort, connection: &QiConnection, message: Message) {
     if server::admit(broker, connection, &message) {
         return;
     }
@@ -42,7 +44,7 @@ pub(crate) fn on_message(broker: &Broker, connection: &QiConnection, message: Me
 
 /// The object `message` is addressed to: a service's main object or a subscriber.
 fn target_of(
-    broker: &Broker,
+    broker: &WirePort,
     connection: &QiConnection,
     message: &Message,
 ) -> Option<(Rc<ObjectTable>, Target)> {
@@ -56,7 +58,7 @@ fn target_of(
     Some((Rc::clone(&connection.shared.subscriber), Target::Subscriber { object: address.object }))
 }
 
-fn call(broker: &Broker, connection: &QiConnection, message: &Message) {
+fn call(broker: &WirePort, connection: &QiConnection, message: &Message) {
     let address = message.address;
     let Some((table, target)) = target_of(broker, connection, message) else {
         let text = format!("{address}: no object {}.{} here", address.service, address.object);
@@ -85,23 +87,27 @@ fn call(broker: &Broker, connection: &QiConnection, message: &Message) {
 }
 
 /// The payload as `ty`, past a return signature when the client appended one.
-fn decode(connection: &QiConnection, message: &Message, ty: &Type) -> Result<QiValue, String> {
+fn decode(connection: &QiConnection, message: &Message, ty: &Type) -> Result<QiValue, PayloadError> {
     let options = connection.options();
     let mut reader = Reader::new(&message.payload);
-    let value = QiValue::decode_from(ty, &mut reader, &options).map_err(|error| error.to_string())?;
+    let value = QiValue::decode_from(ty, &mut reader, &options)?;
     if message.flags.contains(Flags::RETURN_TYPE) {
-        reader.read_string("return signature").map_err(|error| error.to_string())?;
+        reader.read_string("return signature")?;
     }
-    reader.finish().map_err(|error| error.to_string())?;
+    reader.finish()?;
     Ok(value)
 }
 
 /// The arguments of a method of libqi's own, as its parameter signature types them.
-fn arguments(connection: &QiConnection, message: &Message, params: &Type) -> Result<Vec<QiValue>, String> {
+fn arguments(
+    connection: &QiConnection,
+    message: &Message,
+    params: &Type,
+) -> Result<Vec<QiValue>, PayloadError> {
     let value = if message.flags.contains(Flags::DYNAMIC_PAYLOAD) {
         let dynamic = decode(connection, message, &Type::Dynamic)?;
-        let value = to_value(&dynamic).map_err(|error| error.to_string())?;
-        from_value(&value, params, &connection.options().limits).map_err(|error| error.to_string())?
+        let value = to_value(&dynamic)?;
+        from_value(&value, params, &connection.options().limits)?
     } else {
         decode(connection, message, params)?
     };
@@ -112,19 +118,19 @@ fn arguments(connection: &QiConnection, message: &Message, params: &Type) -> Res
 }
 
 /// The arguments of a module's method, as naobroker values.
-fn values(connection: &QiConnection, message: &Message, params: &Type) -> Result<Vec<Value>, String> {
+fn values(connection: &QiConnection, message: &Message, params: &Type) -> Result<Vec<Value>, PayloadError> {
     let dynamic = message.flags.contains(Flags::DYNAMIC_PAYLOAD);
     let value = decode(connection, message, if dynamic { &Type::Dynamic } else { params })?;
-    match to_value(&value).map_err(|error| error.to_string())? {
+    match to_value(&value)? {
         Value::Array(items) => Ok(items),
         other if dynamic => Ok(vec![other]),
-        other => Err(format!("arguments decoded to {other}, not a tuple")),
+        other => Err(PayloadError::NotATuple(other)),
     }
 }
 
 /// A module's method through the broker: its limits, permissions and routing, the answer
 /// encoded with the method's return type.
-fn module_call(broker: &Broker, connection: &QiConnection, message: &Message, method: &Method, name: &str) {
+fn module_call(broker: &WirePort, connection: &QiConnection, message: &Message, method: &Method, name: &str) {
     let args = match values(connection, message, &method.params) {
         Ok(args) => args,
         Err(text) => return connection.bad(broker, message, format!("{name}: {text}")),

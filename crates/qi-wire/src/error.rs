@@ -1,5 +1,8 @@
-//! Why the qi listener does not start: an endpoint it cannot use or may not bind.
+//! Why the qi listener does not start (an endpoint it cannot use or may not bind), and why a
+//! qi payload does not become a call or a value a qi payload.
 
+use naobroker_framework::Value;
+use naobroker_qi::{ConvertError, DecodeError, EncodeError};
 use thiserror::Error;
 
 /// A `[qi] listen` endpoint (or `--qi-listen`) that is not bound.
@@ -15,4 +18,31 @@ pub enum QiListenError {
     NeedsAuthentication { endpoint: String },
     #[error("cannot listen for qi clients on {endpoint}: {source}")]
     Bind { endpoint: String, source: std::io::Error },
+}
+
+/// A qi payload that does not decode to a method's arguments, or a value that does not
+/// encode to a qi type.
+#[derive(Debug, Error)]
+pub(crate) enum PayloadError {
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+    #[error("arguments decoded to {0}, not a tuple")]
+    NotATuple(Value),
+}
+
+/// Why the broker's call to a service a qi client hosts cannot be sent to it.
+#[derive(Debug, Error)]
+pub(crate) enum HostedCallError {
+    #[error("a service of a qi client runs no task (post): call it")]
+    Post,
+    #[error("not served by this client")]
+    NotServed,
+    #[error("no such method")]
+    NoSuchMethod,
+    #[error(transparent)]
+    Payload(#[from] PayloadError),
 }

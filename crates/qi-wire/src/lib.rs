@@ -30,7 +30,7 @@ mod signatures;
 
 use std::net::SocketAddr;
 
-use naobroker_framework::Broker;
+use naobroker_framework::wire::WirePort;
 use serde::Deserialize;
 
 pub use error::QiListenError;
@@ -45,7 +45,7 @@ pub struct QiConfig {
 
 /// Listen for qi clients on `config`'s endpoints and serve them on `broker`; answers the
 /// addresses bound (a port 0 is the one the system chose). Must run inside an actix system.
-pub async fn listen(broker: &Broker, config: &QiConfig) -> Result<Vec<SocketAddr>, QiListenError> {
+pub async fn listen(broker: &WirePort, config: &QiConfig) -> Result<Vec<SocketAddr>, QiListenError> {
     if config.listen.is_empty() {
         return Ok(Vec::new());
     }

@@ -7,8 +7,9 @@ use std::net::SocketAddr;
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
+use naobroker_framework::wire::WirePort;
 use naobroker_framework::wire::{ConnectionRole, Request, Wire};
-use naobroker_framework::{Broker, ClientId};
+use naobroker_framework::ClientId;
 use naobroker_qi::{Address, MessageType, OBJECT_MAIN, SERVICE_DIRECTORY};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -37,7 +38,7 @@ pub(crate) struct Listener {
 }
 
 impl Listener {
-    pub(crate) fn new(broker: &Broker) -> Rc<Listener> {
+    pub(crate) fn new(broker: &WirePort) -> Rc<Listener> {
         Rc::new(Listener {
             shared: Rc::new(Shared::new(broker)),
             connections: RefCell::default(),
@@ -46,7 +47,7 @@ impl Listener {
     }
 
     /// A new client: named for the broker, which learns of it at once.
-    fn open(&self, broker: &Broker, stream: TcpStream, peer: SocketAddr) -> Rc<QiConnection> {
+    fn open(&self, broker: &WirePort, stream: TcpStream, peer: SocketAddr) -> Rc<QiConnection> {
         let number = self.next_connection.get();
         self.next_connection.set(number + 1);
         let mut name = vec![CLIENT_ID_PREFIX];

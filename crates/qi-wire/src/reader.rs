@@ -50,6 +50,9 @@ pub(crate) async fn read(connection: Rc<QiConnection>) {
     let mut handled = 0u32;
     loop {
         match decode_message(&buffer, max_payload) {
+            // Messages read before the broker closed the connection (it broke a bound) are
+            // dropped: serving them would open the client again.
+            Ok(Decoded::Message { .. }) if connection.is_closed() => break,
             Ok(Decoded::Message { message, consumed }) => {
                 buffer.advance(consumed);
                 if let Some(stall) = &mut stall {

@@ -5,7 +5,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-use naobroker_framework::{Broker, MEMORY_MODULE};
+use naobroker_framework::wire::WirePort;
+use naobroker_framework::MEMORY_MODULE;
 use naobroker_qi::SERVICE_DIRECTORY;
 
 use crate::methods::ObjectTable;
@@ -106,7 +107,7 @@ impl Services {
     }
 
     /// The main object of service `id`, `legacy` for a client without `ObjectPtrUID`.
-    pub(crate) fn table(&mut self, id: u32, legacy: bool, broker: &Broker) -> Option<Rc<ObjectTable>> {
+    pub(crate) fn table(&mut self, id: u32, legacy: bool, broker: &WirePort) -> Option<Rc<ObjectTable>> {
         if id == SERVICE_DIRECTORY {
             let slot = &mut self.directory[usize::from(legacy)];
             let methods = || broker.module_methods(DIRECTORY_NAME).unwrap_or_default();

@@ -8,8 +8,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use naobroker_framework::wire::WeakBroker;
-use naobroker_framework::{Broker, UnfinishedBudget};
+use naobroker_framework::wire::WeakPort;
+use naobroker_framework::wire::WirePort;
+use naobroker_framework::UnfinishedBudget;
 use naobroker_qi::Limits;
 
 use crate::methods::ObjectTable;
@@ -67,7 +68,7 @@ pub(crate) fn bump(counter: &Cell<u64>) {
 }
 
 pub(crate) struct Shared {
-    pub(crate) broker: WeakBroker,
+    pub(crate) broker: WeakPort,
     pub(crate) services: RefCell<Services>,
     /// What every subscriber object offers.
     pub(crate) subscriber: Rc<ObjectTable>,
@@ -83,7 +84,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     /// The state of a listener on `broker`, its modules services from 2 by name.
-    pub(crate) fn new(broker: &Broker) -> Shared {
+    pub(crate) fn new(broker: &WirePort) -> Shared {
         let limits = broker.limits();
         let mut services = Services::default();
         for module in broker.module_names() {

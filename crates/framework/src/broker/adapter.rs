@@ -2,12 +2,12 @@
 //! broker gives back to write, and the connection it writes them to.
 //!
 //! An adapter reads its protocol, names each client connection with a [`ClientId`] unique
-//! among every wire, and tells the broker three things: a message arrived on a connection
-//! ([`Broker::arrived`], which opens the connection the first time), what it asked
-//! ([`Broker::request`]), and that the connection closed ([`Broker::closed`]). The broker
-//! answers through the connection's [`Connection`], which encodes an [`Outbound`] message
-//! for the wire and writes it. Routing, limits, permissions, liveness and the bounded
-//! queue of each connection stay in the broker.
+//! among every wire, and tells the client side, through its port ([`super::WirePort`]),
+//! three things: a message arrived on a connection (`arrived`, which opens the connection
+//! the first time), what it asked (`request`), and that the connection closed (`closed`).
+//! The broker answers through the connection's [`Connection`], which encodes an
+//! [`Outbound`] message for the wire and writes it. Routing, limits, permissions, liveness
+//! and the bounded queue of each connection stay in the broker.
 
 use bytes::Bytes;
 use futures::future::LocalBoxFuture;
@@ -60,8 +60,8 @@ pub enum Request {
         id: u64,
         module: String,
     },
-    /// The client is leaving: answered, then its session is forgotten (see
-    /// [`Broker::goodbye`]).
+    /// The client is leaving: answered, then its session and its liveness connections are
+    /// forgotten at once, with what they had registered and subscribed.
     Goodbye {
         id: u64,
     },
@@ -192,7 +192,7 @@ pub trait Wire {
 
 impl Broker {
     /// Handle what `client` asked.
-    pub fn request(&self, client: ClientId, request: Request) {
+    pub(super) fn request(&self, client: ClientId, request: Request) {
         match request {
             Request::Hello { client: name, session, role } => {
                 if let Err(error) = self.inner.limits.check_name("client", &name) {
@@ -233,32 +233,32 @@ impl Broker {
 
     /// Tell `client` it is admitted: a wire whose clients must learn that the broker forgot
     /// them says so when one it does not know speaks.
-    pub fn welcome(&self, client: &ClientId) {
+    pub(super) fn welcome(&self, client: &ClientId) {
         self.send(client, Outbound::Welcome);
     }
 
     /// `client`'s connection closed: forget the client with its modules and subscriptions.
-    pub fn closed(&self, client: &ClientId) {
+    pub(super) fn closed(&self, client: &ClientId) {
         self.remove_client(client);
     }
 
     /// Write `payload`, already in `client`'s encoding, behind what is queued for it: a wire's
     /// own answers that the broker does not make (a handshake, a directory its protocol
     /// has), held to the same bounded queue.
-    pub fn write_to(&self, client: &ClientId, payload: Bytes) {
+    pub(super) fn write_to(&self, client: &ClientId, payload: Bytes) {
         self.send_bytes(client, payload);
     }
 
     /// Refuse a message of `client` that its wire could not read (`id` when it could read
     /// one), counted among the bad frames.
-    pub fn bad_message(&self, client: &ClientId, id: u64, message: String) {
+    pub(super) fn bad_message(&self, client: &ClientId, id: u64, message: String) {
         bump(&self.inner.counters.bad_frames);
         tracing::debug!(%client, error = %excerpt(&message), "bad frame");
         self.send(client, Outbound::Error { id, message });
     }
 
     /// Answer a request that was refused before it was counted as in flight.
-    pub fn refuse(&self, client: &ClientId, id: u64, error: CallError) {
+    pub(super) fn refuse(&self, client: &ClientId, id: u64, error: CallError) {
         bump(&self.inner.counters.refused);
         tracing::debug!(%client, %error, "request refused");
         self.send(client, Outbound::Error { id, message: error.message });

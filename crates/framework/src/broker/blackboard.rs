@@ -26,16 +26,16 @@ pub trait Blackboard {
 impl Broker {
     /// Make `blackboard` the one in-process writes go to (ALMemory, when it is added).
     pub fn set_blackboard(&self, blackboard: Rc<dyn Blackboard>) -> Result<(), RegistrationError> {
-        let mut state = self.inner.state.borrow_mut();
-        if state.blackboard.is_some() {
+        let mut router = self.inner.router.borrow_mut();
+        if router.blackboard.is_some() {
             return Err(RegistrationError::BlackboardTaken);
         }
-        state.blackboard = Some(blackboard);
+        router.blackboard = Some(blackboard);
         Ok(())
     }
 
     fn blackboard(&self) -> Result<Rc<dyn Blackboard>, CallError> {
-        let blackboard = self.inner.state.borrow().blackboard.clone();
+        let blackboard = self.inner.router.borrow().blackboard.clone();
         blackboard.ok_or_else(|| CallError::new(format!("no module named {MEMORY_MODULE}")))
     }
 

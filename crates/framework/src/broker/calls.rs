@@ -8,73 +8,48 @@ use naobroker_protocol::{excerpt, Value};
 use tokio::sync::oneshot;
 
 use super::adapter::{Connection, Outbound};
-use super::{bump, Broker, Location, ModuleEntry};
+use super::router::{Location, Origin, PendingCall};
+use super::{bump, Broker};
 use crate::error::{CallError, CallResult};
 use crate::identity::{Caller, ClientId};
-use crate::invoke::Invoke;
+use crate::invoke::{unknown_method, Invoke, MethodId, ModuleHandle, Outcome};
 
-/// Who waits for a forwarded call's answer.
-pub(super) enum Origin {
-    Client { client: ClientId, id: u64 },
-    Local { reply: oneshot::Sender<CallResult>, caller: Caller },
+/// A client's call to an in-process module, until it is answered.
+struct LocalCall {
+    client: ClientId,
+    id: u64,
+    /// The connection it came from: a client forgotten meanwhile is still answered there.
+    connection: Option<Rc<dyn Connection>>,
+    started: Instant,
 }
 
-impl Origin {
-    fn caller(&self) -> Caller {
-        match self {
-            Origin::Client { client, .. } => Caller::Client(client.clone()),
-            Origin::Local { caller, .. } => caller.clone(),
-        }
-    }
-}
-
-/// A call forwarded to a remote module. It waits as long as the module's client lives.
-pub(super) struct PendingCall {
-    pub(super) target: ClientId,
-    pub(super) module: String,
-    pub(super) method: String,
-    pub(super) origin: Origin,
-    /// When it was forwarded, for the per-module counters and the trace.
-    pub(super) started: Instant,
+/// Where a call goes, decided once by the router: an in-process module's actor with the
+/// method resolved (`None`: it has no such method, and the call fails as a call), or the
+/// client serving the module.
+enum Route {
+    Local(ModuleHandle, Option<MethodId>),
+    Remote(ClientId),
 }
 
 impl Broker {
     /// Call `module.method(args)` from the broker's own code.
     pub async fn call(&self, module: &str, method: &str, args: Vec<Value>, post: bool) -> CallResult {
-        self.call_as(Caller::Broker, module, method, args, post).await
-    }
-
-    async fn call_as(
-        &self,
-        caller: Caller,
-        module: &str,
-        method: &str,
-        args: Vec<Value>,
-        post: bool,
-    ) -> CallResult {
         bump(&self.inner.counters.calls);
-        let started = Instant::now();
-        let location = {
-            let state = self.inner.state.borrow();
-            match state.modules.get(module) {
-                None => None,
-                Some(ModuleEntry { location: Location::Local(recipient), .. }) => Some(Ok(recipient.clone())),
-                Some(ModuleEntry { location: Location::Remote(client), .. }) => Some(Err(client.clone())),
-            }
-        };
-        let result = match location {
+        let caller = Caller::Broker;
+        let result = match self.route(module, method) {
             None => Err(CallError::new(format!("no module named {}", excerpt(module)))),
-            Some(Ok(recipient)) => {
-                let invoke =
-                    Invoke { method: method.to_owned(), args, post, caller: caller.clone(), lost: 0 };
-                let result = recipient
-                    .send(invoke)
-                    .await
-                    .unwrap_or_else(|_| Err(CallError::new(format!("module {module} has stopped"))));
-                self.finish_call(&caller, module, method, started, &result);
+            Some(Route::Local(actor, id)) => {
+                let started = Instant::now();
+                let result = match id {
+                    Some(method) => {
+                        actor.invoke(Invoke { method, args, post, caller, lost: 0 }).into_future().await
+                    }
+                    None => Err(unknown_method(module, method)),
+                };
+                self.finish_call(&Caller::Broker, module, method, started, &result);
                 result
             }
-            Some(Err(client)) => {
+            Some(Route::Remote(client)) => {
                 let (reply, answer) = oneshot::channel();
                 self.forward(&client, module, method, args, post, Origin::Local { reply, caller });
                 answer.await.unwrap_or_else(|_| Err(CallError::new(format!("module {module} went away"))))
@@ -84,6 +59,14 @@ impl Broker {
             bump(&self.inner.counters.call_errors);
         }
         result
+    }
+
+    /// Where `module.method` runs, its name resolved: `None` when there is no such module.
+    fn route(&self, module: &str, method: &str) -> Option<Route> {
+        Some(match &self.inner.router.borrow().modules.get(module)?.location {
+            Location::Local(actor) => Route::Local(Rc::clone(actor), actor.resolve(method)),
+            Location::Remote(client) => Route::Remote(client.clone()),
+        })
     }
 
     fn forward(
@@ -96,9 +79,9 @@ impl Broker {
         origin: Origin,
     ) {
         let id = {
-            let mut state = self.inner.state.borrow_mut();
-            state.next_id += 1;
-            let id = state.next_id;
+            let mut router = self.inner.router.borrow_mut();
+            router.next_id += 1;
+            let id = router.next_id;
             let call = PendingCall {
                 target: target.clone(),
                 module: module.to_owned(),
@@ -106,46 +89,50 @@ impl Broker {
                 origin,
                 started: Instant::now(),
             };
-            state.pending.insert(id, call);
+            router.pending.insert(id, call);
             id
         };
         self.send(target, Outbound::Call { id, module, method, args, post });
     }
 
-    /// Within the limits, and `exit` only from the module's own client: answers the client
-    /// serving `module`, if a client does.
-    fn check_call(
+    /// Within the limits, and `exit` only from the module's own client: where the call
+    /// goes, and the connection it came from (its calls in flight counted).
+    fn admit_call(
         &self,
         client: &ClientId,
         module: &str,
         method: &str,
-    ) -> Result<Option<ClientId>, CallError> {
+    ) -> Result<(Route, Option<Rc<dyn Connection>>), CallError> {
         let limits = &self.inner.limits;
         limits.check_name("module", module)?;
         limits.check_name("method", method)?;
-        let state = self.inner.state.borrow();
-        if let Some(caller) = state.clients.get(client) {
-            if caller.calls_in_flight >= limits.max_calls_in_flight {
-                return Err(CallError::new(format!(
-                    "{module}.{method}: this client already has max_calls_in_flight ({}) calls under way",
-                    limits.max_calls_in_flight
-                )));
-            }
-        }
-        let target = match state.modules.get(module).map(|entry| &entry.location) {
-            Some(Location::Remote(target)) => Some(target.clone()),
-            _ => None,
-        };
-        drop(state);
-        if method == "exit" && target.as_ref().is_some_and(|target| target != client) {
+        let (router, mut clients) = (self.inner.router.borrow(), self.inner.clients.borrow_mut());
+        let caller = clients.connected.get_mut(client);
+        if caller.as_ref().is_some_and(|caller| caller.calls_in_flight >= limits.max_calls_in_flight) {
             return Err(CallError::new(format!(
-                "{module}.exit: only the client that registered {module} may make it exit"
+                "{module}.{method}: this client already has max_calls_in_flight ({}) calls under way",
+                limits.max_calls_in_flight
             )));
         }
-        Ok(target)
+        let route = match router.modules.get(module).map(|entry| &entry.location) {
+            None => return Err(CallError::new(format!("no module named {}", excerpt(module)))),
+            Some(Location::Local(actor)) => Route::Local(Rc::clone(actor), actor.resolve(method)),
+            Some(Location::Remote(target)) if method == "exit" && target != client => {
+                return Err(CallError::new(format!(
+                    "{module}.exit: only the client that registered {module} may make it exit"
+                )))
+            }
+            Some(Location::Remote(target)) => Route::Remote(target.clone()),
+        };
+        let connection = caller.map(|caller| {
+            caller.calls_in_flight += 1;
+            Rc::clone(&caller.connection)
+        });
+        Ok((route, connection))
     }
 
-    /// A call from a client: refused, forwarded to the module's client, or run here.
+    /// A call from a client: refused, forwarded to the module's client, or run here, on
+    /// this thread and at once when the module's actor answers at once.
     pub(super) fn call_from(
         &self,
         client: ClientId,
@@ -155,39 +142,55 @@ impl Broker {
         args: Vec<Value>,
         post: bool,
     ) {
-        let target = match self.check_call(&client, &module, &method) {
-            Ok(target) => target,
+        let (route, connection) = match self.admit_call(&client, &module, &method) {
+            Ok(admitted) => admitted,
             Err(error) => return self.refuse(&client, id, error),
         };
-        let connection: Option<Rc<dyn Connection>> = {
-            let mut state = self.inner.state.borrow_mut();
-            state.clients.get_mut(&client).map(|caller| {
-                caller.calls_in_flight += 1;
-                Rc::clone(&caller.connection)
-            })
-        };
-        match target {
-            Some(target) => {
-                bump(&self.inner.counters.calls);
-                self.forward(&target, &module, &method, args, post, Origin::Client { client, id });
+        bump(&self.inner.counters.calls);
+        let (actor, method_id) = match route {
+            Route::Remote(target) => {
+                let origin = Origin::Client { client, id };
+                return self.forward(&target, &module, &method, args, post, origin);
             }
-            None => {
-                let broker = self.clone();
-                let caller = Caller::Client(client.clone());
+            Route::Local(actor, method_id) => (actor, method_id),
+        };
+        let started = Instant::now();
+        let caller = Caller::Client(client.clone());
+        let outcome = match method_id {
+            Some(method) => actor.invoke(Invoke { method, args, post, caller, lost: 0 }),
+            None => Outcome::Now(Err(unknown_method(&module, &method))),
+        };
+        let call = LocalCall { client, id, connection, started };
+        match outcome {
+            Outcome::Now(result) => self.answer_local(call, &module, &method, result),
+            Outcome::Later(future) => {
+                let broker = self.downgrade();
                 actix_rt::spawn(async move {
-                    let result = broker.call_as(caller, &module, &method, args, post).await;
-                    broker.reply(&client, connection, id, result);
+                    let result = future.await;
+                    if let Some(broker) = broker.upgrade() {
+                        broker.answer_local(call, &module, &method, result);
+                    }
                 });
             }
         }
     }
 
+    /// A client's call that an in-process module answered: counted, traced, replied.
+    fn answer_local(&self, call: LocalCall, module: &str, method: &str, result: CallResult) {
+        let LocalCall { client, id, connection, started } = call;
+        self.finish_call(&Caller::Client(client.clone()), module, method, started, &result);
+        if result.is_err() {
+            bump(&self.inner.counters.call_errors);
+        }
+        self.reply(&client, connection, id, result);
+    }
+
     /// `client` answered the forwarded call `id`; only the client it was sent to may.
     pub(super) fn complete(&self, client: &ClientId, id: u64, result: CallResult) {
         let pending = {
-            let mut state = self.inner.state.borrow_mut();
-            match state.pending.get(&id) {
-                Some(call) if call.target == *client => state.pending.remove(&id),
+            let mut router = self.inner.router.borrow_mut();
+            match router.pending.get(&id) {
+                Some(call) if call.target == *client => router.pending.remove(&id),
                 _ => None,
             }
         };
@@ -206,7 +209,7 @@ impl Broker {
         }
         match origin {
             Origin::Client { client, id } => {
-                if self.inner.state.borrow().clients.contains_key(&client) {
+                if self.inner.clients.borrow().connected.contains_key(&client) {
                     self.reply(&client, None, id, result);
                 }
             }

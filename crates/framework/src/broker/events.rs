@@ -13,6 +13,7 @@ use std::rc::Rc;
 use naobroker_protocol::Value;
 use tokio::sync::mpsc;
 
+use super::trace::TRACE_EVENT;
 use crate::event::Event;
 use crate::identity::ClientId;
 use crate::logs;
@@ -35,6 +36,9 @@ pub(crate) struct Subscriber {
 #[derive(Default)]
 pub(crate) struct Registry {
     by_event: HashMap<String, Vec<Subscriber>>,
+    /// Whether anyone subscribes to the trace: asked at every call's end, kept here so that
+    /// the answer costs no lookup.
+    traced: bool,
 }
 
 impl Registry {
@@ -44,14 +48,23 @@ impl Registry {
 
     fn add(&mut self, event: &str, target: Target) {
         self.by_event.entry(event.to_owned()).or_default().push(Subscriber { target, lost: 0 });
-        self.note_log_listeners(event);
+        self.note_listeners(event);
     }
 
-    /// Log lines are formatted and handed to the broker only while someone subscribes to them.
-    fn note_log_listeners(&self, event: &str) {
+    /// Log lines are formatted and handed to the broker, and calls traced, only while someone
+    /// subscribes to them.
+    fn note_listeners(&mut self, event: &str) {
         if event == logs::LOG_EVENT {
             logs::set_wanted(self.by_event.contains_key(event));
         }
+        if event == TRACE_EVENT {
+            self.traced = self.by_event.contains_key(event);
+        }
+    }
+
+    /// Whether anyone subscribes to `ServiceDirectory/Trace`.
+    pub(crate) fn traced(&self) -> bool {
+        self.traced
     }
 
     fn remove_where(&mut self, event: &str, matches: impl Fn(&Target) -> bool) -> bool {
@@ -61,7 +74,7 @@ impl Registry {
         let removed = subscribers.len() != before;
         if subscribers.is_empty() {
             self.by_event.remove(event);
-            self.note_log_listeners(event);
+            self.note_listeners(event);
         }
         removed
     }

@@ -4,19 +4,19 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use actix::Recipient;
 use bytes::Bytes;
 use naobroker_protocol::{excerpt, Value};
 use tokio::sync::mpsc;
 
 use super::adapter::{Connection, Outbound};
-use super::connections::ClientState;
+use super::clients::ClientState;
 use super::events::Target;
-use super::{bump, Broker, Location, ModuleEntry, State};
+use super::router::{Location, ModuleEntry, Router};
+use super::{bump, Broker};
 use crate::error::CallError;
 use crate::event::{Event, EventStream};
 use crate::identity::{Caller, ClientId};
-use crate::invoke::Invoke;
+use crate::invoke::{Invoke, ModuleHandle};
 
 /// One event's bytes for the connections whose wire shares an encoding, made once per
 /// publish (an event with a `lost` count of its own is encoded for its subscriber).
@@ -44,7 +44,7 @@ impl SharedEncodings<'_> {
 #[derive(Default)]
 struct Deliveries {
     sends: Vec<(ClientId, Bytes)>,
-    local_callbacks: Vec<(Recipient<Invoke>, Invoke, Rc<Cell<u32>>)>,
+    local_callbacks: Vec<(ModuleHandle, Invoke, Rc<Cell<u32>>)>,
     closed_streams: bool,
 }
 
@@ -76,13 +76,13 @@ fn within_window(
 impl Broker {
     /// Whether anyone (client, callback or in-process stream) listens to `name`.
     pub fn has_subscribers(&self, name: &str) -> bool {
-        self.inner.state.borrow().events.has_subscribers(name)
+        self.inner.router.borrow().events.has_subscribers(name)
     }
 
     /// An in-process stream of the events named `name`, held to the event window.
     pub fn subscribe_local(&self, name: &str) -> EventStream {
         let (sender, receiver) = mpsc::channel(self.inner.limits.event_window as usize);
-        self.inner.state.borrow_mut().events.add_stream(name, sender);
+        self.inner.router.borrow_mut().events.add_stream(name, sender);
         EventStream::new(receiver)
     }
 
@@ -99,14 +99,14 @@ impl Broker {
         let limits = &self.inner.limits;
         limits.check_name("event", event)?;
         self.may_act_for(caller, module)?;
-        let mut state = self.inner.state.borrow_mut();
-        let State { modules, clients, events, .. } = &mut *state;
+        let (mut router, clients) = (self.inner.router.borrow_mut(), self.inner.clients.borrow());
+        let Router { modules, events, .. } = &mut *router;
         let entry = modules.get(module).expect("checked by may_act_for");
         if !entry.methods.iter().any(|m| m.name == method) {
             return Err(CallError::new(format!("module {module} has no method named {}", excerpt(method))));
         }
         let owner = match &entry.location {
-            Location::Remote(client) => clients.get(client),
+            Location::Remote(client) => clients.connected.get(client),
             Location::Local(_) => None,
         };
         if owner.is_some_and(|owner| owner.subscriptions(events) >= limits.max_subscriptions) {
@@ -121,7 +121,7 @@ impl Broker {
     /// NAOqi's `unsubscribeToEvent(event, module)`.
     pub fn unsubscribe_callback(&self, caller: &Caller, event: &str, module: &str) -> Result<(), CallError> {
         self.may_act_for(caller, module)?;
-        if !self.inner.state.borrow_mut().events.remove_callback(event, module) {
+        if !self.inner.router.borrow_mut().events.remove_callback(event, module) {
             return Err(CallError::new(format!("{module} is not subscribed to {}", excerpt(event))));
         }
         Ok(())
@@ -129,7 +129,7 @@ impl Broker {
 
     /// Modules with a callback on `event`.
     pub fn callback_subscribers(&self, event: &str) -> Vec<String> {
-        self.inner.state.borrow().events.callback_modules(event)
+        self.inner.router.borrow().events.callback_modules(event)
     }
 
     /// Deliver an event to every subscriber, each held to the event window.
@@ -140,8 +140,9 @@ impl Broker {
         let mut encodings = SharedEncodings { name, value, by_wire: Vec::new() };
         let (mut sent, mut dropped) = (0u64, 0u64);
         {
-            let mut state = self.inner.state.borrow_mut();
-            let State { events, clients, modules, .. } = &mut *state;
+            let (mut router, mut clients) = (self.inner.router.borrow_mut(), self.inner.clients.borrow_mut());
+            let Router { events, modules, .. } = &mut *router;
+            let clients = &mut clients.connected;
             let Some(subscribers) = events.subscribers_mut(name) else { return };
             for subscriber in subscribers.iter_mut() {
                 let lost = subscriber.lost;
@@ -158,8 +159,8 @@ impl Broker {
                                 let encode = |connection: &dyn Connection| connection.encode(callback);
                                 within_window(clients, client, window, encode, &mut deliveries)
                             }
-                            Some(ModuleEntry { location: Location::Local(recipient), .. }) => {
-                                local_callback(recipient, callback, in_flight, window, &mut deliveries)
+                            Some(ModuleEntry { location: Location::Local(actor), .. }) => {
+                                local_callback(actor, callback, in_flight, window, &mut deliveries)
                             }
                             None => None,
                         }
@@ -188,14 +189,16 @@ impl Broker {
         for (client, payload) in deliveries.sends {
             self.send_bytes(&client, payload);
         }
-        for (recipient, invoke, in_flight) in deliveries.local_callbacks {
-            let (module_method, broker) = (invoke.method.clone(), self.downgrade());
+        // Each callback on a task of its own: the raiser's call ends first, and a module's
+        // callback never runs inside the call that raised the event.
+        for (actor, invoke, in_flight) in deliveries.local_callbacks {
+            let broker = self.downgrade();
             actix_rt::spawn(async move {
-                let result = recipient.send(invoke).await;
+                let result = actor.invoke(invoke).into_future().await;
                 in_flight.set(in_flight.get() - 1);
-                if let (false, Some(broker)) = (matches!(result, Ok(Ok(_))), broker.upgrade()) {
+                if let (Err(error), Some(broker)) = (result, broker.upgrade()) {
                     bump(&broker.inner.counters.call_errors);
-                    tracing::debug!(method = %module_method, "event callback failed");
+                    tracing::debug!(%error, "event callback failed");
                 }
             });
         }
@@ -204,9 +207,9 @@ impl Broker {
     pub(super) fn subscribe_client(&self, client: &ClientId, event: &str) -> Result<(), CallError> {
         let limits = &self.inner.limits;
         limits.check_name("event", event)?;
-        let mut state = self.inner.state.borrow_mut();
-        let State { clients, events, .. } = &mut *state;
-        let Some(known) = clients.get_mut(client) else { return Ok(()) };
+        let (mut router, mut clients) = (self.inner.router.borrow_mut(), self.inner.clients.borrow_mut());
+        let events = &mut router.events;
+        let Some(known) = clients.connected.get_mut(client) else { return Ok(()) };
         if !known.events.contains(event) && known.subscriptions(events) >= limits.max_subscriptions {
             return Err(CallError::new(format!(
                 "this client already holds max_subscriptions ({})",
@@ -220,30 +223,31 @@ impl Broker {
 
     /// Stop `client`'s stream of `event`; answers whether it had one.
     pub(super) fn unsubscribe_client(&self, client: &ClientId, event: &str) -> bool {
-        let mut state = self.inner.state.borrow_mut();
-        if let Some(known) = state.clients.get_mut(client) {
+        if let Some(known) = self.inner.clients.borrow_mut().connected.get_mut(client) {
             known.events.remove(event);
         }
-        state.events.remove_client(event, client)
+        self.inner.router.borrow_mut().events.remove_client(event, client)
     }
 }
 
 /// An in-process module's callback, within its own window of callbacks under way.
 fn local_callback(
-    recipient: &Recipient<Invoke>,
+    actor: &ModuleHandle,
     callback: Outbound<'_>,
     in_flight: &Rc<Cell<u32>>,
     window: u32,
     deliveries: &mut Deliveries,
 ) -> Option<bool> {
     let Outbound::Callback { method, event, value, message, lost, .. } = callback else { return None };
+    // The subscription checked the method: a module in this process keeps its methods.
+    let method = actor.resolve(method)?;
     if in_flight.get() >= window {
         return Some(false);
     }
     in_flight.set(in_flight.get() + 1);
     let args = vec![event.into(), value.clone(), message.clone()];
-    let invoke = Invoke { method: method.to_owned(), args, post: false, caller: Caller::Broker, lost };
-    deliveries.local_callbacks.push((recipient.clone(), invoke, Rc::clone(in_flight)));
+    let invoke = Invoke { method, args, post: false, caller: Caller::Broker, lost };
+    deliveries.local_callbacks.push((Rc::clone(actor), invoke, Rc::clone(in_flight)));
     Some(true)
 }
 

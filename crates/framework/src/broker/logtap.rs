@@ -52,8 +52,8 @@ impl Broker {
         let module = match caller {
             Caller::Broker => "broker".to_owned(),
             Caller::Client(client) => {
-                let state = self.inner.state.borrow();
-                state.clients.get(client).map_or_else(|| client.to_string(), |known| known.name.clone())
+                let clients = self.inner.clients.borrow();
+                clients.connected.get(client).map_or_else(|| client.to_string(), |known| known.name.clone())
             }
         };
         self.publish_log(&module, LogLine { level: level.as_str(), target, message });

@@ -1,43 +1,42 @@
 //! The module table: in-process actors and modules served by clients, their methods, and
 //! what goes when a module does.
 
-use actix::Recipient;
 use naobroker_protocol::{excerpt, MethodInfo};
 
-use super::calls::PendingCall;
-use super::{Broker, Location, ModuleEntry};
+use super::router::{Location, ModuleEntry, PendingCall};
+use super::Broker;
 use crate::error::{CallError, RegistrationError};
 use crate::identity::ClientId;
-use crate::invoke::Invoke;
+use crate::invoke::ModuleHandle;
 
 impl Broker {
     pub fn module_exists(&self, name: &str) -> bool {
-        self.inner.state.borrow().modules.contains_key(name)
+        self.inner.router.borrow().modules.contains_key(name)
     }
 
     pub fn module_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.inner.state.borrow().modules.keys().cloned().collect();
+        let mut names: Vec<String> = self.inner.router.borrow().modules.keys().cloned().collect();
         names.sort();
         names
     }
 
     pub fn module_methods(&self, name: &str) -> Option<Vec<MethodInfo>> {
-        self.inner.state.borrow().modules.get(name).map(|entry| entry.methods.clone())
+        self.inner.router.borrow().modules.get(name).map(|entry| entry.methods.clone())
     }
 
     /// Route calls to `name` to an actor of this process.
     pub(crate) fn add_local_module(
         &self,
         name: String,
-        recipient: Recipient<Invoke>,
-        methods: Vec<MethodInfo>,
+        module: ModuleHandle,
     ) -> Result<(), RegistrationError> {
-        let mut state = self.inner.state.borrow_mut();
-        if state.modules.contains_key(&name) {
+        let mut router = self.inner.router.borrow_mut();
+        if router.modules.contains_key(&name) {
             return Err(RegistrationError::ModuleNameTaken(name));
         }
-        state.modules.insert(name.clone(), ModuleEntry { location: Location::Local(recipient), methods });
-        drop(state);
+        let methods = module.method_infos().to_vec();
+        router.modules.insert(name.clone(), ModuleEntry { location: Location::Local(module), methods });
+        drop(router);
         tracing::debug!(module = %name, "in-process module registered");
         self.announce(&name, true);
         Ok(())
@@ -45,7 +44,7 @@ impl Broker {
 
     /// Tell every wire that `module` came (`present`) or went.
     fn announce(&self, module: &str, present: bool) {
-        let wires = self.inner.state.borrow().wires.clone();
+        let wires = self.inner.router.borrow().wires.clone();
         for wire in wires {
             wire.module_changed(module, present);
         }
@@ -62,8 +61,8 @@ impl Broker {
         for method in &methods {
             limits.check_name("method", &method.name)?;
         }
-        let mut state = self.inner.state.borrow_mut();
-        match state.modules.get(module) {
+        let (mut router, mut clients) = (self.inner.router.borrow_mut(), self.inner.clients.borrow_mut());
+        match router.modules.get(module) {
             Some(ModuleEntry { location: Location::Remote(owner), .. }) if owner == client => {}
             Some(_) => {
                 tracing::info!(module, %client, "registration refused: the name is taken");
@@ -76,7 +75,7 @@ impl Broker {
                 "invalid module name {module:?}: non-empty, without '.' or '/'"
             )));
         }
-        let owner = state.clients.get_mut(client).ok_or_else(|| CallError::new("unknown client"))?;
+        let owner = clients.connected.get_mut(client).ok_or_else(|| CallError::new("unknown client"))?;
         if !owner.modules.contains(module) && owner.modules.len() >= limits.max_modules {
             tracing::warn!(module, %client, max_modules = limits.max_modules, "registration refused");
             return Err(CallError::new(format!(
@@ -86,8 +85,8 @@ impl Broker {
         }
         let new = owner.modules.insert(module.to_owned());
         let location = Location::Remote(client.clone());
-        state.modules.insert(module.to_owned(), ModuleEntry { location, methods });
-        drop(state);
+        router.modules.insert(module.to_owned(), ModuleEntry { location, methods });
+        drop((router, clients));
         tracing::info!(module, %client, "remote module registered");
         if new {
             self.announce(module, true);
@@ -99,9 +98,9 @@ impl Broker {
     pub(super) fn unregister_remote(&self, client: &ClientId, module: &str) -> Result<(), CallError> {
         let owned = self
             .inner
-            .state
-            .borrow_mut()
             .clients
+            .borrow_mut()
+            .connected
             .get_mut(client)
             .is_some_and(|owner| owner.modules.remove(module));
         if !owned {
@@ -117,18 +116,18 @@ impl Broker {
     /// Forget `module` with its callbacks; calls under way to it fail.
     pub(super) fn remove_module(&self, module: &str) {
         let failed: Vec<PendingCall> = {
-            let mut state = self.inner.state.borrow_mut();
-            let Some(entry) = state.modules.remove(module) else { return };
-            state.events.remove_module(module);
+            let mut router = self.inner.router.borrow_mut();
+            let Some(entry) = router.modules.remove(module) else { return };
+            router.events.remove_module(module);
             match entry.location {
                 Location::Remote(client) => {
-                    let ids: Vec<u64> = state
+                    let ids: Vec<u64> = router
                         .pending
                         .iter()
                         .filter(|(_, call)| call.target == client && call.module == module)
                         .map(|(id, _)| *id)
                         .collect();
-                    ids.into_iter().filter_map(|id| state.pending.remove(&id)).collect()
+                    ids.into_iter().filter_map(|id| router.pending.remove(&id)).collect()
                 }
                 Location::Local(_) => Vec::new(),
             }

@@ -6,6 +6,7 @@ use bytes::Bytes;
 use naobroker_protocol::{cut, Value};
 
 use super::adapter::{Connection, Outbound, ReplyEncoder, Write};
+use super::clients::ClientState;
 use super::{bump, Broker};
 use crate::error::CallResult;
 use crate::identity::ClientId;
@@ -28,11 +29,13 @@ fn worth_encoding_aside(value: &Value) -> bool {
         match value {
             Value::String(text) => *bytes += text.as_bytes().len(),
             Value::Binary(data) | Value::Ext(_, data) => *bytes += data.len(),
-            Value::Array(items) => return items.iter().any(|item| passes(item, values, bytes)),
-            Value::Map(pairs) => {
-                return pairs
+            Value::Array(items) if items.iter().any(|item| passes(item, values, bytes)) => return true,
+            Value::Map(pairs)
+                if pairs
                     .iter()
-                    .any(|(key, item)| passes(key, values, bytes) || passes(item, values, bytes))
+                    .any(|(key, item)| passes(key, values, bytes) || passes(item, values, bytes)) =>
+            {
+                return true
             }
             _ => {}
         }
@@ -41,14 +44,35 @@ fn worth_encoding_aside(value: &Value) -> bool {
     passes(value, &mut 0, &mut 0)
 }
 
+/// A known client's connection, and whether messages wait in its queue.
+struct Writable {
+    connection: Rc<dyn Connection>,
+    queued: bool,
+}
+
+impl Writable {
+    fn of(known: &ClientState) -> Writable {
+        Writable { connection: Rc::clone(&known.connection), queued: known.outbox.writing }
+    }
+}
+
 impl Broker {
     /// Encode `message` for `client`'s wire and send it; nothing when the broker does not
     /// know the client.
     pub(super) fn send(&self, client: &ClientId, message: Outbound<'_>) {
-        let connection =
-            self.inner.state.borrow().clients.get(client).map(|known| Rc::clone(&known.connection));
-        if let Some(payload) = connection.and_then(|connection| connection.encode(message)) {
-            self.send_bytes(client, payload);
+        let known = self.inner.clients.borrow().connected.get(client).map(Writable::of);
+        if let Some(writable) = known {
+            self.send_to(client, writable, message);
+        }
+    }
+
+    /// Encode `message` and send it to `client`, whose connection was looked up once: written
+    /// at once when nothing is queued before it, else queued.
+    fn send_to(&self, client: &ClientId, writable: Writable, message: Outbound<'_>) {
+        let Some(payload) = writable.connection.encode(message) else { return };
+        match writable.queued {
+            false => self.write_now(client, &writable.connection, payload),
+            true => self.send_bytes(client, payload),
         }
     }
 
@@ -58,11 +82,11 @@ impl Broker {
     pub(super) fn send_bytes(&self, client: &ClientId, payload: Bytes) {
         let limits = &self.inner.limits;
         let over_bound = {
-            let mut state = self.inner.state.borrow_mut();
-            let Some(known) = state.clients.get_mut(client) else { return };
+            let mut clients = self.inner.clients.borrow_mut();
+            let Some(known) = clients.connected.get_mut(client) else { return };
             if !known.outbox.writing {
                 let connection = Rc::clone(&known.connection);
-                drop(state);
+                drop(clients);
                 return self.write_now(client, &connection, payload);
             }
             let outbox = &mut known.outbox;
@@ -78,7 +102,7 @@ impl Broker {
     fn write_now(&self, client: &ClientId, connection: &Rc<dyn Connection>, payload: Bytes) {
         let Write::Waiting(sending) = connection.write(payload) else { return };
         bump(&self.inner.counters.sends_deferred);
-        if let Some(known) = self.inner.state.borrow_mut().clients.get_mut(client) {
+        if let Some(known) = self.inner.clients.borrow_mut().connected.get_mut(client) {
             known.outbox.writing = true;
         }
         let (weak, client) = (self.downgrade(), client.clone());
@@ -87,8 +111,8 @@ impl Broker {
             loop {
                 let Some(broker) = weak.upgrade() else { return };
                 let (connection, next) = {
-                    let mut state = broker.inner.state.borrow_mut();
-                    let Some(known) = state.clients.get_mut(&client) else { return };
+                    let mut clients = broker.inner.clients.borrow_mut();
+                    let Some(known) = clients.connected.get_mut(&client) else { return };
                     match known.outbox.queue.pop_front() {
                         Some(payload) => {
                             known.outbox.bytes -= payload.len();
@@ -118,21 +142,18 @@ impl Broker {
         id: u64,
         result: CallResult,
     ) {
-        let known = match self.inner.state.borrow_mut().clients.get_mut(client) {
-            Some(caller) => {
-                caller.calls_in_flight = caller.calls_in_flight.saturating_sub(1);
-                true
-            }
-            None => false,
-        };
-        let connection = match (&called_from, known) {
-            (Some(connection), false) => Some(Rc::clone(connection)),
-            _ => self.inner.state.borrow().clients.get(client).map(|known| Rc::clone(&known.connection)),
-        };
+        let known = self.inner.clients.borrow_mut().connected.get_mut(client).map(|caller| {
+            caller.calls_in_flight = caller.calls_in_flight.saturating_sub(1);
+            Writable::of(caller)
+        });
+        let connection = known.as_ref().map(|writable| &writable.connection).or(called_from.as_ref());
         let result = match (result, connection) {
             (Ok(value), Some(connection)) if worth_encoding_aside(&value) => {
                 match connection.reply_encoder(id) {
-                    Some(encoder) => return self.reply_aside(client, connection, known, encoder, value),
+                    Some(encoder) => {
+                        let connection = Rc::clone(connection);
+                        return self.reply_aside(client, connection, known.is_some(), encoder, value);
+                    }
                     None => Ok(value),
                 }
             }
@@ -142,8 +163,9 @@ impl Broker {
             Ok(value) => Outbound::Reply { id, value },
             Err(error) => Outbound::Error { id, message: cut(&error.message, MAX_ERROR_BYTES) },
         };
-        match called_from {
-            Some(connection) if !known => {
+        match (known, called_from) {
+            (Some(writable), _) => self.send_to(client, writable, message),
+            (None, Some(connection)) => {
                 // No queue for a client the broker no longer knows: the write finishes alone.
                 let written = connection.encode(message).map(|payload| connection.write(payload));
                 if let Some(Write::Waiting(sending)) = written {
@@ -151,7 +173,7 @@ impl Broker {
                     actix_rt::spawn(sending);
                 }
             }
-            _ => self.send(client, message),
+            (None, None) => {}
         }
     }
 

@@ -2,14 +2,15 @@
 
 use naobroker_protocol::excerpt;
 
-use super::{Broker, Location};
+use super::router::Location;
+use super::Broker;
 use crate::error::CallError;
 use crate::identity::Caller;
 
 impl Broker {
     /// Who owns module `name`: the broker for in-process modules, else its client.
     pub(super) fn owner_of(&self, name: &str) -> Option<Caller> {
-        self.inner.state.borrow().modules.get(name).map(|entry| match &entry.location {
+        self.inner.router.borrow().modules.get(name).map(|entry| match &entry.location {
             Location::Local(_) => Caller::Broker,
             Location::Remote(client) => Caller::Client(client.clone()),
         })
@@ -32,9 +33,9 @@ impl Broker {
     /// names (`robotHasFallen`, `FrontTactilTouched`) that only that module may write or
     /// raise, so that no client can fake them.
     pub fn reserve_keys<K: Into<String>>(&self, module: &str, keys: impl IntoIterator<Item = K>) {
-        let mut state = self.inner.state.borrow_mut();
+        let mut router = self.inner.router.borrow_mut();
         for key in keys {
-            state.reserved_keys.insert(key.into(), module.to_owned());
+            router.reserved_keys.insert(key.into(), module.to_owned());
         }
     }
 
@@ -42,7 +43,7 @@ impl Broker {
     /// client's (or the broker's) module: by its first path segment (`ALMotion/…` is
     /// ALMotion's, `Echo/…` Echo's) or because that module reserved it ([`Self::reserve_keys`]).
     pub fn check_key_owner(&self, caller: &Caller, key: &str) -> Result<(), CallError> {
-        let reserved_by = self.inner.state.borrow().reserved_keys.get(key).cloned();
+        let reserved_by = self.inner.router.borrow().reserved_keys.get(key).cloned();
         let Some(module) = reserved_by.or_else(|| key.split_once('/').map(|(prefix, _)| prefix.to_owned()))
         else {
             return Ok(());

@@ -5,9 +5,9 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use super::adapter::{Connection, ConnectionRole, Outbound};
-use super::calls::Origin;
-use super::connections::ClientState;
-use super::{bump, Broker, State};
+use super::clients::{ClientState, Clients};
+use super::router::Origin;
+use super::{bump, Broker};
 use crate::identity::ClientId;
 
 impl Broker {
@@ -15,10 +15,10 @@ impl Broker {
     /// connection, its session's main connection). A client the broker does not know (never
     /// met, or dropped for its silence or a bound) is opened with the connection `open`
     /// makes. Answers whether it was known.
-    pub fn arrived(&self, client: &ClientId, open: impl FnOnce() -> Rc<dyn Connection>) -> bool {
+    pub(super) fn arrived(&self, client: &ClientId, open: impl FnOnce() -> Rc<dyn Connection>) -> bool {
         let now = Instant::now();
-        let mut state = self.inner.state.borrow_mut();
-        let State { clients, sessions, .. } = &mut *state;
+        let mut clients = self.inner.clients.borrow_mut();
+        let Clients { connected: clients, sessions, .. } = &mut *clients;
         let known = clients.contains_key(client);
         if !known {
             tracing::debug!(%client, "client connected");
@@ -34,9 +34,9 @@ impl Broker {
 
     pub(super) fn hello(&self, client: &ClientId, name: String, session: Vec<u8>, role: ConnectionRole) {
         let replaced = {
-            let mut state = self.inner.state.borrow_mut();
-            let session_left = role == ConnectionRole::Liveness && state.departed.session(&session);
-            let Some(known) = state.clients.get_mut(client) else { return };
+            let mut clients = self.inner.clients.borrow_mut();
+            let session_left = role == ConnectionRole::Liveness && clients.departed.session(&session);
+            let Some(known) = clients.connected.get_mut(client) else { return };
             tracing::debug!(%client, name = %name, ?role, session = session.len(), "client hello");
             known.name = name;
             if session.is_empty() {
@@ -44,7 +44,7 @@ impl Broker {
             }
             match role {
                 ConnectionRole::Liveness if session_left => {
-                    drop(state);
+                    drop(clients);
                     // Connected a moment after its session said goodbye.
                     tracing::debug!(%client, "liveness connection of a session that left");
                     return self.goodbye(client);
@@ -55,7 +55,7 @@ impl Broker {
                 }
                 ConnectionRole::Main => known.session = session.clone(),
             }
-            state.sessions.insert(session, client.clone()).filter(|previous| previous != client)
+            clients.sessions.insert(session, client.clone()).filter(|previous| previous != client)
         };
         if let Some(previous) = replaced {
             // The same session connected again: its old connection is dead, and what it
@@ -67,20 +67,20 @@ impl Broker {
 
     /// `client` is leaving on purpose: forget it and its session's liveness connections,
     /// with what they had registered and subscribed, without waiting out their silence.
-    pub fn goodbye(&self, client: &ClientId) {
+    pub(super) fn goodbye(&self, client: &ClientId) {
         let leaving: Vec<ClientId> = {
-            let mut state = self.inner.state.borrow_mut();
-            let Some(known) = state.clients.get(client) else { return };
+            let mut clients = self.inner.clients.borrow_mut();
+            let Some(known) = clients.connected.get(client) else { return };
             let session = known.session.clone();
-            let liveness: Vec<ClientId> = state
-                .clients
+            let liveness: Vec<ClientId> = clients
+                .connected
                 .iter()
                 .filter(|(_, other)| !session.is_empty() && other.keeps_alive.as_ref() == Some(&session))
                 .map(|(id, _)| id.clone())
                 .collect();
-            state.departed.remember(client.clone(), session);
+            clients.departed.remember(client.clone(), session);
             for connection in &liveness {
-                state.departed.remember(connection.clone(), Vec::new());
+                clients.departed.remember(connection.clone(), Vec::new());
             }
             std::iter::once(client.clone()).chain(liveness).collect()
         };
@@ -91,13 +91,13 @@ impl Broker {
     }
 
     /// Whether `client` said goodbye lately: what it still sends is late, to be ignored.
-    pub fn departed(&self, client: &ClientId) -> bool {
-        self.inner.state.borrow().departed.client(client)
+    pub(super) fn departed(&self, client: &ClientId) -> bool {
+        self.inner.clients.borrow().departed.client(client)
     }
 
     /// Events and callbacks `client` consumed: room in its event window again.
     pub(super) fn acknowledged(&self, client: &ClientId, count: u32) {
-        if let Some(known) = self.inner.state.borrow_mut().clients.get_mut(client) {
+        if let Some(known) = self.inner.clients.borrow_mut().connected.get_mut(client) {
             known.unacked = known.unacked.saturating_sub(count);
         }
     }
@@ -114,7 +114,7 @@ impl Broker {
     /// Forget a client with its subscriptions, modules and the calls it waits for; answers
     /// its connection when it was known.
     pub(super) fn remove_client(&self, client: &ClientId) -> Option<Rc<dyn Connection>> {
-        let gone = self.inner.state.borrow_mut().clients.remove(client)?;
+        let gone = self.inner.clients.borrow_mut().connected.remove(client)?;
         // Routine (a goodbye, a closed connection) at debug: a drop has said why at info or warn.
         tracing::debug!(
             client = %gone.name,
@@ -124,14 +124,17 @@ impl Broker {
             "client gone"
         );
         {
-            let mut state = self.inner.state.borrow_mut();
+            let mut clients = self.inner.clients.borrow_mut();
+            if clients.sessions.get(&gone.session) == Some(client) {
+                clients.sessions.remove(&gone.session);
+            }
+        }
+        {
+            let mut router = self.inner.router.borrow_mut();
             for event in &gone.events {
-                state.events.remove_client(event, client);
+                router.events.remove_client(event, client);
             }
-            if state.sessions.get(&gone.session) == Some(client) {
-                state.sessions.remove(&gone.session);
-            }
-            state
+            router
                 .pending
                 .retain(|_, call| !matches!(&call.origin, Origin::Client { client: c, .. } if c == client));
         }
@@ -146,35 +149,33 @@ impl Broker {
     pub(super) fn on_tick(&self, heartbeat: bool) {
         let now = Instant::now();
         let (silent, clients) = {
-            let state = self.inner.state.borrow();
+            let clients = self.inner.clients.borrow();
+            let connected = &clients.connected;
             let timeout = self.inner.client_timeout;
             let silent_past_timeout = |known: &&ClientState| {
                 known.connection.dropped_when_silent() && now.duration_since(known.last_seen) > timeout
             };
             // Only sessions with a silent connection need their liveness transport asked.
-            let open_sessions: HashSet<&Vec<u8>> =
-                match state.clients.values().any(|c| silent_past_timeout(&c)) {
-                    true => state
-                        .clients
-                        .values()
-                        .filter_map(|known| {
-                            known.keeps_alive.as_ref().filter(|_| known.connection.transport_open())
-                        })
-                        .collect(),
-                    false => HashSet::new(),
-                };
+            let open_sessions: HashSet<&Vec<u8>> = match connected.values().any(|c| silent_past_timeout(&c)) {
+                true => connected
+                    .values()
+                    .filter_map(|known| {
+                        known.keeps_alive.as_ref().filter(|_| known.connection.transport_open())
+                    })
+                    .collect(),
+                false => HashSet::new(),
+            };
             let kept_open = |known: &ClientState| {
                 let session = known.keeps_alive.as_ref().unwrap_or(&known.session);
                 !session.is_empty() && open_sessions.contains(session)
             };
-            let silent: Vec<ClientId> = state
-                .clients
+            let silent: Vec<ClientId> = connected
                 .iter()
                 .filter(|(_, known)| silent_past_timeout(known) && !kept_open(known))
                 .map(|(client, _)| client.clone())
                 .collect();
             let clients: Vec<ClientId> =
-                if heartbeat { state.clients.keys().cloned().collect() } else { Vec::new() };
+                if heartbeat { connected.keys().cloned().collect() } else { Vec::new() };
             (silent, clients)
         };
         for client in &silent {

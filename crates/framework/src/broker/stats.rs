@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use naobroker_protocol::Value;
 
-use super::connections::ClientState;
+use super::clients::ClientState;
 use super::Broker;
 use crate::identity::{Caller, ClientId};
 
@@ -23,6 +23,17 @@ struct ModuleCalls {
     latency_buckets: [u64; LATENCY_BUCKETS],
 }
 
+impl ModuleCalls {
+    fn add(&mut self, latency: Duration, ok: bool) {
+        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
+        self.calls += 1;
+        self.errors += u64::from(!ok);
+        self.total_latency_us = self.total_latency_us.saturating_add(micros);
+        let bucket = (u64::BITS - micros.leading_zeros()) as usize;
+        self.latency_buckets[bucket.min(LATENCY_BUCKETS - 1)] += 1;
+    }
+}
+
 /// Calls, errors and latencies per module: a map lookup and a few additions per call, an
 /// allocation only on a module's first call.
 #[derive(Default)]
@@ -33,22 +44,13 @@ pub(super) struct CallCounts {
 impl CallCounts {
     pub(super) fn record(&self, module: &str, latency: Duration, ok: bool) {
         let mut by_module = self.by_module.borrow_mut();
-        if !by_module.contains_key(module) {
-            let fresh = ModuleCalls {
-                calls: 0,
-                errors: 0,
-                total_latency_us: 0,
-                latency_buckets: [0; LATENCY_BUCKETS],
-            };
-            by_module.insert(module.to_owned(), fresh);
+        if let Some(counts) = by_module.get_mut(module) {
+            return counts.add(latency, ok);
         }
-        let counts = by_module.get_mut(module).expect("inserted above");
-        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
-        counts.calls += 1;
-        counts.errors += u64::from(!ok);
-        counts.total_latency_us = counts.total_latency_us.saturating_add(micros);
-        let bucket = (u64::BITS - micros.leading_zeros()) as usize;
-        counts.latency_buckets[bucket.min(LATENCY_BUCKETS - 1)] += 1;
+        let mut fresh =
+            ModuleCalls { calls: 0, errors: 0, total_latency_us: 0, latency_buckets: [0; LATENCY_BUCKETS] };
+        fresh.add(latency, ok);
+        by_module.insert(module.to_owned(), fresh);
     }
 
     /// `{module: {calls, errors, total_latency_us, latency_buckets}}`.
@@ -83,8 +85,9 @@ impl Broker {
     /// which modules and queues, is not its business.
     pub fn stats_for(&self, caller: &Caller) -> Value {
         let c = &self.inner.counters;
-        let state = self.inner.state.borrow();
-        let own = caller.client().and_then(|client| state.clients.get(client).map(|known| (client, known)));
+        let (router, clients) = (self.inner.router.borrow(), self.inner.clients.borrow());
+        let own =
+            caller.client().and_then(|client| clients.connected.get(client).map(|known| (client, known)));
         let visible = |client: &ClientId, known: &ClientState| match (caller, own) {
             (Caller::Broker, _) => true,
             (Caller::Client(_), Some((_, me))) if me.connection.reads_all_stats() => true,
@@ -93,8 +96,8 @@ impl Broker {
             }
             (Caller::Client(id), None) => client == id,
         };
-        let clients: Vec<Value> = state
-            .clients
+        let entries: Vec<Value> = clients
+            .connected
             .iter()
             .filter(|(client, known)| visible(client, known))
             .map(|(client, known)| {
@@ -106,7 +109,7 @@ impl Broker {
                         "modules".into(),
                         Value::Array(known.modules.iter().map(|m| m.as_str().into()).collect()),
                     ),
-                    ("subscriptions".into(), (known.subscriptions(&state.events) as u64).into()),
+                    ("subscriptions".into(), (known.subscriptions(&router.events) as u64).into()),
                     ("events_dropped".into(), known.events_dropped.into()),
                     ("queued_messages".into(), (known.outbox.queue.len() as u64).into()),
                     ("queued_bytes".into(), (known.outbox.bytes as u64).into()),
@@ -127,14 +130,14 @@ impl Broker {
             ("unfinished_bytes".into(), (self.inner.unfinished.held() as u64).into()),
             ("unfinished_refused".into(), self.inner.unfinished.refusals().into()),
         ];
-        for wire in &state.wires {
+        for wire in &router.wires {
             counters.extend(wire.counters().into_iter().map(|(name, value)| (name.into(), value.into())));
         }
         counters.extend([
-            ("pending_remote_calls".into(), (state.pending.len() as u64).into()),
-            ("modules".into(), (state.modules.len() as u64).into()),
+            ("pending_remote_calls".into(), (router.pending.len() as u64).into()),
+            ("modules".into(), (router.modules.len() as u64).into()),
             ("by_module".into(), self.inner.call_counts.to_value()),
-            ("clients".into(), Value::Array(clients)),
+            ("clients".into(), Value::Array(entries)),
         ]);
         Value::Map(counters)
     }

@@ -29,7 +29,7 @@ impl Broker {
     ) {
         let latency = started.elapsed();
         self.inner.call_counts.record(module, latency, result.is_ok());
-        if !self.has_subscribers(TRACE_EVENT) {
+        if !self.inner.router.borrow().events.traced() {
             return;
         }
         let mut fields = vec![
@@ -49,10 +49,10 @@ impl Broker {
     /// Event `name` is being published: traced with its number of subscribers when someone
     /// listens (the call that raised it, `ALMemory.raiseEvent` for a client, is traced too).
     pub(super) fn trace_event(&self, name: &str) {
-        if name.starts_with(OWN_EVENTS) || !self.has_subscribers(TRACE_EVENT) {
+        if name.starts_with(OWN_EVENTS) || !self.inner.router.borrow().events.traced() {
             return;
         }
-        let subscribers = self.inner.state.borrow().events.subscriber_count(name);
+        let subscribers = self.inner.router.borrow().events.subscriber_count(name);
         let fields = vec![
             ("kind".into(), "event".into()),
             ("event".into(), name.into()),
@@ -65,7 +65,7 @@ impl Broker {
     fn caller_name(&self, caller: &Caller) -> String {
         match caller {
             Caller::Broker => "broker".to_owned(),
-            Caller::Client(client) => match self.inner.state.borrow().clients.get(client) {
+            Caller::Client(client) => match self.inner.clients.borrow().connected.get(client) {
                 Some(known) => format!("{} ({client})", known.name),
                 None => client.to_string(),
             },

@@ -14,6 +14,18 @@ use crate::broker::MEMORY_MODULE;
 use crate::error::{CallError, CallResult};
 use crate::event::EventStream;
 
+/// What a request was, for its errors: `module.method` for a call.
+struct What(Option<(String, String)>);
+
+impl std::fmt::Display for What {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Some((module, method)) => write!(f, "{module}.{method}"),
+            None => f.write_str("request"),
+        }
+    }
+}
+
 impl ClientSession {
     pub(super) fn resolve(&self, id: u64, result: CallResult) {
         if let Some(sender) = self.inner.pending.borrow_mut().remove(&id) {
@@ -89,12 +101,13 @@ impl ClientSession {
         self.inner.pending.borrow_mut().insert(id, sender);
         let sent = self.send(&envelope);
         let weak = Rc::downgrade(&self.inner);
-        let what = match &envelope {
+        // Named in an error only: a call that succeeds formats nothing.
+        let what = What(match envelope {
             Envelope::Call { module, method, .. } | Envelope::Post { module, method, .. } => {
-                format!("{module}.{method}")
+                Some((module, method))
             }
-            _ => "request".to_owned(),
-        };
+            _ => None,
+        });
         async move {
             if !sent {
                 if let Some(inner) = weak.upgrade() {

@@ -1,13 +1,14 @@
 //! Serving modules from a session: calls and callbacks to them, and what a reconnect registers again.
 
-use actix::Recipient;
+use std::rc::Rc;
+
 use naobroker_protocol::{Envelope, MethodInfo, Value};
 
 use super::{ClientSession, ServedModule};
 use crate::broker::MEMORY_MODULE;
-use crate::error::CallError;
+use crate::error::{CallError, CallResult};
 use crate::identity::Caller;
-use crate::invoke::Invoke;
+use crate::invoke::{unknown_method, Invoke, ModuleHandle, Outcome};
 
 impl ClientSession {
     /// Register again what this session had registered, after a reconnect or when the
@@ -18,7 +19,7 @@ impl ClientSession {
             .served
             .borrow()
             .iter()
-            .map(|(name, served)| (name.clone(), served.methods.clone()))
+            .map(|(name, served)| (name.clone(), served.actor.method_infos().to_vec()))
             .collect();
         for (module, methods) in modules {
             let request = self.request(|id| Envelope::Register { id, module: module.clone(), methods }, None);
@@ -78,45 +79,46 @@ impl ClientSession {
     }
 
     pub(super) fn run_callback(&self, module: String, method: String, args: Vec<Value>, lost: u64) {
-        let recipient = self.inner.served.borrow().get(&module).map(|m| m.recipient.clone());
+        let outcome = self.invoke_served(&module, &method, args, false, lost);
         let session = self.clone();
         actix_rt::spawn(async move {
-            let result = match recipient {
-                None => Err(CallError::new(format!("no module named {module} in this process"))),
-                Some(recipient) => recipient
-                    .send(Invoke { method: method.clone(), args, post: false, caller: Caller::Broker, lost })
-                    .await
-                    .unwrap_or_else(|_| Err(CallError::new(format!("module {module} has stopped")))),
-            };
-            if let Err(error) = result {
+            if let Err(error) = outcome.into_future().await {
                 tracing::warn!(%module, %method, %error, "event callback failed");
             }
             session.consumed();
         });
     }
 
+    /// Run a call to a module this session serves, resolving its method's name here.
+    fn invoke_served(&self, module: &str, method: &str, args: Vec<Value>, post: bool, lost: u64) -> Outcome {
+        let actor = self.inner.served.borrow().get(module).map(|served| Rc::clone(&served.actor));
+        let Some(actor) = actor else {
+            return Outcome::Now(Err(CallError::new(format!("no module named {module} in this process"))));
+        };
+        match actor.resolve(method) {
+            Some(method) => actor.invoke(Invoke { method, args, post, caller: Caller::Broker, lost }),
+            None => Outcome::Now(Err(unknown_method(module, method))),
+        }
+    }
+
     pub(super) fn serve(&self, id: u64, module: String, method: String, args: Vec<Value>, post: bool) {
-        let recipient = self.inner.served.borrow().get(&module).map(|m| m.recipient.clone());
+        let outcome = self.invoke_served(&module, &method, args, post, 0);
+        let exit = !post && method == "exit";
+        let result = match outcome {
+            // Answered at once, on the reading task: no task of its own.
+            Outcome::Now(result) if !exit => return self.answer(id, result),
+            other => other,
+        };
         let session = self.clone();
         let connection = self.inner.connection.get();
-        let exit = !post && method == "exit";
         actix_rt::spawn(async move {
-            let result = match recipient {
-                None => Err(CallError::new(format!("no module named {module} in this process"))),
-                Some(recipient) => recipient
-                    .send(Invoke { method, args, post, caller: Caller::Broker, lost: 0 })
-                    .await
-                    .unwrap_or_else(|_| Err(CallError::new(format!("module {module} has stopped")))),
-            };
+            let result = result.into_future().await;
             if session.inner.connection.get() != connection {
                 tracing::debug!(%module, id, "reply dropped: the call came on a connection since replaced");
                 return;
             }
             let exited = exit && result.is_ok();
-            session.send(&match result {
-                Ok(value) => Envelope::Reply { id, value },
-                Err(error) => Envelope::Error { id, message: error.message },
-            });
+            session.answer(id, result);
             if exited {
                 // After the reply (unregistering fails the calls under way, exit's own too), so
                 // that the name is free before the process goes.
@@ -127,18 +129,20 @@ impl ClientSession {
         });
     }
 
-    /// Serve `recipient` as module `name` to everyone connected to the broker.
-    pub(crate) async fn register(
-        &self,
-        name: &str,
-        recipient: Recipient<Invoke>,
-        methods: Vec<MethodInfo>,
-    ) -> Result<(), CallError> {
+    fn answer(&self, id: u64, result: CallResult) {
+        self.send(&match result {
+            Ok(value) => Envelope::Reply { id, value },
+            Err(error) => Envelope::Error { id, message: error.message },
+        });
+    }
+
+    /// Serve `actor` as module `name` to everyone connected to the broker.
+    pub(crate) async fn register(&self, name: &str, actor: ModuleHandle) -> Result<(), CallError> {
         let module = name.to_owned();
-        let announced = methods.clone();
+        let announced = actor.method_infos().to_vec();
         let timeout = self.inner.call_timeout.get();
         self.request(|id| Envelope::Register { id, module, methods: announced }, timeout).await?;
-        self.inner.served.borrow_mut().insert(name.to_owned(), ServedModule { recipient, methods });
+        self.inner.served.borrow_mut().insert(name.to_owned(), ServedModule { actor });
         Ok(())
     }
 }

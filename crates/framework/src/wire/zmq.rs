@@ -14,7 +14,7 @@ use bytes::{BufMut, Bytes, BytesMut};
 use naobroker_protocol::{Envelope, Role, PROTOCOL_VERSION};
 use zeromq::{CurvePublicKey, RouterRecvHalf, RouterSendHalf, SocketRecv, ZmqMessage};
 
-use crate::broker::{Broker, ConnectionRole, Request, WeakBroker, Wire};
+use crate::broker::{ConnectionRole, Request, WeakPort, Wire, WirePort};
 use crate::error::{CallError, ListenError};
 use crate::identity::ClientId;
 use connection::RouterConnection;
@@ -39,7 +39,7 @@ impl Wire for ZmqWire {
 /// Bind `listen` (and the CURVE listeners, if any) and serve their clients on `broker`.
 /// Must run inside an actix system.
 pub(crate) async fn listen(
-    broker: &Broker,
+    broker: &WirePort,
     listen: &[String],
     curve: Option<&CurveListeners>,
 ) -> Result<(), ListenError> {
@@ -66,7 +66,7 @@ struct Socket {
     stats_readers: Rc<[CurvePublicKey]>,
 }
 
-async fn read(broker: WeakBroker, socket: Socket, mut receiver: RouterRecvHalf) {
+async fn read(broker: WeakPort, socket: Socket, mut receiver: RouterRecvHalf) {
     let mut handled = 0u32;
     while let Ok(message) = receiver.recv().await {
         match broker.upgrade() {
@@ -91,7 +91,7 @@ fn client_id(socket: u8, identity: &Bytes) -> ClientId {
     ClientId::new(key.freeze())
 }
 
-fn on_message(broker: &Broker, socket: &Socket, message: ZmqMessage) {
+fn on_message(broker: &WirePort, socket: &Socket, message: ZmqMessage) {
     let mut frames = message.into_vec().into_iter();
     let Some(identity) = frames.next() else { return };
     let client = client_id(socket.index, &identity);
@@ -121,7 +121,7 @@ fn on_message(broker: &Broker, socket: &Socket, message: ZmqMessage) {
 
 /// What an envelope asks of the broker; `None` when there is nothing to do (a heartbeat,
 /// or a message refused here).
-fn request_of(broker: &Broker, client: &ClientId, envelope: Envelope) -> Option<Request> {
+fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Option<Request> {
     Some(match envelope {
         Envelope::Hello { version, client: name, session, role } => {
             if version != PROTOCOL_VERSION {

@@ -11,7 +11,8 @@ use std::collections::HashMap;
 
 use bytes::Bytes;
 use naobroker_framework::wire::Request;
-use naobroker_framework::{Broker, CallError, Value};
+use naobroker_framework::wire::WirePort;
+use naobroker_framework::{CallError, Value};
 use naobroker_protocol::MethodInfo;
 use naobroker_qi::{
     decode_value, error_message, from_value, Address, Message, MessageType, MetaObject, QiValue, Type,
@@ -19,6 +20,7 @@ use naobroker_qi::{
 };
 
 use crate::connection::{Call, Pending, QiConnection};
+use crate::error::{HostedCallError, PayloadError};
 use crate::signatures::qi_signature;
 
 /// The uid of a qi object's first method of its own.
@@ -62,7 +64,7 @@ impl Hosted {
 }
 
 /// `registerService(info)`: an id for the service, listed once it is ready.
-pub(crate) fn register(broker: &Broker, connection: &QiConnection, message: &Message, args: &[QiValue]) {
+pub(crate) fn register(broker: &WirePort, connection: &QiConnection, message: &Message, args: &[QiValue]) {
     let name = match args.first() {
         Some(QiValue::Tuple(fields)) => fields.first().and_then(QiValue::as_str),
         _ => None,
@@ -92,7 +94,7 @@ pub(crate) fn register(broker: &Broker, connection: &QiConnection, message: &Mes
 
 /// `serviceReady(id)`: the client's object is bound; its MetaObject is asked for, and the
 /// answer to `serviceReady` waits for the broker to take the module.
-pub(crate) fn ready(broker: &Broker, connection: &QiConnection, message: &Message, service: u32) {
+pub(crate) fn ready(broker: &WirePort, connection: &QiConnection, message: &Message, service: u32) {
     let name = connection.state.borrow().hosted.by_service(service).map(|(name, _)| name.clone());
     let Some(name) = name else {
         return connection.refuse(
@@ -109,7 +111,7 @@ pub(crate) fn ready(broker: &Broker, connection: &QiConnection, message: &Messag
 }
 
 /// `unregisterService(id)`: the module goes, for every client.
-pub(crate) fn unregister(broker: &Broker, connection: &QiConnection, message: &Message, service: u32) {
+pub(crate) fn unregister(broker: &WirePort, connection: &QiConnection, message: &Message, service: u32) {
     let removed = {
         let mut state = connection.state.borrow_mut();
         let name = state.hosted.by_service(service).map(|(name, _)| name.clone());
@@ -154,7 +156,7 @@ pub(crate) fn release(connection: &QiConnection) {
 }
 
 /// A `Reply`, `Error` or `Canceled` of the client to one of the wire's calls.
-pub(crate) fn answer(broker: &Broker, connection: &QiConnection, message: &Message) {
+pub(crate) fn answer(broker: &WirePort, connection: &QiConnection, message: &Message) {
     let outgoing = connection.state.borrow_mut().hosted.outgoing.remove(&message.id);
     let result = match message.kind {
         MessageType::Error => Err(error_message(&message.payload).unwrap_or_else(|error| error.to_string())),
@@ -201,7 +203,13 @@ fn error_text(text: &str) -> Vec<u8> {
 }
 
 /// The module `name` with the methods of `meta`, given to the broker.
-fn register_module(broker: &Broker, connection: &QiConnection, name: String, ready: Call, meta: &MetaObject) {
+fn register_module(
+    broker: &WirePort,
+    connection: &QiConnection,
+    name: String,
+    ready: Call,
+    meta: &MetaObject,
+) {
     let mut methods = Vec::new();
     let mut infos = Vec::new();
     for method in meta.methods.values().filter(|method| method.uid >= FIRST_USER_METHOD) {
@@ -264,19 +272,19 @@ fn encode_call(
     method: &str,
     args: Vec<Value>,
     post: bool,
-) -> Result<(Address, Vec<u8>, Type), String> {
+) -> Result<(Address, Vec<u8>, Type), HostedCallError> {
     if post {
-        return Err("a service of a qi client runs no task (post): call it".to_owned());
+        return Err(HostedCallError::Post);
     }
     let state = connection.state.borrow();
-    let hosted = state.hosted.services.get(module).ok_or("not served by this client")?;
+    let hosted = state.hosted.services.get(module).ok_or(HostedCallError::NotServed)?;
     let arity = |m: &&HostedMethod| matches!(&m.params, Type::Tuple(t) if t.members.len() == args.len());
     let named = || hosted.methods.iter().filter(|m| m.name == method);
-    let chosen = named().find(arity).or_else(|| named().next()).ok_or("no such method")?;
+    let chosen = named().find(arity).or_else(|| named().next()).ok_or(HostedCallError::NoSuchMethod)?;
     let options = connection.options();
     let arguments =
-        from_value(&Value::Array(args), &chosen.params, &options.limits).map_err(|e| e.to_string())?;
-    let payload = arguments.to_bytes(&chosen.params, &options).map_err(|error| error.to_string())?;
+        from_value(&Value::Array(args), &chosen.params, &options.limits).map_err(PayloadError::from)?;
+    let payload = arguments.to_bytes(&chosen.params, &options).map_err(PayloadError::from)?;
     Ok((Address::new(hosted.service, OBJECT_MAIN, chosen.uid), payload, chosen.returns.clone()))
 }
 

@@ -1,7 +1,7 @@
 //! The ServiceDirectory's own methods (service 1): `service`, `services` and `machineId`
 //! answered from the service table; registering a service goes to `hosted.rs`.
 
-use naobroker_framework::Broker;
+use naobroker_framework::wire::WirePort;
 use naobroker_qi::{Message, QiValue, ServiceInfo, SERVICE_DIRECTORY};
 
 use crate::connection::hosted;
@@ -15,7 +15,7 @@ fn not_found(name: &str) -> String {
 }
 
 pub(crate) fn call(
-    broker: &Broker,
+    broker: &WirePort,
     connection: &QiConnection,
     message: &Message,
     method: Directory,

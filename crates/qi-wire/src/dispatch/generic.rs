@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::rc::Rc;
 
 use naobroker_framework::wire::Request;
-use naobroker_framework::Broker;
+use naobroker_framework::wire::WirePort;
 use naobroker_qi::{Message, ObjectRef, Options, QiValue, SERVICE_DIRECTORY};
 
 use crate::connection::{Pending, QiConnection};
@@ -38,7 +38,7 @@ fn u64_at(args: &[QiValue], index: usize) -> Option<u64> {
 }
 
 pub(crate) fn call(
-    broker: &Broker,
+    broker: &WirePort,
     connection: &QiConnection,
     message: &Message,
     generic: Generic,
@@ -106,7 +106,7 @@ pub(crate) fn call(
 /// `registerEvent(service, signal, link)`: the link is known by the client's id `link` (its
 /// `unregisterEvent` names it), and answered with this broker's own id, as libqi does.
 fn register_event(
-    broker: &Broker,
+    broker: &WirePort,
     connection: &QiConnection,
     message: &Message,
     target: &Target,
@@ -154,7 +154,7 @@ fn register_event(
 }
 
 /// `ALMemory.subscriber(event)`: a new object whose `signal` carries each value of `event`.
-pub(crate) fn subscriber(broker: &Broker, connection: &QiConnection, message: &Message, args: &[QiValue]) {
+pub(crate) fn subscriber(broker: &WirePort, connection: &QiConnection, message: &Message, args: &[QiValue]) {
     let Some(event) = args.first().and_then(QiValue::as_str) else {
         return connection.bad(broker, message, "subscriber(event): the name is not UTF-8".to_owned());
     };

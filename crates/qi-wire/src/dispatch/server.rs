@@ -3,7 +3,7 @@
 //! is `authenticate` it is answered with the broker's capabilities and `Done`, otherwise the
 //! capabilities go first as a `Capability` message (what older clients expect).
 
-use naobroker_framework::Broker;
+use naobroker_framework::wire::WirePort;
 use naobroker_qi::{
     Address, AuthState, CapabilityMap, Message, MessageType, ACTION_AUTHENTICATE, OBJECT_NONE, SERVICE_SERVER,
 };
@@ -26,7 +26,7 @@ fn capabilities() -> CapabilityMap {
 
 /// Admit the connection on its first message; answers whether `message` was for the server
 /// (and so handled here).
-pub(crate) fn admit(broker: &Broker, connection: &QiConnection, message: &Message) -> bool {
+pub(crate) fn admit(broker: &WirePort, connection: &QiConnection, message: &Message) -> bool {
     let first = !std::mem::replace(&mut connection.state.borrow_mut().authenticated, true);
     let for_server = message.address.service == SERVICE_SERVER
         && matches!(message.kind, MessageType::Call | MessageType::Post);
@@ -50,7 +50,7 @@ fn refuse_encoding(error: impl std::fmt::Display) -> bool {
 
 /// `authenticate(capabilities)`: answered `Done` with the broker's capabilities, whatever
 /// credentials came (a qi listener is loopback only: `docs/qi.md`).
-fn authenticate(broker: &Broker, connection: &QiConnection, message: &Message) {
+fn authenticate(broker: &WirePort, connection: &QiConnection, message: &Message) {
     if message.address.action != ACTION_AUTHENTICATE {
         let text =
             format!("service 0 answers only authenticate (action 8), not action {}", message.address.action);
@@ -70,7 +70,7 @@ fn authenticate(broker: &Broker, connection: &QiConnection, message: &Message) {
 }
 
 /// A `Capability` message: the client's capabilities, sent without being asked.
-pub(crate) fn capability_message(broker: &Broker, connection: &QiConnection, message: &Message) {
+pub(crate) fn capability_message(broker: &WirePort, connection: &QiConnection, message: &Message) {
     match CapabilityMap::decode(&message.payload, &connection.options()) {
         Ok(remote) => share(connection, &remote),
         Err(error) => connection.bad(broker, message, format!("capabilities: {error}")),

@@ -79,7 +79,7 @@ impl QiBroker {
                 broker.add_module(Echo).unwrap();
                 broker.add_module(Memory).unwrap();
                 let config = QiConfig { listen: vec!["tcp://127.0.0.1:0".into()] };
-                let addresses = listen(&broker, &config).await.unwrap();
+                let addresses = listen(&broker.port(), &config).await.unwrap();
                 let (commands, mut asked) = mpsc::unbounded_channel::<Command>();
                 ready.send((addresses[0], commands)).unwrap();
                 while let Some(command) = asked.recv().await {

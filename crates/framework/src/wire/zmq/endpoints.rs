@@ -4,7 +4,7 @@ use std::os::unix::fs::FileTypeExt;
 
 use zeromq::{CurvePublicKey, CurveSecretKey, RouterSocket, Socket, SocketOptions};
 
-use crate::broker::Broker;
+use crate::broker::WirePort;
 use crate::error::ListenError;
 
 /// Listeners that admit only clients proving one of `clients`' keys (ZeroMQ's CURVE:
@@ -38,7 +38,7 @@ const ZEROMQ_QUEUE_PER_PEER: usize = 16;
 pub(super) async fn bind(
     listen: &[String],
     curve: Option<&CurveListeners>,
-    broker: &Broker,
+    broker: &WirePort,
 ) -> Result<Vec<RouterSocket>, ListenError> {
     let limits = broker.limits();
     let limited = || {

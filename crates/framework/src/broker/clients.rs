@@ -1,7 +1,9 @@
-//! What the broker knows of one connected client: its connection, modules, subscriptions,
-//! liveness, and the bounded queue of messages waiting to be written to it.
+//! The client side's own state: every connected client (its connection, modules,
+//! subscriptions, liveness, event window and the bounded queue of messages waiting to be
+//! written to it), the sessions that tie liveness connections to main ones, and the clients
+//! that said goodbye lately.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -61,6 +63,15 @@ impl ClientState {
     pub(crate) fn subscriptions(&self, registry: &Registry) -> usize {
         self.events.len() + registry.callbacks_of(&self.modules)
     }
+}
+
+#[derive(Default)]
+pub(super) struct Clients {
+    pub(super) connected: HashMap<ClientId, ClientState>,
+    /// Session tag → the client of that session's main connection.
+    pub(super) sessions: HashMap<Vec<u8>, ClientId>,
+    /// Connections and sessions that said goodbye, for their late messages.
+    pub(super) departed: Departed,
 }
 
 /// How many goodbyes the broker remembers: enough for the late messages of the clients that
