@@ -111,8 +111,8 @@ enum Command {
         #[arg(long, default_value_t = 5.0)]
         distance: f64,
     },
-    /// The broker's CPU time with the Foxglove live view's server and no viewer, beside the
-    /// broker without it, in alternating runs.
+    /// The broker's CPU time and DCM lateness with the Foxglove live view's server, no viewer
+    /// and 50 viewers coming and going, beside the broker without it, in alternating runs.
     Foxglove {
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
