@@ -16,8 +16,10 @@ use zeromq::{Socket, SocketSend, ZmqMessage};
 /// Low per-client bounds so that the flooder meets them quickly.
 const FLOOD_LIMITS: &str = "[broker.limits]\nmax_queued_messages = 256\nmax_queued_bytes = 4194304\n\
                             max_calls_in_flight = 64\n";
-/// The value the flooder asks for: each reply costs the broker this much until written.
-const FLOOD_VALUE_BYTES: usize = 64 << 10;
+/// The value the flooder asks for: each reply costs the broker this much until written. Past
+/// the 64 KiB from which a reply is encoded on a blocking thread, so the flood takes both
+/// paths (two replies of a client at a time aside, the others on the broker's thread).
+const FLOOD_VALUE_BYTES: usize = 100 << 10;
 const FLOOD_CALLS: u64 = 1_000_000;
 /// The flood ends after this long even if it has not sent `FLOOD_CALLS`.
 const FLOOD_TIME: Duration = Duration::from_secs(8);

@@ -20,6 +20,9 @@ pub(crate) struct Outbox {
     pub(crate) bytes: usize,
     /// A task is writing to this client: new messages go behind it.
     pub(crate) writing: bool,
+    /// Replies to this client being encoded on a blocking thread (at most
+    /// `outbox::ASIDE_PER_CLIENT`), not yet counted in `bytes`.
+    pub(crate) encoding_aside: usize,
 }
 
 pub(crate) struct ClientState {

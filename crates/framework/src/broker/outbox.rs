@@ -21,6 +21,11 @@ const MAX_ERROR_BYTES: usize = 256;
 const ASIDE_VALUES: usize = 4096;
 const ASIDE_BYTES: usize = 64 * 1024;
 
+/// Replies of one client encoded aside at a time. Until its bytes are queued, such a reply
+/// counts toward no bound of the client's queue: past this many, a large reply is encoded on
+/// the broker's thread as any other, and a client that does not read meets its queue's bound.
+pub(crate) const ASIDE_PER_CLIENT: usize = 2;
+
 /// Whether encoding `value` is worth a thread of its own. The walk stops as soon as either
 /// bound is passed: deciding costs at most [`ASIDE_VALUES`] steps, whatever the value.
 fn worth_encoding_aside(value: &Value) -> bool {
@@ -148,13 +153,16 @@ impl Broker {
         });
         let connection = known.as_ref().map(|writable| &writable.connection).or(called_from.as_ref());
         let result = match (result, connection) {
-            (Ok(value), Some(connection)) if worth_encoding_aside(&value) => {
+            (Ok(value), Some(connection)) if worth_encoding_aside(&value) && self.aside_turn(client, 1) => {
                 match connection.reply_encoder(id) {
                     Some(encoder) => {
                         let connection = Rc::clone(connection);
-                        return self.reply_aside(client, connection, known.is_some(), encoder, value);
+                        return self.reply_aside(client, connection, id, encoder, value);
                     }
-                    None => Ok(value),
+                    None => {
+                        self.aside_turn(client, -1);
+                        Ok(value)
+                    }
                 }
             }
             (result, _) => result,
@@ -177,21 +185,55 @@ impl Broker {
         }
     }
 
+    /// Take (`1`) or give back (`-1`) one of `client`'s turns to have a reply encoded aside:
+    /// whether it was taken. A client the broker forgot has no queue, and no turns to count:
+    /// it makes no new calls.
+    fn aside_turn(&self, client: &ClientId, change: isize) -> bool {
+        let mut clients = self.inner.clients.borrow_mut();
+        let Some(known) = clients.connected.get_mut(client) else { return true };
+        let outbox = &mut known.outbox;
+        match change {
+            1 if outbox.encoding_aside >= ASIDE_PER_CLIENT => false,
+            1 => {
+                outbox.encoding_aside += 1;
+                true
+            }
+            _ => {
+                outbox.encoding_aside = outbox.encoding_aside.saturating_sub(1);
+                true
+            }
+        }
+    }
+
     /// Encode a large reply, and free its value, on a blocking thread; the bytes are then
-    /// sent as any reply is (queued behind what the client has not read yet).
+    /// queued as any reply's (a reply can so overtake this one: replies carry their call's id).
+    /// A client forgotten meanwhile still gets it on its connection; if the encoding fails,
+    /// the caller gets an error in its place, on a wire whose errors need no call state.
     fn reply_aside(
         &self,
         client: &ClientId,
         connection: Rc<dyn Connection>,
-        known: bool,
+        id: u64,
         encoder: ReplyEncoder,
         value: Value,
     ) {
         bump(&self.inner.counters.replies_encoded_aside);
         let (weak, client) = (self.downgrade(), client.clone());
         actix_rt::spawn(async move {
-            let Ok(Some(payload)) = tokio::task::spawn_blocking(move || encoder(value)).await else { return };
-            match weak.upgrade() {
+            let encoded = tokio::task::spawn_blocking(move || encoder(value)).await.ok().flatten();
+            let payload = match encoded {
+                Some(payload) => payload,
+                None => {
+                    tracing::warn!(%client, id, "a reply could not be encoded");
+                    let failed = Outbound::Error { id, message: "the reply could not be encoded".into() };
+                    let Some(payload) = connection.encode(failed) else { return };
+                    payload
+                }
+            };
+            let broker = weak.upgrade();
+            let known =
+                broker.as_ref().is_some_and(|broker| broker.aside_turn(&client, -1) && broker.knows(&client));
+            match broker {
                 Some(broker) if known => broker.send_bytes(&client, payload),
                 _ => {
                     if let Write::Waiting(sending) = connection.write(payload) {
@@ -200,5 +242,9 @@ impl Broker {
                 }
             }
         });
+    }
+
+    fn knows(&self, client: &ClientId) -> bool {
+        self.inner.clients.borrow().connected.contains_key(client)
     }
 }

@@ -107,20 +107,24 @@ pub(super) fn get_data_list_name(
 fn sorted_keys(this: &ALMemory, filter: Option<String>) -> impl Future<Output = Result<Value, CallError>> {
     let store = Arc::clone(&this.store);
     sorted_aside(&this.listing, move || {
-        let mut keys = store.keys();
-        if let Some(filter) = filter {
-            keys.retain(|key| key.contains(&filter));
+        move || {
+            let mut keys = store.keys();
+            if let Some(filter) = filter {
+                keys.retain(|key| key.contains(&filter));
+            }
+            keys
         }
-        keys
     })
 }
 
-/// The names `gather` lists, sorted, as the reply's value: gathered, sorted and converted
-/// on a blocking thread, one listing at a time (each holds a copy of its names), so that
-/// whatever the store's size, the broker's thread only hands the names over.
+/// The names a listing gathers, sorted, as the reply's value, one listing at a time (each
+/// holds a copy of its names). Once the listing's turn comes, `start` runs on the broker's
+/// thread and hands over what gathers the names (cheap there: handles, not the names); they
+/// are gathered, sorted and converted on a blocking thread, so that whatever the store's
+/// size the broker's thread does little.
 pub(super) fn sorted_aside<T, G>(
     listing: &Arc<Semaphore>,
-    gather: G,
+    start: impl FnOnce() -> G,
 ) -> impl Future<Output = Result<Value, CallError>>
 where
     T: AsRef<str> + Ord + Send + 'static,
@@ -129,6 +133,7 @@ where
     let listing = Arc::clone(listing);
     async move {
         let _turn = listing.acquire_owned().await.map_err(|_| CallError::new("ALMemory stopped"))?;
+        let gather = start();
         let listed = tokio::task::spawn_blocking(move || {
             let mut names = gather();
             names.sort_unstable();

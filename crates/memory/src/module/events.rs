@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use naobroker_framework::{encoded_size, excerpt, CallError, ClientId, ModuleContext, Value};
@@ -172,17 +173,19 @@ impl ALMemory {
     }
 
     /// The declared events of one kind, sorted, listed as the keys are (`sorted_aside`):
-    /// the broker's thread only copies the names' handles.
+    /// the broker's thread only copies the names' handles, once the listing's turn came.
     fn event_names(&self, kind: EntryKind) -> impl Future<Output = Result<Value, CallError>> {
-        let names: Vec<Arc<str>> = self
-            .events
-            .borrow()
-            .entries
-            .iter()
-            .filter(|(_, entry)| entry.kind == kind)
-            .map(|(name, _)| Arc::clone(name))
-            .collect();
-        sorted_aside(&self.listing, move || names)
+        let events = Rc::clone(&self.events);
+        sorted_aside(&self.listing, move || {
+            let names: Vec<Arc<str>> = events
+                .borrow()
+                .entries
+                .iter()
+                .filter(|(_, entry)| entry.kind == kind)
+                .map(|(name, _)| Arc::clone(name))
+                .collect();
+            move || names
+        })
     }
 }
 
