@@ -216,7 +216,7 @@ pub fn support_polygon(feet: &[Transform; 2], support: [bool; 2]) -> SupportPoly
 }
 
 /// The point of the support polygon the centre of mass goes to over one foot: the middle of
-/// its sole, between heel and toe and between its edges, less the margin.
+/// its sole, between heel and toe and between its edges.
 pub fn over_foot(feet: &[Transform; 2], side: Side) -> [f64; 2] {
     let support = [side == Side::Left, side == Side::Right];
     support_polygon(feet, support).centre()

@@ -147,7 +147,6 @@ pub(super) struct MotorState {
 /// Blocking calls' tasks that may wait for their joints at once: ALMotion's API refuses
 /// one more (`module/client.rs`), so the engine's room for them never runs out.
 pub const POSTPONED_TASKS: usize = 64;
-pub use obstacles::SECURITY_DISTANCE_M;
 
 /// Differences smaller than the DCM's rounding are not someone else's commands.
 const SAME_VALUE: f64 = 1e-3;

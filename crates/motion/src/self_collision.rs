@@ -13,7 +13,7 @@ use naobroker_kinematics::{Frame, Pose};
 use serde::Deserialize;
 
 /// Closer than this (m) between an arm and the body, `isCollision` says `"near"` (StandInit's
-/// hands are 17 mm from the thighs: `"none"`).
+/// arms are clear of the torso, the head and each other: `"none"`).
 pub const NEAR_M: f64 = 0.01;
 /// Collision protection keeps a clear arm at least this far (m) from the body: an arm
 /// whose new pose comes closer than this, and closer than it was, is held.

@@ -230,9 +230,22 @@ impl Mover {
                 motion.call("setFallManagerEnabled", (false,)).await?;
                 paused[0] = true;
             }
-            if motion.call_as::<bool, _>("getCollisionProtectionEnabled", ("Arms",)).await? {
-                motion.call("setCollisionProtectionEnabled", ("Arms", false)).await?;
-                paused[1] = true;
+            let arms = async {
+                let protected = motion.call_as::<bool, _>("getCollisionProtectionEnabled", ("Arms",)).await?;
+                if protected {
+                    motion.call("setCollisionProtectionEnabled", ("Arms", false)).await?;
+                }
+                Ok::<_, CallError>(protected)
+            };
+            match arms.await {
+                Ok(protected) => paused[1] = protected,
+                Err(error) => {
+                    // Nothing records this pause yet: switch the fall manager back on here.
+                    if paused[0] {
+                        motion.call("setFallManagerEnabled", (true,)).await?;
+                    }
+                    return Err(error);
+                }
             }
             if paused == [false; 2] {
                 return Ok(None);

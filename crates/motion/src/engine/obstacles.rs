@@ -15,7 +15,7 @@ pub(super) const SONAR_KEYS: [&str; 2] =
     ["Device/SubDeviceList/US/Left/Sensor/Value", "Device/SubDeviceList/US/Right/Sensor/Value"];
 /// NAOqi's orthogonal security distance (m): how close an obstacle may come ahead of a
 /// robot walking at full speed.
-pub const SECURITY_DISTANCE_M: f64 = 0.4;
+const SECURITY_DISTANCE_M: f64 = 0.4;
 
 /// The sonars' slots, when the robot has both.
 pub(super) fn sonars(slots: &Arc<RtSlots>) -> Result<Option<FastAccess>, NotRealTimeKey> {

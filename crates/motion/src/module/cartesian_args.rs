@@ -235,17 +235,16 @@ pub(super) fn times(
                 Value::Array(items) => items.iter().filter_map(number).collect(),
                 one => number(one).into_iter().collect(),
             };
-            let name = chain;
             if times.len() != expected {
                 return Err(CallError::new(format!(
-                    "{argument}: {name}: {} time(s) for {expected} path point(s)",
+                    "{argument}: {chain}: {} time(s) for {expected} path point(s)",
                     times.len()
                 )));
             }
             let increasing = times.iter().try_fold(0.0, |last, &t| (t.is_finite() && t > last).then_some(t));
             if increasing.is_none() {
                 return Err(CallError::new(format!(
-                    "{argument}: {name}: times must be positive and increasing, got {times:?}"
+                    "{argument}: {chain}: times must be positive and increasing, got {times:?}"
                 )));
             }
             Ok(times)

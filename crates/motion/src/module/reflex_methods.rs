@@ -27,7 +27,7 @@ pub(super) fn add_to(m: &mut Methods<ALMotion>) {
     .add(
         "setCollisionProtectionEnabled",
         "setCollisionProtectionEnabled(chainName, enable): keep LArm, RArm or Arms off the torso, \
-         the head, the legs and the other arm (on by default). Returns true.",
+         the head and the other arm (on by default). Returns true.",
         set_collision_protection_enabled,
     )
     .add(
