@@ -275,7 +275,6 @@ fn a_viewer_that_never_reads_loses_messages_while_another_receives_every_cycle()
     let received = drain(&mut stalled);
     assert!(sent >= 2 * CYCLES, "the reader got every cycle's transforms and joints: {sent}");
     assert!(received < sent, "the stalled viewer got {received} of {sent} messages");
-    assert!(received > 0, "the stalled viewer still gets the latest messages once it reads");
 }
 
 fn rss_kb(pid: u32) -> u64 {

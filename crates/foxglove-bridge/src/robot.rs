@@ -374,6 +374,9 @@ impl RobotChannels {
                 }),
                 linear_velocity: Some(Vector3 { x: vx, y: vy, z: 0.0 }),
                 angular_velocity: Some(Vector3 { x: 0.0, y: 0.0, z: vtheta }),
+                // The schema's 6 × 6 matrices, zeros as it asks when they are unknown.
+                pose_covariance: vec![0.0; 36],
+                velocity_covariance: vec![0.0; 36],
                 ..Default::default()
             };
             self.odometry.log_with_time(&message, unix_ns);
