@@ -8,6 +8,7 @@
 use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
+use std::rc::Rc;
 
 use naobroker_balance::{FootState, Side};
 use naobroker_framework::{excerpt, CallError, Methods, ModuleContext, Value};
@@ -18,6 +19,7 @@ use naobroker_protocol::value_excerpt;
 use super::cartesian_args::{self, Form};
 use super::cartesian_control;
 use super::cartesian_queries::{cartesian, torso_in_space};
+use super::client::Client;
 use super::ALMotion;
 use crate::cartesian::{Source, Space};
 use crate::engine::whole_body::{Effector, Order};
@@ -176,11 +178,23 @@ pub(super) fn leave(
     }
     this.whole_body.enabled.set(false);
     let end = this.client.wait_for_end(id, finished);
-    let client = std::rc::Rc::clone(&this.client);
+    let off = WholeBodyOff(Rc::clone(&this.client));
     Ok(Some(async move {
-        end.await?;
-        client.send(ToEngine::WholeBody(Order::Enable(false)))
+        let _off = off;
+        end.await.map(|_| ())
     }))
+}
+
+/// Turns the engine's whole body off when dropped: when `rest`'s return to both feet ends,
+/// and also when `rest` is stopped or its caller leaves first, since the API already says
+/// the whole body is off.
+struct WholeBodyOff(Rc<Client>);
+
+impl Drop for WholeBodyOff {
+    fn drop(&mut self) {
+        // Only a stopped motion thread refuses it, and then nothing moves anyway.
+        let _ = self.0.send(ToEngine::WholeBody(Order::Enable(false)));
+    }
 }
 
 /// How long `rest` takes to bring the centre of mass back over both feet (s).
