@@ -176,6 +176,61 @@ fn half_sent_frames_are_bounded_in_total_and_closed_when_they_stall() {
     broker.call("ALMemory.getData", &["DCM/Time"]);
 }
 
+/// A short stall timeout, so that twelve of them pass quickly.
+const TRICKLE_LIMITS: &str = "[broker.limits]\nstall_timeout_ms = 200\n";
+/// What a trickler sends every `TRICKLE_EVERY`: more than the 64 KiB each stall timeout asks
+/// for, so it never stalls, and its 16 MiB frame would take 25 s to arrive.
+const TRICKLE_CHUNK: usize = 70 << 10;
+const TRICKLE_EVERY: Duration = Duration::from_millis(100);
+
+/// Send `prefix`, then `TRICKLE_CHUNK` bytes of the announced frame every `TRICKLE_EVERY`
+/// until the broker closes the connection: how long that took, or `None` after `limit`.
+fn trickle_until_closed(address: &str, prefix: &[u8], limit: Duration) -> Option<Duration> {
+    let mut trickler = TcpStream::connect(address).unwrap();
+    trickler.set_read_timeout(Some(TRICKLE_EVERY)).unwrap();
+    let started = std::time::Instant::now();
+    if trickler.write_all(prefix).is_err() {
+        return Some(started.elapsed());
+    }
+    let mut buffer = [0u8; 256];
+    while started.elapsed() < limit {
+        if trickler.write_all(&[b'x'; TRICKLE_CHUNK]).is_err() {
+            return Some(started.elapsed());
+        }
+        match trickler.read(&mut buffer) {
+            Ok(0) => return Some(started.elapsed()),
+            Ok(_) => {}
+            Err(error) if matches!(error.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(_) => return Some(started.elapsed()),
+        }
+    }
+    None
+}
+
+/// A client that sends just enough each stall timeout never stalls, but its message may not
+/// stay unfinished for more than twelve of them (`STALL_MAX_PERIODS`): otherwise a few such
+/// clients would hold the unfinished budget for as long as they like (issue 25).
+#[test]
+fn a_frame_trickled_in_is_closed_after_twelve_stall_timeouts() {
+    let qi_port = naobroker_e2e::free_port();
+    let config = format!("{TRICKLE_LIMITS}[qi]\nlisten = [\"tcp://127.0.0.1:{qi_port}\"]\n");
+    let broker = TestBroker::start_with(&config, "");
+    let zeromq = broker.url.strip_prefix("tcp://").unwrap().to_owned();
+    let qi = format!("127.0.0.1:{qi_port}");
+    for (wire, address, prefix) in [("zeromq", &zeromq, zmtp_announcing()), ("qi", &qi, qi_announcing())] {
+        let closed = trickle_until_closed(address, &prefix, Duration::from_secs(10));
+        // Twelve periods of 200 ms: 2.4 s, and the broker's thread may be late to see it.
+        assert!(
+            closed.is_some_and(|after| after >= Duration::from_secs(2)),
+            "{wire}: the trickler was closed after {closed:?}"
+        );
+    }
+    let after = broker.call("ServiceDirectory.stats", &[]);
+    assert!(after["stalled_frames"].as_u64().unwrap() >= 1, "{after}");
+    assert!(after["qi_stalled_frames"].as_u64().unwrap() >= 1, "{after}");
+    broker.call("ALMemory.getData", &["DCM/Time"]);
+}
+
 // ---------------------------------------------------------------------------------------
 // Names and values past the limits.
 

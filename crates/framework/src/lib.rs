@@ -48,5 +48,5 @@ pub use session::Session;
 pub use wire::zmq::CurveListeners;
 pub use zeromq::{
     CurveKeyError, CurveKeyPair, CurvePublicKey, CurveSecretKey, UnfinishedBudget, UnfinishedShare,
-    STALL_MIN_PROGRESS,
+    STALL_MAX_PERIODS, STALL_MIN_PROGRESS,
 };

@@ -2,7 +2,8 @@
 //! header checked before its payload is awaited (a bad magic, version or type, or a payload
 //! over `max_frame_bytes`, closes the connection, counted), each message handed on. What an
 //! unfinished message holds counts toward the broker's `max_unfinished_bytes`, and a
-//! connection whose message stops arriving (`stall_timeout_ms`) is closed.
+//! connection whose message stops arriving (`stall_timeout_ms`), or stays unfinished for
+//! `STALL_MAX_PERIODS` of them however much arrives, is closed.
 
 use std::io::ErrorKind;
 use std::rc::Rc;
@@ -10,7 +11,7 @@ use std::time::Duration;
 
 use bytes::{Buf, BytesMut};
 use naobroker_framework::wire::Connection;
-use naobroker_framework::STALL_MIN_PROGRESS;
+use naobroker_framework::{STALL_MAX_PERIODS, STALL_MIN_PROGRESS};
 use naobroker_qi::{decode_message, Decoded, FrameError};
 use tokio::time::Instant;
 
@@ -32,11 +33,13 @@ struct Stall {
     ends: Instant,
     received: usize,
     finished_a_message: bool,
+    /// Periods before this one spent in the middle of the same message.
+    unfinished_periods: u32,
 }
 
 impl Stall {
-    fn new(timeout: Duration) -> Stall {
-        Stall { ends: Instant::now() + timeout, received: 0, finished_a_message: false }
+    fn new(timeout: Duration, unfinished_periods: u32) -> Stall {
+        Stall { ends: Instant::now() + timeout, received: 0, finished_a_message: false, unfinished_periods }
     }
 }
 
@@ -90,18 +93,24 @@ pub(crate) async fn read(connection: Rc<QiConnection>) {
                     }
                     continue;
                 }
-                let period = stall.get_or_insert_with(|| Stall::new(shared.stall_timeout));
+                let period = stall.get_or_insert_with(|| Stall::new(shared.stall_timeout, 0));
+                let periods = if period.finished_a_message { 0 } else { period.unfinished_periods + 1 };
                 match tokio::time::timeout_at(period.ends, read_some(&connection, &mut buffer)).await {
                     Ok(0) => break,
                     Ok(read) => period.received = period.received.saturating_add(read),
-                    Err(_elapsed) if period.finished_a_message || period.received >= STALL_MIN_PROGRESS => {
-                        *period = Stall::new(shared.stall_timeout);
+                    Err(_elapsed)
+                        if (period.finished_a_message || period.received >= STALL_MIN_PROGRESS)
+                            && periods < STALL_MAX_PERIODS =>
+                    {
+                        *period = Stall::new(shared.stall_timeout, periods);
                     }
                     Err(_elapsed) => {
                         bump(&shared.counters.stalled_frames);
                         tracing::warn!(
                             client = %connection.client, received = period.received,
-                            "qi client disconnected: its message stopped arriving (stall_timeout_ms)"
+                            max_periods = STALL_MAX_PERIODS,
+                            "qi client disconnected: its message stopped arriving, or stayed unfinished for \
+                             max_periods stall_timeout_ms"
                         );
                         connection.close();
                         break;

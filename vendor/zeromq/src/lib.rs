@@ -368,6 +368,13 @@ pub const MULTIPART_FRAME_OVERHEAD: u64 = 32;
 /// [`SocketOptions::stall_timeout`], unless it finishes a message in that time.
 pub const STALL_MIN_PROGRESS: usize = 64 * 1024;
 
+/// How many [`SocketOptions::stall_timeout`] periods in a row a connection may spend in the
+/// middle of one message, however much of it arrives: a peer trickling just enough to pass
+/// [`STALL_MIN_PROGRESS`] would otherwise hold its unfinished message (and its part of the
+/// unfinished budget) for as long as it likes. 12 periods of the default 5 s: a 16 MiB
+/// message must arrive at 280 KB/s or more.
+pub const STALL_MAX_PERIODS: u32 = 12;
+
 pub struct SocketOptions {
     pub(crate) peer_id: Option<PeerIdentity>,
     pub(crate) connect_timeout: Option<Duration>,
@@ -535,7 +542,8 @@ impl SocketOptions {
     }
 
     /// Closes a connection in the middle of a message that, in `timeout`, neither finished
-    /// a message nor received [`STALL_MIN_PROGRESS`] bytes: a peer that announces a frame
+    /// a message nor received [`STALL_MIN_PROGRESS`] bytes, or that stayed in the middle of
+    /// one message for [`STALL_MAX_PERIODS`] timeouts in a row: a peer that announces a frame
     /// and then sends it slowly, or not at all, does not hold what it sent for long.
     /// Counted in [`SocketOptions::stalled_message_drops`]. Without this call a peer may
     /// take as long as it likes, as upstream.

@@ -31,6 +31,13 @@ pub enum CodecError {
         timeout: std::time::Duration,
         received: usize,
     },
+    /// One message stayed unfinished for `STALL_MAX_PERIODS` periods of `timeout` in a row
+    /// (`SocketOptions::stall_timeout`), however much of it arrived.
+    #[error("a message stayed unfinished for {periods} periods of {timeout:?}")]
+    TooSlow {
+        timeout: std::time::Duration,
+        periods: u32,
+    },
 }
 
 pub(crate) type CodecResult<T> = Result<T, CodecError>;

@@ -1,6 +1,6 @@
 use crate::codec::ZmqCodec;
 use crate::curve::CurveMessageCipher;
-use crate::{SocketOptions, UnfinishedShare, STALL_MIN_PROGRESS};
+use crate::{SocketOptions, UnfinishedShare, STALL_MAX_PERIODS, STALL_MIN_PROGRESS};
 
 use super::error::{CodecError, CodecResult};
 use super::Message;
@@ -53,14 +53,17 @@ struct Stall {
     ends: Pin<Box<dyn Future<Output = ()> + Send + Sync>>,
     received: usize,
     finished_a_message: bool,
+    /// Periods before this one spent in the middle of the same message.
+    unfinished_periods: u32,
 }
 
 impl Stall {
-    fn new(timeout: Duration) -> Stall {
+    fn new(timeout: Duration, unfinished_periods: u32) -> Stall {
         Stall {
             ends: Box::pin(crate::async_rt::task::sleep(timeout)),
             received: 0,
             finished_a_message: false,
+            unfinished_periods,
         }
     }
 }
@@ -156,7 +159,7 @@ impl Stream for ZmqFramedRead {
                         .oversized_message_drops
                         .fetch_add(1, Ordering::Relaxed);
                 }
-                CodecError::Stalled { .. } => {
+                CodecError::Stalled { .. } | CodecError::TooSlow { .. } => {
                     log::warn!("closing a connection: {error}");
                     this.options
                         .stalled_message_drops
@@ -259,7 +262,7 @@ impl ZmqFramedRead {
             self.stall = None;
             return Ok(());
         }
-        let stall = self.stall.get_or_insert_with(|| Stall::new(timeout));
+        let stall = self.stall.get_or_insert_with(|| Stall::new(timeout, 0));
         while stall.ends.as_mut().poll(cx).is_ready() {
             if !stall.finished_a_message && stall.received < STALL_MIN_PROGRESS {
                 return Err(CodecError::Stalled {
@@ -267,7 +270,11 @@ impl ZmqFramedRead {
                     received: stall.received,
                 });
             }
-            *stall = Stall::new(timeout);
+            let periods = if stall.finished_a_message { 0 } else { stall.unfinished_periods + 1 };
+            if periods >= STALL_MAX_PERIODS {
+                return Err(CodecError::TooSlow { timeout, periods });
+            }
+            *stall = Stall::new(timeout, periods);
         }
         Ok(())
     }
