@@ -13,6 +13,7 @@ use naobroker_e2e::cartesian::assert_close;
 use naobroker_e2e::free_port;
 use naobroker_e2e::robot::Robot;
 use naobroker_framework::Value;
+use naobroker_lola::names::JOINTS;
 use prost::Message as _;
 use serde_json::{json, Value as Json};
 use tokio::net::TcpStream;
@@ -199,35 +200,6 @@ fn a_viewer_gets_the_robot_description_on_subscribing_and_events_as_raised() {
     assert_eq!(subscription, 2);
     assert_eq!(serde_json::from_slice::<Json>(&payload).unwrap(), json!({"value": 7}));
 }
-
-/// The DCM's joints (the robot description's `[[joint]]`, LoLA's order).
-const JOINTS: [&str; 25] = [
-    "HeadYaw",
-    "HeadPitch",
-    "LShoulderPitch",
-    "LShoulderRoll",
-    "LElbowYaw",
-    "LElbowRoll",
-    "LWristYaw",
-    "LHipYawPitch",
-    "LHipRoll",
-    "LHipPitch",
-    "LKneePitch",
-    "LAnklePitch",
-    "LAnkleRoll",
-    "RHipRoll",
-    "RHipPitch",
-    "RKneePitch",
-    "RAnklePitch",
-    "RAnkleRoll",
-    "RShoulderPitch",
-    "RShoulderRoll",
-    "RElbowYaw",
-    "RElbowRoll",
-    "RWristYaw",
-    "LHand",
-    "RHand",
-];
 
 fn sensor_keys() -> Vec<Value> {
     JOINTS

@@ -10,6 +10,8 @@ use foxglove::messages::{
 use foxglove::{Channel, Context, RawChannel, Schema};
 use naobroker_kinematics::transform::Rotation;
 use naobroker_kinematics::{Model, Pose as KinematicPose, Transform};
+// The force sensors, left foot then right, each in LoLA's order (kg).
+use naobroker_lola::names::FSR as FSR_KEYS;
 use naobroker_urdf::{FootSensors, ViewerModel};
 use serde_json::{json, Value as Json};
 
@@ -52,17 +54,6 @@ const IMU_KEYS: [&str; 8] = [
     "InertialSensor/AccelerometerX/Sensor/Value",
     "InertialSensor/AccelerometerY/Sensor/Value",
     "InertialSensor/AccelerometerZ/Sensor/Value",
-];
-/// The force sensors, left foot then right, each in LoLA's order (kg).
-const FSR_KEYS: [&str; 8] = [
-    "LFoot/FSR/FrontLeft/Sensor/Value",
-    "LFoot/FSR/FrontRight/Sensor/Value",
-    "LFoot/FSR/RearLeft/Sensor/Value",
-    "LFoot/FSR/RearRight/Sensor/Value",
-    "RFoot/FSR/FrontLeft/Sensor/Value",
-    "RFoot/FSR/FrontRight/Sensor/Value",
-    "RFoot/FSR/RearLeft/Sensor/Value",
-    "RFoot/FSR/RearRight/Sensor/Value",
 ];
 const FSR_NAMES: [&str; 4] = ["front_left", "front_right", "rear_left", "rear_right"];
 const BATTERY_KEYS: [&str; 4] = [
