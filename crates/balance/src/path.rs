@@ -3,7 +3,7 @@
 //! turning about one axis) on a smooth profile that starts and stops at rest at every key,
 //! as ALMotion's joint key frames do. Its keys live in storage reserved at start.
 
-use naobroker_kinematics::transform::{axis_angle, mul, norm, rotation_vector, transpose};
+use naobroker_kinematics::transform::between;
 use naobroker_kinematics::Transform;
 
 /// The most keys a path holds: ALMotion's bound on a Cartesian path's points.
@@ -82,21 +82,6 @@ impl Path {
         }
         from.1
     }
-}
-
-/// The transform `fraction` of the way from `from` to `to`: the translation on the straight
-/// line, the rotation turned about one axis.
-pub(crate) fn between(from: &Transform, to: &Transform, fraction: f64) -> Transform {
-    let turn = rotation_vector(&mul(&transpose(&from.rotation), &to.rotation));
-    let angle = norm(turn);
-    let rotation = if angle < 1e-12 {
-        from.rotation
-    } else {
-        mul(&from.rotation, &axis_angle(turn.map(|v| v / angle), angle * fraction))
-    };
-    let translation =
-        [0, 1, 2].map(|axis| from.translation[axis] * (1.0 - fraction) + to.translation[axis] * fraction);
-    Transform { rotation, translation }
 }
 
 /// Smoothstep: from rest to rest.

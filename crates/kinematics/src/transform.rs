@@ -195,6 +195,21 @@ pub fn norm(a: [f64; 3]) -> f64 {
     (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
 }
 
+/// The transform `fraction` of the way from `from` to `to`: the translation on the straight
+/// line, the rotation turned about one axis.
+pub fn between(from: &Transform, to: &Transform, fraction: f64) -> Transform {
+    let turn = rotation_vector(&mul(&transpose(&from.rotation), &to.rotation));
+    let angle = norm(turn);
+    let rotation = if angle < 1e-12 {
+        from.rotation
+    } else {
+        mul(&from.rotation, &axis_angle(turn.map(|v| v / angle), angle * fraction))
+    };
+    let translation =
+        [0, 1, 2].map(|axis| from.translation[axis] * (1.0 - fraction) + to.translation[axis] * fraction);
+    Transform { rotation, translation }
+}
+
 /// `angle` (rad) brought into (-π, π].
 pub fn wrap_angle(angle: f64) -> f64 {
     use std::f64::consts::{PI, TAU};

@@ -4,7 +4,7 @@
 //! chain end moves close to the line; a step's time follows a smooth profile that starts
 //! and stops each segment at rest.
 
-use naobroker_kinematics::transform::{axis_angle, mul, rotation_vector, transpose};
+use naobroker_kinematics::transform::{between, mul, rotation_vector, transpose};
 use naobroker_kinematics::{solve, Chain, IkError, Model, Pose, Transform};
 
 /// Longest straight step between two solved points (m), and largest turn (rad).
@@ -115,21 +115,6 @@ fn steps(from: &Transform, to: &Transform, seconds: f64) -> u32 {
     let wanted = (distance / STEP_POSITION).max(turn / STEP_ROTATION).ceil();
     let room = (seconds / STEP_TIME).floor();
     wanted.min(room).clamp(1.0, 1000.0) as u32
-}
-
-/// The transform `fraction` of the way from `from` to `to`: the translation on the straight
-/// line, the rotation turned about one axis.
-fn between(from: &Transform, to: &Transform, fraction: f64) -> Transform {
-    let turn = rotation_vector(&mul(&transpose(&from.rotation), &to.rotation));
-    let angle = norm(turn);
-    let rotation = if angle < 1e-12 {
-        from.rotation
-    } else {
-        mul(&from.rotation, &axis_angle(turn.map(|v| v / angle), angle * fraction))
-    };
-    let translation =
-        [0, 1, 2].map(|axis| from.translation[axis] * (1.0 - fraction) + to.translation[axis] * fraction);
-    Transform { rotation, translation }
 }
 
 /// Smoothstep: from rest to rest, 1.5 times the mean speed at the middle.
