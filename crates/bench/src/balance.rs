@@ -10,25 +10,10 @@ use naobroker_balance::{over_foot, ComGoal, Goal, Side, WholeBody};
 use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_kinematics::{Chain, Part, Pose};
 use naobroker_motion::body::Body;
+use naobroker_posture::library::STAND_INIT;
 use naobroker_walk::{FootPose, LegGeometry};
 
 use crate::stats::{print, Row, Samples};
-
-/// NAOqi's StandInit (the joints that are not zero).
-const STAND_INIT: [(&str, f64); 12] = [
-    ("LHipPitch", -0.45),
-    ("RHipPitch", -0.45),
-    ("LKneePitch", 0.7),
-    ("RKneePitch", 0.7),
-    ("LAnklePitch", -0.35),
-    ("RAnklePitch", -0.35),
-    ("LShoulderPitch", 1.4),
-    ("RShoulderPitch", 1.4),
-    ("LShoulderRoll", 0.3),
-    ("RShoulderRoll", -0.3),
-    ("LElbowRoll", -1.0),
-    ("RElbowRoll", 1.0),
-];
 
 /// Time `calls` runs of `run(call)` (µs each).
 fn time(calls: usize, mut run: impl FnMut(usize)) -> Samples {
@@ -64,8 +49,11 @@ pub fn run(calls: usize, json: bool) {
         })
         .collect();
     let mut angles = vec![0.0; model.joint_names().len()];
-    for (name, angle) in STAND_INIT {
-        angles[model.joint_index(name).expect("a NAO joint")] = angle;
+    // NAOqi's StandInit, from ALRobotPosture's library (its hands are not in the model).
+    for &(name, angle) in STAND_INIT.joints {
+        if let Some(index) = model.joint_index(name) {
+            angles[index] = angle;
+        }
     }
     let mut solver = WholeBody::new(model, limits).expect("NAO's legs");
     let (torso, feet) = solver.anchor(model, &angles);
