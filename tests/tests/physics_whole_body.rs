@@ -113,16 +113,34 @@ impl Judged {
         (0..n).for_each(|_| self.step());
     }
 
-    /// Post a blocking call and step while it runs.
+    /// Post a blocking call of ALMotion and step while it runs.
     fn run(&mut self, method: &str, args: Vec<Value>) -> usize {
-        let task = self.bench.session.post("ALMotion", method, args).unwrap();
+        self.run_of("ALMotion", method, args)
+    }
+
+    /// Post a blocking call of `module` and step while it runs.
+    fn run_of(&mut self, module: &str, method: &str, args: Vec<Value>) -> usize {
+        let task = self.bench.session.post(module, method, args).unwrap();
         let mut steps = 0;
-        while self.call("isRunning", vec![task.into()]) == Value::from(true) {
+        while self.bench.call(module, "isRunning", vec![task.into()]) == Value::from(true) {
             assert!(steps < 5000, "{method} still runs after 60 s");
             self.step();
             steps += 1;
         }
         steps
+    }
+
+    /// NAOqi's examples' start: `wakeUp`, then `goToPosture("StandInit", 0.5)`.
+    fn go_to_stand_init(&mut self) {
+        self.run("wakeUp", vec![]);
+        self.run_of("ALRobotPosture", "goToPosture", vec!["StandInit".into(), 0.5.into()]);
+    }
+
+    fn report_margin(&self) {
+        println!(
+            "the centre of mass stayed at least {:.1} mm inside the support polygon",
+            self.smallest_margin * 1e3
+        );
     }
 
     fn transform(&self, effector: &str, frame: i64) -> Transform {
@@ -190,10 +208,7 @@ fn on_the_left_leg_the_right_foot_lifted_5_cm_for_5_s_the_robot_stands() {
     assert_eq!(robot.margin().1, [true, true], "back on both feet");
     robot.call("wbEnable", vec![false.into()]);
     robot.steps(100);
-    println!(
-        "the centre of mass stayed at least {:.1} mm inside the support polygon",
-        robot.smallest_margin * 1e3
-    );
+    robot.report_margin();
 }
 
 /// NAOqi 2.1's `almotion_wbKick.py`: wakeUp, StandInit, the whole body on with both feet
@@ -203,13 +218,7 @@ fn on_the_left_leg_the_right_foot_lifted_5_cm_for_5_s_the_robot_stands() {
 #[test]
 fn naoqi_wb_kick_runs_without_a_fall() {
     let mut robot = Judged::awake();
-    robot.run("wakeUp", vec![]);
-    let task =
-        robot.bench.session.post("ALRobotPosture", "goToPosture", vec!["StandInit".into(), 0.5.into()]);
-    let task = task.unwrap();
-    while robot.bench.call("ALRobotPosture", "isRunning", vec![task.into()]) == Value::from(true) {
-        robot.step();
-    }
+    robot.go_to_stand_init();
     robot.call("wbEnable", vec![true.into()]);
     robot.call("wbFootState", vec!["Fixed".into(), "Legs".into()]);
     robot.call("wbEnableBalanceConstraint", vec![true.into(), "Legs".into()]);
@@ -229,10 +238,7 @@ fn naoqi_wb_kick_runs_without_a_fall() {
     robot.steps(83);
     robot.run("rest", vec![]);
     robot.steps(100);
-    println!(
-        "the centre of mass stayed at least {:.1} mm inside the support polygon",
-        robot.smallest_margin * 1e3
-    );
+    robot.report_margin();
 }
 
 /// NAOqi 2.1's `almotion_hulaHoop.py`: wakeUp, StandInit, the torso's transform in
@@ -242,13 +248,7 @@ fn naoqi_wb_kick_runs_without_a_fall() {
 #[test]
 fn naoqi_hula_hoop_runs_without_a_fall() {
     let mut robot = Judged::awake();
-    robot.run("wakeUp", vec![]);
-    let task =
-        robot.bench.session.post("ALRobotPosture", "goToPosture", vec!["StandInit".into(), 0.5.into()]);
-    let task = task.unwrap();
-    while robot.bench.call("ALRobotPosture", "isRunning", vec![task.into()]) == Value::from(true) {
-        robot.step();
-    }
+    robot.go_to_stand_init();
     let current = robot.transform("Torso", FRAME_ROBOT);
     let (dx, dy, dwx, dwy) = (0.03, 0.03, 8.0f64.to_radians(), 8.0f64.to_radians());
     let at = shift(current.translation[0], current.translation[1], current.translation[2]);
@@ -273,8 +273,5 @@ fn naoqi_hula_hoop_runs_without_a_fall() {
     println!("the torso swung {swung:.3?} m (back, forward, right, left)");
     robot.run("rest", vec![]);
     robot.steps(100);
-    println!(
-        "the centre of mass stayed at least {:.1} mm inside the support polygon",
-        robot.smallest_margin * 1e3
-    );
+    robot.report_margin();
 }
