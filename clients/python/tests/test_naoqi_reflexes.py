@@ -8,8 +8,7 @@ Two preludes go before them: `time.sleep` counts DCM time (test_naoqi_task_rules
 `almath` and `motion`, NAOqi SDK modules the naobroker client does not ship, answer the one
 name these examples take from them, `TO_RAD`."""
 
-from test_naoqi_scripts import start
-from test_naoqi_task_rules import DCM_TIME_SLEEP
+from test_naoqi_task_rules import run_in_dcm_time
 
 SDK_CONSTANTS = '''import math as _math
 import sys as _sys
@@ -197,16 +196,8 @@ def main(robotIP, pChainName, PORT=9559):
 
 def run_tracing(broker, example, most_cycles=20000):
     """Run the example, stepping one motion cycle at a time: isCollision("Arms") each cycle."""
-    process = start(broker, DCM_TIME_SLEEP + SDK_CONSTANTS + example)
-    levels = []
-    for _ in range(most_cycles // 2):
-        if process.poll() is not None:
-            break
-        broker.step(2)
-        levels.append(broker.session.call("ALMotion", "isCollision", "Arms"))
-    out, err = process.communicate(timeout=30)
-    assert process.returncode == 0, out + err
-    return out, levels
+    is_collision = lambda: broker.session.call("ALMotion", "isCollision", "Arms")  # noqa: E731
+    return run_in_dcm_time(broker, SDK_CONSTANTS + example, is_collision, most_cycles)
 
 
 def collision_stops(broker):
@@ -448,13 +439,8 @@ def test_is_collision_and_external_protection_examples(broker):
 
 
 def test_the_breath_examples(broker):
-    process = start(broker, DCM_TIME_SLEEP + BREATH)
-    knees = []
-    while process.poll() is None:
-        broker.step(2)
-        knees.append(broker.session.call("ALMotion", "getAngles", "LKneePitch", False)[0])
-    out, err = process.communicate(timeout=30)
-    assert process.returncode == 0, out + err
+    knee = lambda: broker.session.call("ALMotion", "getAngles", "LKneePitch", False)[0]  # noqa: E731
+    out, knees = run_in_dcm_time(broker, BREATH, knee, most_cycles=20000)
     assert "Current breath config: [['Bpm', 12.0], ['Amplitude', 0.5]]" in out, out
     # The knees swayed: 2 breaths in 10 s at 12 Bpm, then 5 at 30 Bpm, each bending and
     # straightening once (wakeUp, StandInit and rest bend them a couple of times at most).

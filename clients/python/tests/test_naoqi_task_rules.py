@@ -146,18 +146,25 @@ if __name__ == "__main__":
 YAW = "Device/SubDeviceList/HeadYaw/Position/Actuator/Value"
 
 
-def run_tracing_head_yaw(broker, example, most_cycles=4000):
-    """Run the example, stepping one motion cycle at a time: HeadYaw's command each cycle."""
-    process = start(broker, DCM_TIME_SLEEP + example)
-    trace = []
+def run_in_dcm_time(broker, script, sample, most_cycles):
+    """Run `script` with its sleeps in DCM time, stepping one motion cycle (two DCM cycles)
+    at a time for at most `most_cycles` DCM cycles: its output, and `sample()` each cycle."""
+    process = start(broker, DCM_TIME_SLEEP + script)
+    samples = []
     for _ in range(most_cycles // 2):
         if process.poll() is not None:
             break
         broker.step(2)
-        trace.append(broker.session.call("ALMemory", "getData", YAW))
+        samples.append(sample())
     out, err = process.communicate(timeout=30)
     assert process.returncode == 0, out + err
-    return out, trace
+    return out, samples
+
+
+def run_tracing_head_yaw(broker, example, most_cycles=4000):
+    """Run the example, stepping one motion cycle at a time: HeadYaw's command each cycle."""
+    head_yaw = lambda: broker.session.call("ALMemory", "getData", YAW)  # noqa: E731
+    return run_in_dcm_time(broker, example, head_yaw, most_cycles)
 
 
 def test_task_management_1_the_second_motion_is_postponed(broker):
