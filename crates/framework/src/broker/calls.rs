@@ -209,7 +209,7 @@ impl Broker {
         }
         match origin {
             Origin::Client { client, id } => {
-                if self.inner.clients.borrow().connected.contains_key(&client) {
+                if self.knows(&client) {
                     self.reply(&client, None, id, result);
                 }
             }

@@ -153,14 +153,14 @@ impl Broker {
         });
         let connection = known.as_ref().map(|writable| &writable.connection).or(called_from.as_ref());
         let result = match (result, connection) {
-            (Ok(value), Some(connection)) if worth_encoding_aside(&value) && self.aside_turn(client, 1) => {
+            (Ok(value), Some(connection)) if worth_encoding_aside(&value) && self.take_aside_turn(client) => {
                 match connection.reply_encoder(id) {
                     Some(encoder) => {
                         let connection = Rc::clone(connection);
                         return self.reply_aside(client, connection, id, encoder, value);
                     }
                     None => {
-                        self.aside_turn(client, -1);
+                        self.give_back_aside_turn(client);
                         Ok(value)
                     }
                 }
@@ -185,23 +185,20 @@ impl Broker {
         }
     }
 
-    /// Take (`1`) or give back (`-1`) one of `client`'s turns to have a reply encoded aside:
-    /// whether it was taken. A client the broker forgot has no queue, and no turns to count:
-    /// it makes no new calls.
-    fn aside_turn(&self, client: &ClientId, change: isize) -> bool {
+    /// Take one of `client`'s turns to have a reply encoded aside: whether there was one. A
+    /// client the broker forgot has no queue, and no turns to count: it makes no new calls.
+    fn take_aside_turn(&self, client: &ClientId) -> bool {
         let mut clients = self.inner.clients.borrow_mut();
         let Some(known) = clients.connected.get_mut(client) else { return true };
         let outbox = &mut known.outbox;
-        match change {
-            1 if outbox.encoding_aside >= ASIDE_PER_CLIENT => false,
-            1 => {
-                outbox.encoding_aside += 1;
-                true
-            }
-            _ => {
-                outbox.encoding_aside = outbox.encoding_aside.saturating_sub(1);
-                true
-            }
+        let free = outbox.encoding_aside < ASIDE_PER_CLIENT;
+        outbox.encoding_aside += usize::from(free);
+        free
+    }
+
+    fn give_back_aside_turn(&self, client: &ClientId) {
+        if let Some(known) = self.inner.clients.borrow_mut().connected.get_mut(client) {
+            known.outbox.encoding_aside = known.outbox.encoding_aside.saturating_sub(1);
         }
     }
 
@@ -231,10 +228,11 @@ impl Broker {
                 }
             };
             let broker = weak.upgrade();
-            let known =
-                broker.as_ref().is_some_and(|broker| broker.aside_turn(&client, -1) && broker.knows(&client));
+            if let Some(broker) = &broker {
+                broker.give_back_aside_turn(&client);
+            }
             match broker {
-                Some(broker) if known => broker.send_bytes(&client, payload),
+                Some(broker) if broker.knows(&client) => broker.send_bytes(&client, payload),
                 _ => {
                     if let Write::Waiting(sending) = connection.write(payload) {
                         sending.await;
@@ -244,7 +242,8 @@ impl Broker {
         });
     }
 
-    fn knows(&self, client: &ClientId) -> bool {
+    /// Whether `client` is connected (not forgotten).
+    pub(super) fn knows(&self, client: &ClientId) -> bool {
         self.inner.clients.borrow().connected.contains_key(client)
     }
 }
