@@ -28,13 +28,6 @@ fn time(calls: usize, mut run: impl FnMut(usize)) -> Samples {
     )
 }
 
-fn row(name: &str, samples: &Samples) -> Row {
-    Row {
-        name: name.into(),
-        fields: vec![("p50 µs", samples.p50()), ("p99 µs", samples.p99()), ("max µs", samples.max())],
-    }
-}
-
 pub fn run(calls: usize, json: bool) {
     let description = DeviceModel::new(RobotDescription::nao_v6()).expect("NAO V6's description");
     let body = Body::new(&description).expect("NAO V6's body");
@@ -87,9 +80,9 @@ pub fn run(calls: usize, json: bool) {
         "a solve costs {ratio:.1} × one legs' solve plus one forward kinematics (p50): the balance's rounds"
     )];
     let rows = [
-        row("whole-body solve (over the left foot, the right rising)", &solves),
-        row("both legs' closed-form inverse kinematics", &legs),
-        row("forward kinematics and centre of mass", &forward),
+        Row::latencies("whole-body solve (over the left foot, the right rising)", &solves),
+        Row::latencies("both legs' closed-form inverse kinematics", &legs),
+        Row::latencies("forward kinematics and centre of mass", &forward),
     ];
     print("balance", &rows, &notes, json);
 }

@@ -41,13 +41,6 @@ fn time_plans(planner: &Planner, start: &[f64], waypoints: &[Waypoint], calls: u
     (Samples(samples), keys)
 }
 
-fn row(name: String, samples: &Samples) -> Row {
-    Row {
-        name,
-        fields: vec![("p50 µs", samples.p50()), ("p99 µs", samples.p99()), ("max µs", samples.max())],
-    }
-}
-
 pub fn run(calls: usize, json: bool) {
     let description = DeviceModel::new(RobotDescription::nao_v6()).expect("NAO V6's description");
     let body = Body::new(&description).expect("NAO V6's body");
@@ -128,14 +121,20 @@ pub fn run(calls: usize, json: bool) {
         (idle, busy, answers)
     });
     let rows = vec![
-        row(format!("setPositions LArm 10 cm: planning ({reactive_keys} IK steps)"), &set_positions),
-        row(
+        Row::latencies(
+            format!("setPositions LArm 10 cm: planning ({reactive_keys} IK steps)"),
+            &set_positions,
+        ),
+        Row::latencies(
             format!("positionInterpolations LArm 3 points: planning ({path_keys} IK steps)"),
             &interpolations,
         ),
-        row("getData, another client, ALMotion idle".into(), &idle),
-        row(format!("setPositions answered (RPC, planning, task started), {}", answers.0.len()), &answers),
-        row("getData while setPositions calls plan".into(), &busy),
+        Row::latencies("getData, another client, ALMotion idle", &idle),
+        Row::latencies(
+            format!("setPositions answered (RPC, planning, task started), {}", answers.0.len()),
+            &answers,
+        ),
+        Row::latencies("getData while setPositions calls plan", &busy),
     ];
     let notes = vec![
         format!(

@@ -10,13 +10,6 @@ use naobroker_framework::{ClientSession, Value};
 use crate::helpers::{progress, spawn_helper, start_broker_with, time_calls};
 use crate::stats::{print, Row, Samples};
 
-fn row(name: &str, samples: &Samples) -> Row {
-    Row {
-        name: name.into(),
-        fields: vec![("p50 µs", samples.p50()), ("p99 µs", samples.p99()), ("max µs", samples.max())],
-    }
-}
-
 /// Call `getDataListName` over and over from a client of its own, on this thread, while
 /// `listing` holds: how many listings it made.
 fn list_every_key_while(url: &str, listing: &AtomicBool) -> usize {
@@ -151,14 +144,14 @@ pub fn run(calls: usize, json: bool) {
     progress("memory", "raiseEvent to 10 subscriber processes, 1000 events");
     let ten = delivery(&tcp, 10, 1000);
     let rows = vec![
-        row("getData (float key)", &get),
-        row("getData, one call every 2 ms (the events' pace)", &paced),
-        row("insertData (float)", &insert),
-        row("getListData, 150 DCM keys", &list),
-        row("getData with 100 000 more keys", &get_crowded),
-        row("getData while another client lists them", &get_listing),
-        row("raiseEvent → 1 subscriber process", &one),
-        row("raiseEvent → 10 subscriber processes", &ten),
+        Row::latencies("getData (float key)", &get),
+        Row::latencies("getData, one call every 2 ms (the events' pace)", &paced),
+        Row::latencies("insertData (float)", &insert),
+        Row::latencies("getListData, 150 DCM keys", &list),
+        Row::latencies("getData with 100 000 more keys", &get_crowded),
+        Row::latencies("getData while another client lists them", &get_listing),
+        Row::latencies("raiseEvent → 1 subscriber process", &one),
+        Row::latencies("raiseEvent → 10 subscriber processes", &ten),
     ];
     let notes = vec![
         format!(

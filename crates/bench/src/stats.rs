@@ -28,6 +28,16 @@ pub struct Row {
     pub fields: Vec<(&'static str, f64)>,
 }
 
+impl Row {
+    /// A row of latencies: p50, p99 and max in µs.
+    pub fn latencies(name: impl Into<String>, samples: &Samples) -> Row {
+        Row {
+            name: name.into(),
+            fields: vec![("p50 µs", samples.p50()), ("p99 µs", samples.p99()), ("max µs", samples.max())],
+        }
+    }
+}
+
 pub fn print(title: &str, rows: &[Row], notes: &[String], json: bool) {
     if json {
         let rows: Vec<serde_json::Value> = rows
