@@ -7,10 +7,10 @@
 use std::time::Instant;
 
 use naobroker_balance::{over_foot, ComGoal, Goal, Side, WholeBody};
-use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_kinematics::{Chain, Part, Pose};
 use naobroker_motion::body::Body;
 use naobroker_posture::library::STAND_INIT;
+use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_walk::{FootPose, LegGeometry};
 
 use crate::stats::{print, Row, Samples};

@@ -8,11 +8,11 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Instant;
 
-use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_framework::{ClientSession, Value};
 use naobroker_kinematics::{Chain, Pose, Transform, AXIS_MASK_POSITION};
 use naobroker_motion::body::Body;
 use naobroker_motion::cartesian::{Planner, Waypoint};
+use naobroker_robot::device::{DeviceModel, RobotDescription};
 
 use crate::helpers::{progress, start_broker, time_calls};
 use crate::stats::{print, Row, Samples};

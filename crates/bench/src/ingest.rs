@@ -4,9 +4,9 @@
 use std::time::Instant;
 
 use naobroker_dcm::core::{Aliases, DcmCore};
-use naobroker_dcm::device::{DeviceKind, DeviceModel, RobotDescription};
 use naobroker_dcm_module::parse::{create_alias, RequestParser};
 use naobroker_framework::{ClientSession, Value};
+use naobroker_robot::device::{DeviceKind, DeviceModel, RobotDescription};
 
 use crate::helpers::{progress, start_broker};
 use crate::stats::{print, Row};

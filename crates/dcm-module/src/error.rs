@@ -2,9 +2,9 @@
 //! typed, put into words for the caller once.
 
 use naobroker_dcm::cycle::ChannelError;
-use naobroker_dcm::device::{DescriptionError, SaveError};
-use naobroker_dcm::preferences::{PreferenceError, PreferenceLimit};
 use naobroker_framework::CallError;
+use naobroker_robot::device::{DescriptionError, SaveError};
+use naobroker_robot::preferences::{PreferenceError, PreferenceLimit};
 
 use crate::parse::{CalibrationRequestError, PreferenceValueError, RequestError};
 use crate::UnknownActuator;

@@ -7,8 +7,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use naobroker_dcm::cycle::{ChannelError, CycleContext, Phase, RequestChannel, Shared};
-use naobroker_dcm::device::DeviceModel;
 use naobroker_framework::Value;
+use naobroker_robot::device::DeviceModel;
 use naobroker_rtslots::{FastAccess, NotRealTimeKey};
 
 use crate::stats::stats_value;

@@ -5,9 +5,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 use naobroker_dcm::cycle::ClockMode;
-use naobroker_dcm::device::{DEVICE_PREFIX, SUBDEVICE_PREFIX};
 use naobroker_dcm::time::DcmTime;
 use naobroker_framework::{CallError, ModuleContext, Value};
+use naobroker_robot::device::{DEVICE_PREFIX, SUBDEVICE_PREFIX};
 use tokio::sync::oneshot;
 
 use crate::cycle_events::StepWaiter;

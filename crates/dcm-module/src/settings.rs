@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use naobroker_dcm::device::{self, Conversion, DeviceIndex, DeviceModel, DeviceSpec};
-use naobroker_dcm::preferences::{check_conversion, PreferenceValue, Preferences, Target};
 use naobroker_framework::{Limits, Value};
 use naobroker_memory::Store;
+use naobroker_robot::device::{self, Conversion, DeviceIndex, DeviceModel, DeviceSpec};
+use naobroker_robot::preferences::{check_conversion, PreferenceValue, Preferences, Target};
 
 use crate::error::DcmError;
 use crate::handle::DcmHandle;

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Shared, StartedCycle};
-use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_dcm_module::DcmHandle;
+use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 
 fn start() -> (CycleThread, DcmHandle) {

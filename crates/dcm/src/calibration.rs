@@ -3,7 +3,7 @@
 //! position actuator is shifted by the same angle, so that a command reaches the angle the
 //! sensor then reports.
 
-use crate::device::{Conversion, DeviceModel, SUBDEVICE_PREFIX};
+use naobroker_robot::device::{Conversion, DeviceModel, SUBDEVICE_PREFIX};
 
 /// A validated calibration request.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +72,7 @@ impl Calibration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::RobotDescription;
+    use naobroker_robot::device::RobotDescription;
 
     fn model() -> DeviceModel {
         DeviceModel::new(RobotDescription::nao_v6()).unwrap()

@@ -13,8 +13,8 @@ pub use request::{ActuatorCommands, Request, UnknownTarget, UnknownUpdateType, U
 
 use std::sync::Arc;
 
-use crate::device::{Conversion, DeviceKind, DeviceModel};
 use crate::time::DcmTime;
+use naobroker_robot::device::{Conversion, DeviceKind, DeviceModel};
 
 /// Refusal of a request that would overflow an actuator's buffer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -179,7 +179,7 @@ impl DcmCore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::RobotDescription;
+    use naobroker_robot::device::RobotDescription;
 
     fn commands(times: std::ops::Range<i32>) -> Vec<TimedCommand> {
         times.map(|time| TimedCommand { time, value: 0.0 }).collect()

@@ -35,9 +35,9 @@ use naobroker_rt::{report_queue, Cadence, ReportReader, RtThread, ThreadSpec};
 use naobroker_rtslots::RtSlots;
 
 use crate::core::Request;
-use crate::device::{Conversion, DeviceIndex, DeviceModel};
 use crate::hardware::Hardware;
 use crate::time::DcmTime;
+use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel};
 use run::Cycle;
 
 /// `[dcm]` settings the cycle thread uses.

@@ -8,11 +8,7 @@ pub mod calibration;
 mod config;
 pub mod core;
 pub mod cycle;
-pub mod device;
-mod excerpt;
 pub mod hardware;
-pub mod preferences;
-mod subdevice;
 pub mod time;
 
 pub use config::{Backend, DcmConfig, DcmConfigError};

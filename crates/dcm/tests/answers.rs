@@ -5,10 +5,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, StartedCycle};
-use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_dcm::hardware::Hardware;
 use naobroker_dcm::time::DcmTime;
+use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 
 /// A robot whose `deaf` actuator never answers and whose others answer every other write

@@ -10,8 +10,8 @@ use naobroker_dcm::cycle::{
     ClockMode, CycleConfig, CycleContext, CycleThread, DcmSlots, Phase, RequestChannel, StartedCycle,
     UnknownProducer,
 };
-use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
+use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 
 fn start(producers: &'static [&'static str]) -> StartedCycle {

@@ -9,8 +9,8 @@ use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::cycle::{
     ChannelError, ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel, Shared, StartedCycle,
 };
-use naobroker_dcm::device::{Conversion, DeviceIndex, DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
+use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 
 const YAW_SENSOR: &str = "Device/SubDeviceList/HeadYaw/Position/Sensor";

@@ -14,9 +14,9 @@ use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::cycle::{
     ClockMode, CycleConfig, CycleThread, DcmSlots, Phase, RequestChannel, StartedCycle,
 };
-use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::lola::LinkLossPolicy;
 use naobroker_dcm::hardware::sim::SimRobot;
+use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 
 /// The cycle thread's count, copied out by its hooks every cycle.

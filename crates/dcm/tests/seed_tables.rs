@@ -2,7 +2,7 @@
 //! given and shifted so that they cross the int32 roll-over.
 
 use naobroker_dcm::core::{Aliases, DcmCore, Request, TimedCommand, UpdateType};
-use naobroker_dcm::device::{DeviceModel, RobotDescription};
+use naobroker_robot::device::{DeviceModel, RobotDescription};
 use serde::Deserialize;
 
 #[derive(Deserialize)]

@@ -3,13 +3,11 @@
 //! FRAME_ROBOT, Position6D and 4x4 conversions, and inverse kinematics. Metres and radians.
 #![deny(unsafe_code)]
 
-mod description;
 mod ik;
 mod model;
 mod pose;
 pub mod transform;
 
-pub use description::{Description, EffectorDescription, JointDescription, LinkMass};
 pub use ik::{
     solve, IkError, Solution, AXIS_MASK_ALL, AXIS_MASK_POSITION, REACHED_POSITION, REACHED_ROTATION,
 };

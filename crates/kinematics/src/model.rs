@@ -2,9 +2,9 @@
 
 use std::collections::HashMap;
 
-use serde::Deserialize;
+use naobroker_robot::device::RobotDescription;
+use naobroker_robot::kinematics::Description;
 
-use crate::description::Description;
 use crate::transform::{norm, rpy_to_rotation, Transform};
 
 /// A kinematic chain, NAOqi's names.
@@ -110,14 +110,6 @@ pub struct Model {
     frames: HashMap<String, Frame>,
 }
 
-/// The shipped robot description, of which only `[kinematics]` is read here.
-const NAO_V6_DESCRIPTION: &str = include_str!("../../../robots/nao-v6.toml");
-
-#[derive(Deserialize)]
-struct KinematicsSection {
-    kinematics: Description,
-}
-
 impl Model {
     pub fn from_description(description: &Description) -> Result<Model, ModelError> {
         let mut index_of: HashMap<String, usize> = HashMap::new();
@@ -206,9 +198,9 @@ impl Model {
 
     /// The model of the shipped description (robots/nao-v6.toml).
     pub fn nao_v6() -> Model {
-        let section: KinematicsSection =
-            toml::from_str(NAO_V6_DESCRIPTION).expect("the shipped NAO V6 description has [kinematics]");
-        Model::from_description(&section.kinematics).expect("the shipped NAO V6 kinematics are valid")
+        let kinematics = RobotDescription::nao_v6().kinematics;
+        let kinematics = kinematics.expect("the shipped NAO V6 description has [kinematics]");
+        Model::from_description(&kinematics).expect("the shipped NAO V6 kinematics are valid")
     }
 
     /// Angles are given in this order.

@@ -2,10 +2,10 @@
 //! follow their commands, the other sensors scripted) or, with `--physics`, the robot on
 //! MuJoCo, whose sensors come from its body in a world.
 
-use naobroker_dcm::device::DeviceModel;
 use naobroker_lola::names::{self, BatteryOrder};
 use naobroker_lola::{ActuatorMap, SensorKey, SensorMap};
 use naobroker_physics::Truth;
+use naobroker_robot::device::DeviceModel;
 
 use crate::error::SimError;
 use crate::kinematic::KinematicRobot;

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use naobroker_dcm::device::DescriptionError;
 use naobroker_lola::EncodeError;
+use naobroker_robot::device::DescriptionError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {

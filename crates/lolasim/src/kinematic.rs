@@ -2,9 +2,9 @@
 //! (`naobroker-simbody`) on LoLA's 25 joints, driven by the kept actuator map, and the sensor
 //! map it reports; no mass, no ground: the other sensors report their scripted values.
 
-use naobroker_dcm::device::DeviceModel;
 use naobroker_lola::names;
 use naobroker_lola::{ActuatorMap, SensorMap};
+use naobroker_robot::device::DeviceModel;
 use naobroker_simbody::{JointLimits, SimBody};
 
 use crate::error::SimError;

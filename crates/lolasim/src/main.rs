@@ -7,10 +7,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use naobroker_dcm::device::RobotDescription;
 use naobroker_lolasim::control::{Command, COMMANDS};
 use naobroker_lolasim::{Cadence, LolaSim, Options};
 use naobroker_physics::World;
+use naobroker_robot::device::RobotDescription;
 
 /// A simulated NAO V6 that speaks LoLA: one 896-byte sensor map every 12 ms to one client.
 #[derive(Parser)]

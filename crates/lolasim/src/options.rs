@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use naobroker_dcm::device::RobotDescription;
 use naobroker_lola::names::BatteryOrder;
 use naobroker_lola::{CYCLE_US, DEFAULT_SOCKET};
 use naobroker_physics::World;
+use naobroker_robot::device::RobotDescription;
 
 /// One LoLA cycle, 12 ms.
 pub const CYCLE: Duration = Duration::from_micros(CYCLE_US);

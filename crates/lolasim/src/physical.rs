@@ -2,10 +2,10 @@
 //! LoLA's 25 joints, its sensors in the sensor map; the buttons, battery, joint status and
 //! `RobotConfig` stay scripted, as a body cannot press its own buttons.
 
-use naobroker_dcm::device::RobotDescription;
 use naobroker_lola::names;
 use naobroker_lola::{ActuatorMap, SensorMap};
 use naobroker_physics::{JointRange, PhysicalBody, RobotModel, Truth, World};
+use naobroker_robot::device::RobotDescription;
 
 use crate::error::SimError;
 use crate::options::CYCLE;

@@ -2,9 +2,9 @@
 //! battery, sonar, joint status, robot identity), and the `Key[index]=value` assignments
 //! its command line and its controls take.
 
-use naobroker_dcm::device::DeviceModel;
 use naobroker_lola::names::{self, BatteryOrder};
 use naobroker_lola::{ConfigText, MapKey, RobotConfig, SensorKey, JOINT_COUNT};
+use naobroker_robot::device::DeviceModel;
 
 /// Sensor values set from outside: each in LoLA's array order ([`naobroker_lola::names`]).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -5,9 +5,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use naobroker_dcm::device::DeviceModel;
 use naobroker_lola::{encode_sensor_map, ActuatorMap, SensorMap, SENSOR_MAP_BYTES};
 use naobroker_physics::Truth;
+use naobroker_robot::device::DeviceModel;
 
 use crate::body::RobotBody;
 use crate::cycle::{run_cycle, spawn_real_time, CycleOutcome};

@@ -250,8 +250,8 @@ impl State {
 #[cfg(test)]
 mod tests {
     use naobroker_alloc_counter::{allocations_seen_on_a_new_thread, counted, start_counting, Counting};
-    use naobroker_dcm::device::DeviceModel;
     use naobroker_lola::{ActuatorKeys, ActuatorMap, Decoded};
+    use naobroker_robot::device::DeviceModel;
 
     use super::*;
 

@@ -1,9 +1,9 @@
 //! LoLA's names against the robot description the simulator reads: every LoLA joint is a
 //! joint of it, and every LoLA device NAOqi has is one of its devices.
 
-use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_lola::names::{self, BatteryOrder};
 use naobroker_lola::{ActuatorKey, SensorKey};
+use naobroker_robot::device::{DeviceModel, RobotDescription};
 
 /// Names of LoLA fields that are no DCM sensor: the battery's status bit field (its NAOqi
 /// key is unconfirmed) and the joints' temperature status (a property of the temperature

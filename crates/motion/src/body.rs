@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
-use naobroker_dcm::device::{DeviceModel, JointSpec};
 use naobroker_framework::{excerpt, CallError, Value};
 use naobroker_kinematics::{Model, ModelError};
 use naobroker_protocol::value_excerpt;
+use naobroker_robot::device::{DeviceModel, JointSpec};
 
 use crate::cartesian::Kinematics;
 
@@ -244,7 +244,7 @@ impl Body {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use naobroker_dcm::device::RobotDescription;
+    use naobroker_robot::device::RobotDescription;
 
     #[test]
     fn nao_names_chains_and_groups() {

@@ -273,8 +273,8 @@ fn segment_distance(p0: [f64; 3], p1: [f64; 3], q0: [f64; 3], q1: [f64; 3]) -> f
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use naobroker_dcm::device::{DeviceModel, RobotDescription};
     use naobroker_kinematics::Model;
+    use naobroker_robot::device::{DeviceModel, RobotDescription};
 
     use super::*;
 

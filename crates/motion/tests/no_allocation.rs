@@ -17,7 +17,6 @@ use naobroker_balance::{FootState, Side};
 use naobroker_dcm::cycle::{
     ClockMode, CycleConfig, CycleThread, DcmSlots, Phase, RequestChannel, StartedCycle,
 };
-use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_kinematics::Pose;
 use naobroker_kinematics::Transform;
@@ -29,6 +28,7 @@ use naobroker_motion::engine::{Channel, Engine, FromEngine, MotionTask, ToEngine
 use naobroker_motion::fall::FallManagerConfig;
 use naobroker_motion::runner::{self, MotionPorts};
 use naobroker_motion::trajectory::Track;
+use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rt::{Cycle, RtThread, Tick};
 use naobroker_rtslots::RtSlots;
 use naobroker_walk::{Step, WalkParameters};

@@ -11,7 +11,6 @@ pub use error::{ConfigError, StartError};
 use std::sync::Arc;
 
 use naobroker_dcm::cycle::{CycleThread, DcmSlots, StartedCycle};
-use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::lola::LolaRobot;
 use naobroker_dcm::hardware::serial::SerialBoard;
 use naobroker_dcm::hardware::sim::SimRobot;
@@ -20,6 +19,7 @@ use naobroker_dcm::Backend;
 use naobroker_dcm_module::{Dcm, DcmHandle};
 use naobroker_framework::Broker;
 use naobroker_memory::{ALMemory, Store};
+use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 
 /// The producers of requests to the DCM's cycle: each gets a channel of its own.

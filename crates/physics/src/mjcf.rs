@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use naobroker_kinematics::Description;
+use naobroker_robot::kinematics::Description;
 
 use crate::description::{PhysicsDescription, ShapeKind, Touches};
 use crate::world::World;

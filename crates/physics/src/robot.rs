@@ -1,7 +1,7 @@
 //! The three parts of a robot description the simulation reads (`[kinematics]`, the
 //! `[[joint]]` ranges, `[physics]`), from a description's text or the shipped NAO V6.
 
-use naobroker_kinematics::Description;
+use naobroker_robot::kinematics::Description;
 use serde::Deserialize;
 
 use crate::description::PhysicsDescription;

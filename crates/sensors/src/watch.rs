@@ -5,9 +5,9 @@ use std::os::unix::net::UnixDatagram;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use naobroker_dcm::device::SUBDEVICE_PREFIX;
 use naobroker_dcm::time::DcmTime;
 use naobroker_dcm_module::{DcmHandle, HookConnection};
+use naobroker_robot::device::SUBDEVICE_PREFIX;
 use naobroker_rtslots::FastAccess;
 
 use crate::catalog::{Key, Reading, Record};

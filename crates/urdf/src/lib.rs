@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use naobroker_kinematics::{Description, JointDescription};
+use naobroker_robot::kinematics::{Description, JointDescription};
 use serde::Deserialize;
 
 /// The shipped robot description, from which [`nao_v6`] writes the URDF.

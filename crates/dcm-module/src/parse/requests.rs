@@ -4,8 +4,8 @@
 use naobroker_dcm::core::{
     AliasError, Aliases, Request, TimedCommand, UnknownTarget, UnknownUpdateType, UpdateType,
 };
-use naobroker_dcm::device::DeviceModel;
 use naobroker_framework::Value;
+use naobroker_robot::device::DeviceModel;
 
 use super::{array, number, string, time, ArgumentError, CommandAt, Field};
 

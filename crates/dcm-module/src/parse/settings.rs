@@ -2,10 +2,10 @@
 //! and preference values shown back in ALMemory.
 
 use naobroker_dcm::calibration::{Calibration, CalibrationError};
-use naobroker_dcm::device::DeviceModel;
-use naobroker_dcm::preferences::PreferenceValue;
 use naobroker_framework::Value;
 use naobroker_protocol::value_excerpt;
+use naobroker_robot::device::DeviceModel;
+use naobroker_robot::preferences::PreferenceValue;
 
 use super::{number, ArgumentError, Field};
 
@@ -84,7 +84,7 @@ pub fn preference_to_value(value: &PreferenceValue) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use naobroker_dcm::device::RobotDescription;
+    use naobroker_robot::device::RobotDescription;
 
     use super::*;
 

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use crate::device::DeviceModel;
-use crate::excerpt::excerpt;
+use naobroker_robot::device::DeviceModel;
+use naobroker_robot::excerpt;
 
 /// Members an alias may name per actuator of the robot: room for an actuator named more
 /// than once (each list then counts in turn) and for names this robot lacks.
@@ -83,7 +83,7 @@ impl Aliases {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::RobotDescription;
+    use naobroker_robot::device::RobotDescription;
 
     const YAW: &str = "HeadYaw/Position/Actuator/Value";
 

@@ -3,8 +3,8 @@
 //! in `naobroker-dcm-module`) or pushed by in-process producers such as ALMotion.
 
 use super::{Aliases, TimedCommand};
-use crate::device::DeviceModel;
 use crate::time::is_before;
+use naobroker_robot::device::DeviceModel;
 
 /// How new commands combine with the buffered ones (seed 002).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -209,7 +209,7 @@ fn target_actuator(model: &DeviceModel, name: &str) -> Result<usize, UnknownTarg
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::RobotDescription;
+    use naobroker_robot::device::RobotDescription;
 
     const RED: &str = "ChestBoard/Led/Red/Actuator/Value";
 

@@ -87,7 +87,7 @@ mod tests {
     use super::*;
     use crate::core::LengthChange::{Add, Reset};
     use crate::cycle::{ClockMode, CycleConfig, DcmSlots};
-    use crate::device::{DeviceModel, RobotDescription};
+    use naobroker_robot::device::{DeviceModel, RobotDescription};
 
     const ACTUATORS: usize = 3;
 

@@ -9,7 +9,7 @@ use super::admission::Admission;
 use super::queued::Queued;
 use super::{ChannelError, ClockMode, CycleContext, Hook, Phase, Returned, Shared, ToCycle};
 use crate::core::{LengthChange, Overflow, Request};
-use crate::device::{Conversion, DeviceIndex, DeviceModel};
+use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel};
 
 /// The cycle's end of a producer's channel: its messages in, what is handed back out.
 pub(super) type Inbound = (rtrb::Consumer<ToCycle>, rtrb::Producer<Returned>);

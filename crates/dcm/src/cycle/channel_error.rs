@@ -3,7 +3,7 @@
 //! or a device the model does not have.
 
 use crate::core::Overflow;
-use crate::device::DeviceIndex;
+use naobroker_robot::device::DeviceIndex;
 
 /// A message the cycle thread was not sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -2,7 +2,7 @@
 
 use naobroker_rtslots::{SlotKind, SlotLayout};
 
-use crate::device::DeviceModel;
+use naobroker_robot::device::DeviceModel;
 
 /// Where the DCM's keys live among ALMemory's real-time slots.
 #[derive(Debug, Clone)]

@@ -16,9 +16,9 @@ use super::{
     ToCycle, MAX_HOOKS,
 };
 use crate::core::{DcmCore, TimedCommand, UpdateType};
-use crate::device::{Conversion, DeviceIndex, DeviceModel};
 use crate::hardware::{Hardware, Takeover};
 use crate::time::DcmTime;
+use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel};
 
 /// The cycle thread's state and work.
 pub(super) struct Cycle {

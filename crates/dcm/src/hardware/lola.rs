@@ -29,12 +29,12 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::socket::{send, MsgFlags};
 use serde::Deserialize;
 
-use crate::device::DeviceModel;
 use crate::hardware::link::{LinkHealth, LinkLoss, LinkState};
 use crate::hardware::{Hardware, HardwareCycle, LinkStatus, Takeover};
 use crate::time::DcmTime;
 use incoming::{Frame, Incoming, Read};
 use mapping::Mapping;
+use naobroker_robot::device::DeviceModel;
 
 /// What the DCM does with its commands when the link to the robot comes back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]

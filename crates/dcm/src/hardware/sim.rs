@@ -8,9 +8,9 @@
 
 use naobroker_simbody::{JointLimits, SimBody};
 
-use crate::device::{Conversion, DeviceModel};
 use crate::hardware::Hardware;
 use crate::time::DcmTime;
+use naobroker_robot::device::{Conversion, DeviceModel};
 
 /// A simulated joint's devices: indices in the device model and their conversions.
 struct JointDevices {

@@ -12,12 +12,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use naobroker_dcm::cycle::{CycleConfig, CycleThread, DcmSlots, RequestChannel, Shared, StartedCycle};
-use naobroker_dcm::device::{DeviceModel, RobotDescription};
 use naobroker_dcm::hardware::link::{LinkHealth, LinkSnapshot};
 use naobroker_dcm::hardware::lola::{LinkLossPolicy, LolaConfig, LolaRobot};
 use naobroker_lola::{
     decode_actuator_map, encode_sensor_map, ActuatorMap, ConfigText, RobotConfig, SensorMap, SENSOR_MAP_BYTES,
 };
+use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 
 pub const DEADLINE: Duration = Duration::from_secs(20);

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use naobroker_kinematics::{Model, Pose, Transform};
+use naobroker_robot::device::RobotDescription;
 
 /// All angles zero but the named ones.
 pub fn angles(model: &Model, named: &[(&str, f64)]) -> Vec<f64> {
@@ -32,21 +33,10 @@ pub fn assert_mm(actual: [f64; 3], expected_mm: [f64; 3], what: &str) {
 /// Each model joint's (min, max) from the shipped robot description's [[joint]] table
 /// (RHipYawPitch shares LHipYawPitch's motor and limits).
 pub fn limits(model: &Model) -> Vec<(f64, f64)> {
-    #[derive(serde::Deserialize)]
-    struct Joint {
-        name: String,
-        min: f64,
-        max: f64,
-    }
-    #[derive(serde::Deserialize)]
-    struct Description {
-        joint: Vec<Joint>,
-    }
-    let text = include_str!("../../../../robots/nao-v6.toml");
-    let description: Description = toml::from_str(text).expect("the shipped description parses");
+    let description = RobotDescription::nao_v6();
     let limit = |name: &str| {
         let name = if name == "RHipYawPitch" { "LHipYawPitch" } else { name };
-        let joint = description.joint.iter().find(|joint| joint.name == name);
+        let joint = description.joints.iter().find(|joint| joint.name == name);
         let joint = joint.unwrap_or_else(|| panic!("no limits for {name}"));
         (joint.min, joint.max)
     };

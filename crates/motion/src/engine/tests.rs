@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use naobroker_dcm::core::Request;
 use naobroker_dcm::cycle::DcmSlots;
-use naobroker_dcm::device::{DeviceModel, RobotDescription};
+use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 
 use super::*;

@@ -1,7 +1,7 @@
 //! `set`, `setAlias` and `createAlias` read from NAOqi's values: what they build, and the
 //! errors that name what is wrong.
 
-use naobroker_dcm::device::RobotDescription;
+use naobroker_robot::device::RobotDescription;
 
 use super::*;
 

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use crate::excerpt::excerpt;
+use crate::excerpt;
 use crate::subdevice::{Conversion, DeviceSpec};
 
 /// What a preference key starts with: ALMemory prefixes the DCM owns, where no real-time

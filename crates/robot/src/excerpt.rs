@@ -1,12 +1,12 @@
-//! Short quotes of client-given names for the DCM's error messages, cut as the broker's own
-//! errors cut them (`naobroker_protocol::excerpt`, which the DCM does not link: it knows no
-//! wire): a hostile megabyte-long name never comes back whole.
+//! Short quotes of client-given names for the preferences' and the DCM's error messages,
+//! cut as the broker's own errors cut them (`naobroker_protocol::excerpt`, which neither
+//! links: they know no wire): a hostile megabyte-long name never comes back whole.
 
 /// Bytes of a name an error message quotes at most.
 const EXCERPT_BYTES: usize = 64;
 
 /// At most [`EXCERPT_BYTES`] of `text` (whole characters), with `…` and the full size when cut.
-pub(crate) fn excerpt(text: &str) -> String {
+pub fn excerpt(text: &str) -> String {
     if text.len() <= EXCERPT_BYTES {
         return text.to_owned();
     }

@@ -49,10 +49,10 @@ pub struct RobotDescription {
     pub preferences: Preferences,
     /// The kinematic and mass model's numbers (`[kinematics]`), for ALMotion's Cartesian layer.
     #[serde(default)]
-    pub kinematics: Option<naobroker_kinematics::Description>,
+    pub kinematics: Option<crate::kinematics::Description>,
     /// What a physical simulation adds (`[physics]`: servos, collision shapes, feet, inertial
     /// unit, sonars, start pose), read by `naobroker-physics`; kept as a table here, so that
-    /// the DCM does not depend on the simulator.
+    /// the description does not depend on the simulator.
     #[serde(default)]
     pub physics: Option<toml::Table>,
 }
@@ -98,7 +98,7 @@ pub struct DeviceModel {
     /// The preferences the description started with.
     pub preferences: Preferences,
     /// The kinematic and mass model's numbers, when the description has them.
-    pub kinematics: Option<naobroker_kinematics::Description>,
+    pub kinematics: Option<crate::kinematics::Description>,
     /// The description's `[physics]` table (ALMotion's self-collision reads its shapes).
     pub physics: Option<toml::Table>,
     actuator_index: HashMap<String, usize>,

@@ -1,8 +1,8 @@
 //! Preferences over the shipped NAO V6's devices: a gain or offset key overrides its
 //! device's conversion, within the bounds a calibration may go to.
 
-use naobroker_dcm::device::{Conversion, DeviceModel, DeviceSpec, RobotDescription};
-use naobroker_dcm::preferences::{check_conversion, PreferenceLimit, PreferenceValue, Preferences, Target};
+use naobroker_robot::device::{Conversion, DeviceModel, DeviceSpec, RobotDescription};
+use naobroker_robot::preferences::{check_conversion, PreferenceLimit, PreferenceValue, Preferences, Target};
 
 #[test]
 fn gain_and_offset_keys_override_the_device() {

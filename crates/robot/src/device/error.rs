@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::preferences::{PreferenceError, PreferenceLimit};
 
-/// A robot description the DCM refused.
+/// A robot description refused: unreadable, malformed, or with devices no DCM can run.
 #[derive(Debug, thiserror::Error)]
 pub enum DescriptionError {
     #[error("cannot read robot description {}: {source}", path.display())]
