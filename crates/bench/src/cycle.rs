@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use naobroker_backend_sim::SimRobot;
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleReport, CycleThread, DcmSlots, StartedCycle};
-use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_plot::{histogram_panels, Distribution, Panel};
 use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rt::{make_realtime, monotonic_ns, sleep_until, ThreadSpec};

@@ -11,7 +11,7 @@ pub(crate) mod floor;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use naobroker_dcm::DcmConfig;
+use naobroker_dcm::cycle::CycleConfig;
 use naobroker_lola::ActuatorMap;
 use naobroker_lolasim::{LolaSim, Options, Stats, CYCLE};
 use naobroker_rt::{make_realtime, ThreadSpec};
@@ -165,7 +165,7 @@ pub fn run(seconds: f64, json: bool) {
         ..Options::at(&socket)
     };
     let sim = LolaSim::start(options).expect("start lolasim");
-    let priority = DcmConfig::default().priority;
+    let priority = CycleConfig::default().priority;
     let cpus = std::thread::available_parallelism().map_or(2, |cpus| cpus.get());
     let mut rows = Vec::new();
     let mut notes = Vec::new();

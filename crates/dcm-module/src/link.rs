@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use naobroker_dcm::hardware::link::{LinkHealth, LinkLoss, LinkSnapshot, LinkState};
 use naobroker_framework::Value;
+use naobroker_hardware::link::{LinkHealth, LinkLoss, LinkSnapshot, LinkState};
 use naobroker_memory::Store;
 
 const POLL: Duration = Duration::from_millis(100);

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use naobroker_alloc_counter::{allocations_seen_on_a_new_thread, counted, start_counting, Counting};
+use naobroker_backend_sim::SimRobot;
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Shared, StartedCycle};
-use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_framework::Value;
 use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;

@@ -4,8 +4,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use naobroker_backend_sim::SimRobot;
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, Shared, StartedCycle};
-use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_dcm_module::DcmHandle;
 use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;

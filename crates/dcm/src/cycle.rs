@@ -35,8 +35,8 @@ use naobroker_rt::{report_queue, Cadence, ReportReader, RtThread, ThreadSpec};
 use naobroker_rtslots::RtSlots;
 
 use crate::core::Request;
-use crate::hardware::Hardware;
 use crate::time::DcmTime;
+use naobroker_hardware::Hardware;
 use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel};
 use run::Cycle;
 

@@ -1,14 +1,14 @@
 //! The DCM (Device Communication Manager): the robot's timed-command buffers, the
-//! seed's interpolation algorithm, the real-time cycle and the hardware behind it. No
-//! broker here: requests arrive typed, and the DCM's face as a broker module (NAOqi's
-//! arguments, ALMemory, events) is `naobroker-dcm-module`.
+//! seed's interpolation algorithm and the real-time cycle, run over any hardware behind
+//! `naobroker-hardware`'s trait (the backends are crates of their own) for the devices
+//! of a `naobroker-robot` description. No broker here: requests arrive typed, and the
+//! DCM's face as a broker module (NAOqi's arguments, ALMemory, events) is
+//! `naobroker-dcm-module`.
 #![deny(unsafe_code, unreachable_pub)]
 
 pub mod calibration;
-mod config;
 pub mod core;
 pub mod cycle;
-pub mod hardware;
-pub mod time;
 
-pub use config::{Backend, DcmConfig, DcmConfigError};
+/// DCM time is the hardware's: the trait's calls carry it.
+pub use naobroker_hardware::time;

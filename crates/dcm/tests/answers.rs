@@ -4,10 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use naobroker_backend_sim::SimRobot;
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, StartedCycle};
-use naobroker_dcm::hardware::sim::SimRobot;
-use naobroker_dcm::hardware::Hardware;
 use naobroker_dcm::time::DcmTime;
+use naobroker_hardware::Hardware;
 use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 

@@ -6,11 +6,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use naobroker_backend_sim::SimRobot;
 use naobroker_dcm::cycle::{
     ClockMode, CycleConfig, CycleContext, CycleThread, DcmSlots, Phase, RequestChannel, StartedCycle,
     UnknownProducer,
 };
-use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 

@@ -5,11 +5,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use naobroker_backend_sim::SimRobot;
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::cycle::{
     ChannelError, ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel, Shared, StartedCycle,
 };
-use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use naobroker_alloc_counter::{counted, start_counting, Counting};
+use naobroker_backend_sim::SimRobot;
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::cycle::{ChannelError, ClockMode, CycleConfig, CycleThread, DcmSlots, StartedCycle};
-use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 

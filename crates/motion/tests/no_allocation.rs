@@ -13,11 +13,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use naobroker_alloc_counter::{counted, start_counting, Counting};
+use naobroker_backend_sim::SimRobot;
 use naobroker_balance::{FootState, Side};
 use naobroker_dcm::cycle::{
     ClockMode, CycleConfig, CycleThread, DcmSlots, Phase, RequestChannel, StartedCycle,
 };
-use naobroker_dcm::hardware::sim::SimRobot;
 use naobroker_kinematics::Pose;
 use naobroker_kinematics::Transform;
 use naobroker_motion::body::Body;

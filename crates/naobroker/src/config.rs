@@ -3,13 +3,13 @@
 use std::path::Path;
 use std::time::Duration;
 
-use naobroker_dcm::DcmConfig;
 use naobroker_framework::{BrokerConfig, CurveListeners, CurvePublicKey, CurveSecretKey, Limits};
 use naobroker_memory::MemoryConfig;
 use naobroker_motion::MotionConfig;
 use naobroker_qi_wire::QiConfig;
 use serde::Deserialize;
 
+use crate::dcm_config::DcmConfig;
 use crate::error::ConfigError;
 
 /// `broker.toml`: one file, every section optional, defaults that run unprivileged.
@@ -175,7 +175,7 @@ mod tests {
             .collect();
         assert!(section.contains("socket ="), "{section}");
         let config: Config = toml::from_str(&section).unwrap();
-        let defaults = naobroker_dcm::hardware::lola::LolaConfig::default();
+        let defaults = naobroker_backend_lola::LolaConfig::default();
         let lola = &config.dcm.lola;
         assert_eq!(
             (&lola.socket, lola.battery_order, lola.on_link_loss),
@@ -193,8 +193,8 @@ mod tests {
     fn the_robot_broker_toml_is_the_shipped_one_on_lola() {
         let robot: Config = toml::from_str(include_str!("../../../deploy/nao/broker.toml")).unwrap();
         let shipped: Config = toml::from_str(include_str!("../../../broker.toml")).unwrap();
-        assert_eq!(robot.dcm.backend, naobroker_dcm::Backend::Lola);
-        let (lola, defaults) = (&robot.dcm.lola, naobroker_dcm::hardware::lola::LolaConfig::default());
+        assert_eq!(robot.dcm.backend, crate::Backend::Lola);
+        let (lola, defaults) = (&robot.dcm.lola, naobroker_backend_lola::LolaConfig::default());
         assert_eq!(
             (&lola.socket, lola.battery_order, lola.on_link_loss),
             (&defaults.socket, defaults.battery_order, defaults.on_link_loss)

@@ -4,10 +4,11 @@
 use std::path::PathBuf;
 
 use naobroker_dcm::cycle::UnknownProducer;
-use naobroker_dcm::DcmConfigError;
 use naobroker_framework::{CurveKeyError, RegistrationError};
 use naobroker_robot::device::DescriptionError;
 use thiserror::Error;
+
+use crate::dcm_config::DcmConfigError;
 
 /// A `broker.toml` that cannot be used; the message names the file or the setting.
 #[derive(Debug, Error)]

@@ -2,22 +2,23 @@
 #![deny(unsafe_code, unreachable_pub)]
 
 mod config;
+mod dcm_config;
 mod error;
 mod watch;
 
 pub use config::{BrokerSection, Config};
+pub use dcm_config::{Backend, DcmConfig, DcmConfigError};
 pub use error::{ConfigError, StartError};
 
 use std::sync::Arc;
 
+use naobroker_backend_lola::LolaRobot;
+use naobroker_backend_serial::SerialBoard;
+use naobroker_backend_sim::SimRobot;
 use naobroker_dcm::cycle::{CycleThread, DcmSlots, StartedCycle};
-use naobroker_dcm::hardware::lola::LolaRobot;
-use naobroker_dcm::hardware::serial::SerialBoard;
-use naobroker_dcm::hardware::sim::SimRobot;
-use naobroker_dcm::hardware::Hardware;
-use naobroker_dcm::Backend;
 use naobroker_dcm_module::{Dcm, DcmHandle};
 use naobroker_framework::Broker;
+use naobroker_hardware::Hardware;
 use naobroker_memory::{ALMemory, Store};
 use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;

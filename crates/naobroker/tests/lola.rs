@@ -155,7 +155,7 @@ fn the_broker_drives_the_lola_simulator_one_step_at_a_time() {
     let socket = scratch("lolasim").join("robocup");
     let sim = LolaSim::start(Options::at(&socket).stepped()).unwrap();
     let mut config = shipped_on_lola("lolasim-listen", socket);
-    config.dcm.lola.on_link_loss = naobroker_dcm::hardware::lola::LinkLossPolicy::Hold;
+    config.dcm.lola.on_link_loss = naobroker_backend_lola::LinkLossPolicy::Hold;
     actix_rt::System::new().block_on(async move {
         let running = naobroker::start(&config).await.unwrap();
         sim.wait_for_client(DEADLINE).unwrap();

@@ -16,8 +16,8 @@ use super::{
     ToCycle, MAX_HOOKS,
 };
 use crate::core::{DcmCore, TimedCommand, UpdateType};
-use crate::hardware::{Hardware, Takeover};
 use crate::time::DcmTime;
+use naobroker_hardware::{Hardware, Takeover};
 use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel};
 
 /// The cycle thread's state and work.

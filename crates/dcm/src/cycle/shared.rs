@@ -9,8 +9,8 @@ use naobroker_rt::Pace;
 use naobroker_rtslots::RtSlots;
 
 use super::{monotonic_ns, ClockMode, CycleConfig, CycleStats, DcmSlots};
-use crate::hardware::link::LinkHealth;
 use crate::time::DcmTime;
+use naobroker_hardware::link::LinkHealth;
 
 /// State shared between the cycle thread and everyone else, all atomics.
 pub struct Shared {

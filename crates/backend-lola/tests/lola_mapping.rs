@@ -5,8 +5,8 @@
 mod lola_peer;
 
 use lola_peer::{config, robot_config, sensor_map, wait_until, Bench, Peer, START_TIME_MS};
+use naobroker_backend_lola::LinkLossPolicy;
 use naobroker_dcm::cycle::Phase;
-use naobroker_dcm::hardware::lola::LinkLossPolicy;
 use naobroker_lola::names::{self, BatteryOrder, HIP_YAW_PITCH, ROBOT_CONFIG};
 use naobroker_lola::{ActuatorKey, ActuatorMap, SensorKey, SensorMap};
 use naobroker_robot::device::RobotDescription;

@@ -5,10 +5,9 @@
 //! the description's own `[[device]]` gains and offsets (a calibration shifts the DCM's
 //! conversions, not the robot's).
 
+use naobroker_hardware::Takeover;
 use naobroker_lola::names::{self, BatteryOrder, HIP_YAW_PITCH};
 use naobroker_lola::{ActuatorKey, ActuatorMap, SensorKey, SensorMap, JOINT_COUNT};
-
-use crate::hardware::Takeover;
 use naobroker_robot::device::{Conversion, DeviceModel};
 
 /// The DCM's one sonar actuator: NAOqi's modes 0–15 fire one measurement, 64 and above

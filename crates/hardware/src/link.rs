@@ -206,16 +206,16 @@ impl LinkHealth {
         (self.identity_sequence.load(Ordering::Relaxed) == before).then_some((before / 2, texts))
     }
 
-    pub(crate) fn set_state(&self, state: LinkState) {
+    pub fn set_state(&self, state: LinkState) {
         self.state.store(state_code(state), Ordering::Release);
     }
 
-    pub(crate) fn connect_failed(&self, errno: i32) {
+    pub fn connect_failed(&self, errno: i32) {
         self.connect_error.store(errno, Ordering::Relaxed);
     }
 
     /// Connected: the first time, or again (`reconnected`).
-    pub(crate) fn connected(&self, reconnected: bool) {
+    pub fn connected(&self, reconnected: bool) {
         self.connect_error.store(0, Ordering::Relaxed);
         if reconnected {
             self.reconnects.fetch_add(1, Ordering::Relaxed);
@@ -223,40 +223,40 @@ impl LinkHealth {
         self.set_state(LinkState::Waiting);
     }
 
-    pub(crate) fn lost(&self, loss: LinkLoss, errno: i32) {
+    pub fn lost(&self, loss: LinkLoss, errno: i32) {
         self.loss.store(loss_code(loss), Ordering::Relaxed);
         self.loss_error.store(errno, Ordering::Relaxed);
         self.set_state(LinkState::Absent);
     }
 
-    pub(crate) fn count_map(&self) {
+    pub fn count_map(&self) {
         self.maps.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn count_answer(&self) {
+    pub fn count_answer(&self) {
         self.answers.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn count_stall(&self) {
+    pub fn count_stall(&self) {
         self.stalls.fetch_add(1, Ordering::Relaxed);
         self.set_state(LinkState::Stalled);
     }
 
-    pub(crate) fn count_malformed(&self) {
+    pub fn count_malformed(&self) {
         self.malformed.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn count_oversized(&self) {
+    pub fn count_oversized(&self) {
         self.oversized.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn count_late(&self) {
+    pub fn count_late(&self) {
         self.late_cycles.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Replace the identity texts (each cut to [`IDENTITY_TEXT_BYTES`]): on the cycle
     /// thread, without allocating, and only when they changed.
-    pub(crate) fn set_identity(&self, texts: [&str; IDENTITY_TEXTS]) {
+    pub fn set_identity(&self, texts: [&str; IDENTITY_TEXTS]) {
         let sequence = self.identity_sequence.load(Ordering::Relaxed);
         self.identity_sequence.store(sequence.wrapping_add(1), Ordering::Release);
         std::sync::atomic::fence(Ordering::Release);

@@ -6,11 +6,10 @@
 //! the boards would read, both through the description's own gains and offsets (its
 //! `[[device]]` values). A calibration changes the DCM's conversions, not the robot's.
 
-use naobroker_simbody::{JointLimits, SimBody};
-
-use crate::hardware::Hardware;
-use crate::time::DcmTime;
+use naobroker_hardware::time::DcmTime;
+use naobroker_hardware::Hardware;
 use naobroker_robot::device::{Conversion, DeviceModel};
+use naobroker_simbody::{JointLimits, SimBody};
 
 /// A simulated joint's devices: indices in the device model and their conversions.
 struct JointDevices {

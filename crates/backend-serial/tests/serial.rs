@@ -6,12 +6,12 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use naobroker_backend_serial::emulator::Emulator;
+use naobroker_backend_serial::{SerialBoard, SerialConfig};
 use naobroker_dcm::core::{Request, TimedCommand, UpdateType};
 use naobroker_dcm::cycle::{
     ClockMode, CycleConfig, CycleThread, DcmSlots, RequestChannel, Shared, StartedCycle,
 };
-use naobroker_dcm::hardware::serial::emulator::Emulator;
-use naobroker_dcm::hardware::serial::{SerialBoard, SerialConfig};
 use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 use serialport::{SerialPort, TTYPort};

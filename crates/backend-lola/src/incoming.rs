@@ -6,12 +6,12 @@
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 
+use naobroker_hardware::link::LinkLoss;
 use naobroker_lola::{decode_sensor_map, DecodeError, SensorMap, MAX_MESSAGE_BYTES};
 use nix::errno::Errno;
 use nix::sys::socket::{recv, MsgFlags};
 
 use super::skim::{skim, Skim};
-use crate::hardware::link::LinkLoss;
 
 /// What the next bytes are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,11 +1,12 @@
-//! The robot's hardware behind a tiny trait: read sensors, write actuators. The cycle's
-//! time comes from the clock, or, for a robot that clocks the DCM itself (`lola`: one
-//! cycle per sensor map), from the hardware's own cycles.
+//! The robot's hardware as the DCM cycle sees it, behind a tiny trait: read sensors, write
+//! actuators, and, for a robot that clocks the DCM itself (`lola`: one cycle per sensor
+//! map), the hardware's own clock. Each robot is a crate implementing [`Hardware`]
+//! (`naobroker-backend-sim`, `-serial`, `-lola`); the DCM (`naobroker-dcm`) runs any of
+//! them and knows none.
+#![deny(unsafe_code, unreachable_pub)]
 
 pub mod link;
-pub mod lola;
-pub mod serial;
-pub mod sim;
+pub mod time;
 
 use std::sync::Arc;
 use std::time::Duration;

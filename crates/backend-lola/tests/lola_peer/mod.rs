@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use naobroker_backend_lola::{LinkLossPolicy, LolaConfig, LolaRobot};
 use naobroker_dcm::cycle::{CycleConfig, CycleThread, DcmSlots, RequestChannel, Shared, StartedCycle};
-use naobroker_dcm::hardware::link::{LinkHealth, LinkSnapshot};
-use naobroker_dcm::hardware::lola::{LinkLossPolicy, LolaConfig, LolaRobot};
+use naobroker_hardware::link::{LinkHealth, LinkSnapshot};
 use naobroker_lola::{
     decode_actuator_map, encode_sensor_map, ActuatorMap, ConfigText, RobotConfig, SensorMap, SENSOR_MAP_BYTES,
 };

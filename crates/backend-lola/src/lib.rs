@@ -18,23 +18,23 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use naobroker_hardware::link::{LinkHealth, LinkLoss, LinkState};
+use naobroker_hardware::time::DcmTime;
+use naobroker_hardware::{Hardware, HardwareCycle, LinkStatus, Takeover};
 use naobroker_lola::names::{BatteryOrder, ROBOT_CONFIG};
 use naobroker_lola::{
     encode_actuator_map, ActuatorKeys, ActuatorMap, RobotConfig, SensorMap, ACTUATOR_MAP_MAX_BYTES, CYCLE_US,
     DEFAULT_SOCKET,
 };
+use naobroker_robot::device::DeviceModel;
 use naobroker_rt::monotonic_ns;
 use nix::errno::Errno;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::socket::{send, MsgFlags};
 use serde::Deserialize;
 
-use crate::hardware::link::{LinkHealth, LinkLoss, LinkState};
-use crate::hardware::{Hardware, HardwareCycle, LinkStatus, Takeover};
-use crate::time::DcmTime;
 use incoming::{Frame, Incoming, Read};
 use mapping::Mapping;
-use naobroker_robot::device::DeviceModel;
 
 /// What the DCM does with its commands when the link to the robot comes back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]

@@ -1,14 +1,14 @@
 //! `[dcm]` in `broker.toml`: the cycle's period, priority and clock, the robot description,
-//! the hardware backend and its own section; every default runs unprivileged.
+//! the hardware backend and its own section; every default runs unprivileged. Kept by the
+//! broker, which picks the backend: the DCM knows none.
 
 use std::path::PathBuf;
 
+use naobroker_backend_lola::LolaConfig;
+use naobroker_backend_serial::SerialConfig;
+use naobroker_dcm::cycle::{monotonic_ns, ClockMode, CycleConfig};
+use naobroker_dcm::time::DcmTime;
 use serde::Deserialize;
-
-use crate::cycle::{ClockMode, CycleConfig};
-use crate::hardware::lola::LolaConfig;
-use crate::hardware::serial::SerialConfig;
-use crate::time::DcmTime;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -107,8 +107,7 @@ impl DcmConfig {
 
     /// The cycle's settings, with a request channel for each of `producers`.
     pub fn cycle_config(&self, producers: &'static [&'static str]) -> CycleConfig {
-        let start_time_ms =
-            self.start_time_ms.unwrap_or_else(|| (crate::cycle::monotonic_ns() / 1_000_000) as DcmTime);
+        let start_time_ms = self.start_time_ms.unwrap_or_else(|| (monotonic_ns() / 1_000_000) as DcmTime);
         CycleConfig {
             period_us: self.period_us,
             priority: self.priority,

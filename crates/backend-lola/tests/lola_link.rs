@@ -5,9 +5,9 @@
 mod lola_peer;
 
 use lola_peer::{config, sensor_map, wait_until, Bench, Peer, START_TIME_MS};
+use naobroker_backend_lola::LinkLossPolicy;
 use naobroker_dcm::cycle::Phase;
-use naobroker_dcm::hardware::link::{LinkLoss, LinkState};
-use naobroker_dcm::hardware::lola::LinkLossPolicy;
+use naobroker_hardware::link::{LinkLoss, LinkState};
 
 /// A bench whose HeadYaw target shows the cycle number (/100 rad) in every answer.
 fn numbered(label: &str) -> (Bench, Peer) {

@@ -18,10 +18,9 @@ use std::sync::{Arc, OnceLock};
 use std::thread::{self, JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
+use naobroker_hardware::time::DcmTime;
+use naobroker_hardware::{Hardware, LinkStatus};
 use serde::Deserialize;
-
-use crate::hardware::{Hardware, LinkStatus};
-use crate::time::DcmTime;
 
 /// `[dcm.serial]` in `broker.toml`.
 #[derive(Debug, Clone, Deserialize)]
