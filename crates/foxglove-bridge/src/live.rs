@@ -18,6 +18,7 @@ use naobroker_kinematics::{Model, Transform};
 use naobroker_memory::Store;
 use naobroker_motion::cartesian::{Kinematics, Source};
 use naobroker_motion::runner::MotionShared;
+use naobroker_robot::device::RobotDescription;
 use naobroker_rtslots::FastAccess;
 use naobroker_urdf::ViewerModel;
 use serde_json::{json, Value as Json};
@@ -40,8 +41,8 @@ pub struct LiveSources {
     pub motion: Arc<MotionShared>,
     pub store: Arc<Store>,
     pub broker: Broker,
-    /// The robot description's text (its URDF, frames and foot sensors); none: the shipped NAO V6.
-    pub robot_description: Option<String>,
+    /// The robot description (its URDF, frames and foot sensors).
+    pub robot_description: RobotDescription,
 }
 
 /// The running live view; dropping it stops the server, its thread and its forwarding tasks.
@@ -85,10 +86,7 @@ impl Drop for LiveView {
 /// events' and logs' forwarders run there).
 pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<LiveView>, FoxgloveError> {
     let Some(address) = config.check()? else { return Ok(None) };
-    let model = match &sources.robot_description {
-        Some(text) => ViewerModel::from_description(text)?,
-        None => ViewerModel::nao_v6(),
-    };
+    let model = ViewerModel::from_description(&sources.robot_description)?;
     let joints: Vec<String> = sources.dcm.model().joints.iter().map(|joint| joint.name.clone()).collect();
     let keys = CycleKeys::new(joints);
     let names: Vec<&str> = keys.keys.iter().map(String::as_str).collect();

@@ -4,7 +4,7 @@
 
 use naobroker_lola::names;
 use naobroker_lola::{ActuatorMap, SensorMap};
-use naobroker_physics::{JointRange, PhysicalBody, RobotModel, Truth, World};
+use naobroker_physics::{PhysicalBody, RobotModel, Truth, World};
 use naobroker_robot::device::RobotDescription;
 
 use crate::error::SimError;
@@ -26,17 +26,7 @@ impl PhysicalRobot {
         world: World,
         sonar_at_rest: [f32; 2],
     ) -> Result<PhysicalRobot, SimError> {
-        let ranges = robot
-            .joints
-            .iter()
-            .map(|joint| JointRange {
-                name: joint.name.clone(),
-                min: joint.min,
-                max: joint.max,
-                max_velocity: joint.max_velocity,
-            })
-            .collect();
-        let model = RobotModel::from_parts(robot.kinematics.clone(), ranges, robot.physics.as_ref())?;
+        let model = RobotModel::from_description(robot)?;
         let body = PhysicalBody::new(&model, world, &names::JOINTS)?;
         Ok(PhysicalRobot { body, sonar_at_rest })
     }

@@ -10,7 +10,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use naobroker_kinematics::{Frame, Pose};
-use serde::Deserialize;
+use naobroker_robot::physics::{PhysicsDescription, ShapeKind, Touches};
 
 /// Closer than this (m) between an arm and the body, `isCollision` says `"near"` (StandInit's
 /// arms are clear of the torso, the head and each other: `"none"`).
@@ -120,19 +120,6 @@ pub struct CollisionShapes {
     body: Vec<Capsule>,
 }
 
-/// A `[[physics.shape]]` entry, as far as self-collision reads it (boxes are the ground's).
-#[derive(Debug, Deserialize)]
-struct ShapeEntry {
-    link: String,
-    #[serde(default)]
-    touches: Option<String>,
-    kind: String,
-    centre_m: Option<[f64; 3]>,
-    from_m: Option<[f64; 3]>,
-    to_m: Option<[f64; 3]>,
-    radius_m: Option<f64>,
-}
-
 /// A description's shapes that collision protection cannot read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ShapeError {
@@ -141,36 +128,38 @@ pub enum ShapeError {
 }
 
 impl CollisionShapes {
-    /// From the description's `[physics]` table: the arms' shapes that touch the body
+    /// From the description's `[physics]`: the arms' shapes that touch the body
     /// (`touches = "world_and_body"` on an arm's link) and the torso's and the head's shapes
     /// for the arms (`touches = "arms"`). `None` without a kinematic model or such shapes.
     pub fn from_description(
         body_joints: &[(String, String)],
         model: &naobroker_kinematics::Model,
-        physics: Option<&toml::Table>,
+        physics: Option<&PhysicsDescription>,
     ) -> Result<Option<CollisionShapes>, ShapeError> {
-        let Some(entries) = physics.and_then(|table| table.get("shape")) else { return Ok(None) };
-        let entries: Vec<ShapeEntry> = entries
-            .clone()
-            .try_into()
-            .map_err(|error: toml::de::Error| ShapeError::Shape { index: 0, message: error.to_string() })?;
+        let Some(physics) = physics else { return Ok(None) };
         let mut shapes = CollisionShapes { arms: [Vec::new(), Vec::new()], body: Vec::new() };
-        for (index, entry) in entries.iter().enumerate() {
+        for (index, entry) in physics.shapes.iter().enumerate() {
             let error = |message: String| ShapeError::Shape { index, message };
-            let to_arm = match entry.touches.as_deref() {
-                Some("world_and_body") => true,
-                Some("arms") => false,
-                _ => continue,
+            let to_arm = match entry.touches {
+                Touches::WorldAndBody => true,
+                Touches::Arms => false,
+                Touches::World => continue,
             };
             let frame = model.frame(&entry.link).ok_or_else(|| error(format!("no link {:?}", entry.link)))?;
-            let radius = entry.radius_m.filter(|r| r.is_finite() && *r >= 0.0);
-            let radius = radius.ok_or_else(|| error("expected radius_m, a finite number ≥ 0".into()))?;
-            let (from, to) = match (entry.kind.as_str(), entry.centre_m, entry.from_m, entry.to_m) {
-                ("sphere", Some(centre), _, _) => (centre, centre),
-                ("capsule", _, Some(from), Some(to)) => (from, to),
-                ("cylinder", _, Some(from), Some(to)) => drawn_in(from, to, radius),
-                (kind, ..) => return Err(error(format!("a {kind} is no shape collision protection reads"))),
+            let (from, to, radius) = match entry.kind {
+                ShapeKind::Sphere { centre_m, radius_m } => (centre_m, centre_m, radius_m),
+                ShapeKind::Capsule { from_m, to_m, radius_m } => (from_m, to_m, radius_m),
+                ShapeKind::Cylinder { from_m, to_m, radius_m } => {
+                    let (from, to) = drawn_in(from_m, to_m, radius_m);
+                    (from, to, radius_m)
+                }
+                ShapeKind::Box { .. } => {
+                    return Err(error("a box is no shape collision protection reads".into()))
+                }
             };
+            if !(radius.is_finite() && radius >= 0.0) {
+                return Err(error("expected radius_m, a finite number ≥ 0".into()));
+            }
             let capsule = Capsule { frame, from, to, radius };
             let chain = body_joints.iter().find(|(joint, _)| *joint == entry.link).map(|(_, c)| c.as_str());
             match (to_arm, chain) {

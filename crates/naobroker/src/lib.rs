@@ -46,7 +46,7 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
         Some(path) => RobotDescription::load(path)?,
         None => RobotDescription::nao_v6(),
     };
-    let model = Arc::new(DeviceModel::new(description)?);
+    let model = Arc::new(DeviceModel::new(description.clone())?);
     let (layout, dcm_slots) = DcmSlots::layout(&model);
     let slots = RtSlots::new(layout);
     let store = Store::new(Arc::clone(&slots), config.memory.store_limits());
@@ -82,16 +82,12 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
         .iter()
         .map(|address| format!("tcp://{address}"))
         .collect();
-    let robot_description = match &config.dcm.robot {
-        Some(path) => Some(std::fs::read_to_string(path).map_err(StartError::RobotFile)?),
-        None => None,
-    };
     let sources = naobroker_foxglove::LiveSources {
         dcm: dcm.clone(),
         motion: Arc::clone(&motion_counters),
         store: Arc::clone(&store),
         broker: broker.clone(),
-        robot_description,
+        robot_description: description,
     };
     let foxglove = naobroker_foxglove::start(&config.foxglove, sources)?;
     if let Some(view) = &foxglove {

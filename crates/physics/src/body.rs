@@ -5,9 +5,9 @@
 
 use naobroker_kinematics::transform::{rotate, rotation_to_rpy, Rotation};
 use naobroker_mujoco::{Object, Simulation};
+use naobroker_robot::physics::{PhysicsDescription, ServoGroup};
 use naobroker_simbody::{JointLimits, Noise, SimJoint, POSITION_NOISE_RAD};
 
-use crate::description::{PhysicsDescription, ServoGroup};
 use crate::mjcf::{self, ACCELEROMETER, BUMPER_SIDES, FEET, FSR_NAMES, GYROSCOPE, IMU_SITE, TORSO};
 use crate::robot::RobotModel;
 use crate::world::World;

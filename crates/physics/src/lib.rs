@@ -1,18 +1,17 @@
 //! A physically simulated NAO V6 on MuJoCo (`naobroker-mujoco`): the MJCF model generated
 //! from the robot description (`mjcf`), so that the kinematics, the collision checker and
 //! the physics read one source; the body stepped deterministically with servos whose torque
-//! follows NAOqi's stiffness (`body`); what its sensors read; the worlds it stands in.
+//! follows NAOqi's stiffness (`body`); what its sensors read; the worlds it stands in. The
+//! description's `[physics]` is `naobroker-robot`'s.
 //! `naobroker-lolasim --physics` serves it through LoLA (docs/physics.md).
 #![deny(unsafe_code)]
 
 mod body;
-mod description;
 mod mjcf;
 mod robot;
 mod world;
 
 pub use body::{InertialReading, PhysicalBody, Truth, FALLEN_TILT_RAD, GRAVITY};
-pub use description::{Feet, Imu, PhysicsDescription, ServoGroup, Shape, ShapeKind, Sonar, Touches};
 pub use mjcf::{generate, JointRange};
 pub use naobroker_mujoco::MujocoError;
 pub use robot::RobotModel;
@@ -23,8 +22,6 @@ pub use world::{World, ROOM_WALL_X_M};
 pub enum PhysicsError {
     #[error(transparent)]
     Mujoco(#[from] MujocoError),
-    #[error("the robot description's [physics]: {0}")]
-    Description(String),
     #[error("the robot description has no [physics] section")]
     NoPhysics,
     #[error("the robot description has no [kinematics] section")]

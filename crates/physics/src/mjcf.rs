@@ -7,8 +7,8 @@
 use std::fmt::Write;
 
 use naobroker_robot::kinematics::Description;
+use naobroker_robot::physics::{PhysicsDescription, ShapeKind, Touches};
 
-use crate::description::{PhysicsDescription, ShapeKind, Touches};
 use crate::world::World;
 use crate::PhysicsError;
 

@@ -51,10 +51,10 @@ pub struct RobotDescription {
     #[serde(default)]
     pub kinematics: Option<crate::kinematics::Description>,
     /// What a physical simulation adds (`[physics]`: servos, collision shapes, feet, inertial
-    /// unit, sonars, start pose), read by `naobroker-physics`; kept as a table here, so that
-    /// the description does not depend on the simulator.
+    /// unit, sonars, start pose), read by `naobroker-physics`, ALMotion's self-collision and
+    /// the viewers.
     #[serde(default)]
-    pub physics: Option<toml::Table>,
+    pub physics: Option<crate::physics::PhysicsDescription>,
 }
 
 /// The NAO V6 description shipped with naobroker.
@@ -82,6 +82,9 @@ impl RobotDescription {
                 return Err(DescriptionError::MinAboveMax(device.name.clone()));
             }
         }
+        if let Some(physics) = &description.physics {
+            physics.check()?;
+        }
         description.preferences.check()?;
         description.preferences.check_conversions(&description.devices)?;
         Ok(description)
@@ -99,8 +102,8 @@ pub struct DeviceModel {
     pub preferences: Preferences,
     /// The kinematic and mass model's numbers, when the description has them.
     pub kinematics: Option<crate::kinematics::Description>,
-    /// The description's `[physics]` table (ALMotion's self-collision reads its shapes).
-    pub physics: Option<toml::Table>,
+    /// The description's `[physics]` (ALMotion's self-collision reads its shapes).
+    pub physics: Option<crate::physics::PhysicsDescription>,
     actuator_index: HashMap<String, usize>,
     sensor_index: HashMap<String, usize>,
 }

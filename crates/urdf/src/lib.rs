@@ -12,17 +12,16 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use naobroker_robot::device::{JointSpec, RobotDescription};
 use naobroker_robot::kinematics::{Description, JointDescription};
+use naobroker_robot::physics::{PhysicsDescription, ShapeKind, Touches};
 use serde::Deserialize;
-
-/// The shipped robot description, from which [`nao_v6`] writes the URDF.
-const NAO_V6_DESCRIPTION: &str = include_str!("../../../robots/nao-v6.toml");
 
 /// A robot description that cannot be written as a URDF.
 #[derive(Debug, thiserror::Error)]
 pub enum UrdfError {
-    #[error("robot description: {0}")]
-    Toml(#[from] toml::de::Error),
+    #[error("the robot description has no [kinematics] section")]
+    NoKinematics,
     #[error("joint {0} moves but has no [[joint]] entry with its limits")]
     NoLimits(String),
     #[error("joint {joint} is coupled to {leader}, which is not a joint of the model")]
@@ -33,7 +32,7 @@ pub enum UrdfError {
 
 /// The URDF of the shipped NAO V6 description.
 pub fn nao_v6() -> String {
-    from_description(NAO_V6_DESCRIPTION).expect("the shipped NAO V6 description makes a URDF")
+    from_description(&RobotDescription::nao_v6()).expect("the shipped NAO V6 description makes a URDF")
 }
 
 /// What a viewer needs of a robot: its URDF, the kinematic model's numbers (whose frames the
@@ -62,38 +61,40 @@ pub struct FootSensors {
 impl ViewerModel {
     /// The shipped NAO V6 description's.
     pub fn nao_v6() -> ViewerModel {
-        ViewerModel::from_description(NAO_V6_DESCRIPTION)
+        ViewerModel::from_description(&RobotDescription::nao_v6())
             .expect("the shipped NAO V6 description makes a URDF")
     }
 
-    /// A robot description's (the text of a file like robots/nao-v6.toml).
-    pub fn from_description(text: &str) -> Result<ViewerModel, UrdfError> {
-        let urdf = from_description(text)?;
-        let robot: RobotFile = toml::from_str(text)?;
-        let foot_sensors = robot.physics.feet.map(|feet| FootSensors {
-            sole_below_ankle_m: feet.sole_below_ankle_m,
-            left_fsr_m: feet.left_fsr_m,
-            right_fsr_m: feet.right_fsr_m,
+    /// A robot description's.
+    pub fn from_description(robot: &RobotDescription) -> Result<ViewerModel, UrdfError> {
+        let urdf = from_description(robot)?;
+        let kinematics = robot.kinematics.clone().ok_or(UrdfError::NoKinematics)?;
+        let physics = robot.physics.as_ref();
+        let foot_sensors = physics.map(|physics| FootSensors {
+            sole_below_ankle_m: physics.feet.sole_below_ankle_m,
+            left_fsr_m: physics.feet.left_fsr_m,
+            right_fsr_m: physics.feet.right_fsr_m,
         });
-        let joints = robot.limits.into_iter().map(|limits| limits.name).collect();
-        let coupled = robot.physics.coupled;
-        Ok(ViewerModel { urdf, kinematics: robot.kinematics, foot_sensors, joints, coupled })
+        let joints = robot.joints.iter().map(|joint| joint.name.clone()).collect();
+        let coupled = physics.map(|physics| physics.coupled.clone()).unwrap_or_default();
+        Ok(ViewerModel { urdf, kinematics, foot_sensors, joints, coupled })
     }
 }
 
-/// The URDF of a robot description (the text of a file like robots/nao-v6.toml).
-pub fn from_description(text: &str) -> Result<String, UrdfError> {
-    let robot: RobotFile = toml::from_str(text)?;
-    let kinematics = &robot.kinematics;
+/// The URDF of a robot description.
+pub fn from_description(robot: &RobotDescription) -> Result<String, UrdfError> {
+    let kinematics = robot.kinematics.as_ref().ok_or(UrdfError::NoKinematics)?;
+    let physics = robot.physics.as_ref();
     let is_link = |name: &str| name == "Torso" || kinematics.joints.iter().any(|joint| joint.name == name);
-    let limits: BTreeMap<&str, &JointLimits> =
-        robot.limits.iter().map(|limits| (limits.name.as_str(), limits)).collect();
-    for (joint, leader) in &robot.physics.coupled {
+    let limits: BTreeMap<&str, &JointSpec> =
+        robot.joints.iter().map(|joint| (joint.name.as_str(), joint)).collect();
+    for (joint, leader) in physics.iter().flat_map(|physics| &physics.coupled) {
         if !kinematics.joints.iter().any(|known| &known.name == leader) {
             return Err(UrdfError::UnknownLeader { joint: joint.clone(), leader: leader.clone() });
         }
     }
-    if let Some(shape) = robot.physics.shapes.iter().find(|shape| !is_link(&shape.link)) {
+    let shapes = physics.iter().flat_map(|physics| &physics.shapes);
+    if let Some(shape) = shapes.clone().find(|shape| !is_link(&shape.link)) {
         return Err(UrdfError::UnknownLink(shape.link.clone()));
     }
 
@@ -109,10 +110,10 @@ pub fn from_description(text: &str) -> Result<String, UrdfError> {
     let _ = writeln!(urdf, "  <material name=\"sole\"><color rgba=\"0.20 0.45 0.85 1\"/></material>");
 
     let torso = &kinematics.torso;
-    link(&mut urdf, "Torso", &robot, torso.mass_kg, torso.com_m, torso.inertia_kg_m2);
+    link(&mut urdf, "Torso", physics, torso.mass_kg, torso.com_m, torso.inertia_kg_m2);
     for joint in &kinematics.joints {
-        link(&mut urdf, &joint.name, &robot, joint.mass_kg, joint.com_m, joint.inertia_kg_m2);
-        moving_joint(&mut urdf, joint, &robot, &limits)?;
+        link(&mut urdf, &joint.name, physics, joint.mass_kg, joint.com_m, joint.inertia_kg_m2);
+        moving_joint(&mut urdf, joint, physics, &limits)?;
     }
     for effector in &kinematics.effectors {
         let _ = writeln!(urdf, "  <link name=\"{}\"/>", escape(&effector.name));
@@ -126,72 +127,13 @@ pub fn from_description(text: &str) -> Result<String, UrdfError> {
     Ok(urdf)
 }
 
-/// The parts of a robot description the URDF needs; the rest is ignored.
-#[derive(Deserialize)]
-struct RobotFile {
-    name: String,
-    /// The DCM's joints, for their limits (the hardware's, as NAOqi gives them).
-    #[serde(rename = "joint")]
-    limits: Vec<JointLimits>,
-    kinematics: Description,
-    #[serde(default)]
-    physics: Drawing,
-}
-
-#[derive(Deserialize)]
-struct JointLimits {
-    name: String,
-    min: f64,
-    max: f64,
-    max_velocity: f64,
-    max_torque: f64,
-}
-
-/// What of `[physics]` a viewer draws.
-#[derive(Default, Deserialize)]
-struct Drawing {
-    #[serde(rename = "shape", default)]
-    shapes: Vec<DrawnShape>,
-    feet: Option<Feet>,
-    /// A joint following another's angle: a URDF mimic joint.
-    #[serde(default)]
-    coupled: BTreeMap<String, String>,
-}
-
-#[derive(Deserialize)]
-struct DrawnShape {
-    link: String,
-    #[serde(default)]
-    touches: Option<String>,
-    #[serde(flatten)]
-    geometry: Geometry,
-}
-
-#[derive(Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-enum Geometry {
-    Box { centre_m: [f64; 3], half_size_m: [f64; 3] },
-    Sphere { centre_m: [f64; 3], radius_m: f64 },
-    Capsule { from_m: [f64; 3], to_m: [f64; 3], radius_m: f64 },
-    Cylinder { from_m: [f64; 3], to_m: [f64; 3], radius_m: f64 },
-}
-
-#[derive(Deserialize)]
-struct Feet {
-    sole_below_ankle_m: f64,
-    /// The left sole around the ankle: [back, front, right, left] (x, y).
-    sole_m: [f64; 4],
-    left_fsr_m: [[f64; 2]; 4],
-    right_fsr_m: [[f64; 2]; 4],
-}
-
 /// The sole drawn as a plate this thick above the ground contact.
 const SOLE_THICKNESS_M: f64 = 0.015;
 
 fn link(
     urdf: &mut String,
     name: &str,
-    robot: &RobotFile,
+    physics: Option<&PhysicsDescription>,
     mass: f64,
     com: [f64; 3],
     inertia: Option<[f64; 6]>,
@@ -209,26 +151,26 @@ fn link(
         let _ = writeln!(urdf, "    </inertial>");
     }
     // The slimmer shapes only the arms collide with duplicate the drawn ones.
-    let drawn = robot.physics.shapes.iter().filter(|shape| shape.link == name);
-    for shape in drawn.filter(|shape| shape.touches.as_deref() != Some("arms")) {
-        match shape.geometry {
-            Geometry::Box { centre_m, half_size_m: [x, y, z] } => {
+    let drawn = physics.iter().flat_map(|physics| &physics.shapes).filter(|shape| shape.link == name);
+    for shape in drawn.filter(|shape| shape.touches != Touches::Arms) {
+        match shape.kind {
+            ShapeKind::Box { centre_m, half_size_m: [x, y, z] } => {
                 let size = format!("<box size=\"{} {} {}\"/>", 2.0 * x, 2.0 * y, 2.0 * z);
                 visual(urdf, centre_m, [0.0; 3], &size, "shell");
             }
-            Geometry::Sphere { centre_m, radius_m } => {
+            ShapeKind::Sphere { centre_m, radius_m } => {
                 visual(urdf, centre_m, [0.0; 3], &format!("<sphere radius=\"{radius_m}\"/>"), "shell");
             }
-            Geometry::Capsule { from_m, to_m, radius_m } => {
+            ShapeKind::Capsule { from_m, to_m, radius_m } => {
                 cylinder(urdf, from_m, to_m, radius_m);
                 for end in [from_m, to_m] {
                     visual(urdf, end, [0.0; 3], &format!("<sphere radius=\"{radius_m}\"/>"), "shell");
                 }
             }
-            Geometry::Cylinder { from_m, to_m, radius_m } => cylinder(urdf, from_m, to_m, radius_m),
+            ShapeKind::Cylinder { from_m, to_m, radius_m } => cylinder(urdf, from_m, to_m, radius_m),
         }
     }
-    if let (Some(feet), Some(side)) = (&robot.physics.feet, sole_side(name)) {
+    if let (Some(feet), Some(side)) = (physics.map(|physics| &physics.feet), sole_side(name)) {
         let [back, front, right, left] = feet.sole_m;
         let (right, left) = if side > 0.0 { (right, left) } else { (-left, -right) };
         let centre =
@@ -271,8 +213,8 @@ fn visual(urdf: &mut String, xyz: [f64; 3], rpy: [f64; 3], geometry: &str, mater
 fn moving_joint(
     urdf: &mut String,
     joint: &JointDescription,
-    robot: &RobotFile,
-    limits: &BTreeMap<&str, &JointLimits>,
+    physics: Option<&PhysicsDescription>,
+    limits: &BTreeMap<&str, &JointSpec>,
 ) -> Result<(), UrdfError> {
     let name = escape(&joint.name);
     let Some([x, y, z]) = joint.axis else {
@@ -282,7 +224,7 @@ fn moving_joint(
         let _ = writeln!(urdf, "  </joint>");
         return Ok(());
     };
-    let leader = robot.physics.coupled.get(&joint.name);
+    let leader = physics.and_then(|physics| physics.coupled.get(&joint.name));
     let limits_of = leader.unwrap_or(&joint.name);
     let limit = limits.get(limits_of.as_str()).ok_or_else(|| UrdfError::NoLimits(joint.name.clone()))?;
     let length = (x * x + y * y + z * z).sqrt();
@@ -337,8 +279,12 @@ mod tests {
 
     #[test]
     fn a_moving_joint_without_limits_is_named() {
-        let text = NAO_V6_DESCRIPTION.replacen("name = \"HeadPitch\"\nchain", "name = \"Other\"\nchain", 1);
-        let error = from_description(&text).unwrap_err();
+        let text = naobroker_robot::device::NAO_V6.replacen(
+            "name = \"HeadPitch\"\nchain",
+            "name = \"Other\"\nchain",
+            1,
+        );
+        let error = from_description(&RobotDescription::parse(&text).unwrap()).unwrap_err();
         assert_eq!(error.to_string(), "joint HeadPitch moves but has no [[joint]] entry with its limits");
     }
 }

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::physics::TimestepError;
 use crate::preferences::{PreferenceError, PreferenceLimit};
 
 /// A robot description refused: unreadable, malformed, or with devices no DCM can run.
@@ -19,6 +20,8 @@ pub enum DescriptionError {
     ZeroGain(String),
     #[error("{0}: min is above max")]
     MinAboveMax(String),
+    #[error(transparent)]
+    Timestep(#[from] TimestepError),
     #[error(transparent)]
     Preferences(#[from] PreferenceError),
     /// A device's gain or offset in the preferences is beyond its bounds.

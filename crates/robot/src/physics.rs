@@ -6,7 +6,10 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::PhysicsError;
+/// A `[physics]` step that does not divide LoLA's cycle.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("[physics] timestep_s {0} does not divide LoLA's 12 ms cycle")]
+pub struct TimestepError(pub f64);
 
 /// `[physics]`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -152,20 +155,14 @@ pub struct Sonar {
 }
 
 impl PhysicsDescription {
-    /// `[physics]` as a robot description's table holds it.
-    pub fn from_table(table: &toml::Table) -> Result<PhysicsDescription, PhysicsError> {
-        let description: PhysicsDescription = table
-            .clone()
-            .try_into()
-            .map_err(|error: toml::de::Error| PhysicsError::Description(error.to_string()))?;
-        let cycle_steps = 0.012 / description.timestep_s;
-        if !(description.timestep_s > 0.0 && (cycle_steps - cycle_steps.round()).abs() < 1e-9) {
-            return Err(PhysicsError::Description(format!(
-                "timestep_s {} does not divide LoLA's 12 ms cycle",
-                description.timestep_s
-            )));
+    /// The step divides LoLA's 12 ms cycle: a simulator answers each cycle after a whole
+    /// number of steps.
+    pub(crate) fn check(&self) -> Result<(), TimestepError> {
+        let cycle_steps = 0.012 / self.timestep_s;
+        if !(self.timestep_s > 0.0 && (cycle_steps - cycle_steps.round()).abs() < 1e-9) {
+            return Err(TimestepError(self.timestep_s));
         }
-        Ok(description)
+        Ok(())
     }
 
     /// The servo group of `joint`.
