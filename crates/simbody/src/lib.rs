@@ -4,9 +4,9 @@
 //! sonar that echoes once triggered.
 //!
 //! It works on plain per-joint values (radians, stiffness 0..1, seconds), so that every
-//! simulator shares one model: the DCM's `sim` backend (`naobroker-dcm`'s `SimRobot`, which
-//! converts its devices' values) and the LoLA simulator (`naobroker-lolasim`, which drives
-//! it from LoLA's arrays). Nothing allocates after [`SimBody::new`].
+//! simulator shares one model: the DCM's `sim` backend (`naobroker-backend-sim`'s
+//! `SimRobot`, which converts its devices' values) and the LoLA simulator
+//! (`naobroker-lolasim`, which drives it from LoLA's arrays). Nothing allocates after [`SimBody::new`].
 //!
 //! ```
 //! use naobroker_simbody::{JointLimits, SimBody};
