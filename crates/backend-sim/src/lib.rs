@@ -1,6 +1,6 @@
-//! A simulated NAO: the DCM's devices in front of the shared simulated body
-//! (`naobroker-simbody`: joints following their commands with stiffness-scaled first-order
-//! dynamics and speed limits, sensors with a little noise, a sonar echo); LEDs echo.
+//! The `sim` backend, a simulated NAO: the robot description's devices in front of the shared
+//! simulated body (`naobroker-simbody`: joints following their commands with stiffness-scaled
+//! first-order dynamics and speed limits, sensors with a little noise, a sonar echo); LEDs echo.
 //!
 //! It is the hardware: it reads the integers the boards would receive and reports what
 //! the boards would read, both through the description's own gains and offsets (its

@@ -13,8 +13,9 @@ pub use request::{ActuatorCommands, Request, UnknownTarget, UnknownUpdateType, U
 
 use std::sync::Arc;
 
-use crate::time::DcmTime;
 use naobroker_robot::device::{Conversion, DeviceKind, DeviceModel};
+
+use crate::time::DcmTime;
 
 /// Refusal of a request that would overflow an actuator's buffer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

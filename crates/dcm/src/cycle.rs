@@ -31,13 +31,13 @@ pub use stats::{CycleReport, CycleStats, HookSnapshot, StatsSnapshot, LATENESS_B
 use std::os::unix::net::UnixDatagram;
 use std::sync::Arc;
 
+use naobroker_hardware::Hardware;
+use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel};
 use naobroker_rt::{report_queue, Cadence, ReportReader, RtThread, ThreadSpec};
 use naobroker_rtslots::RtSlots;
 
 use crate::core::Request;
 use crate::time::DcmTime;
-use naobroker_hardware::Hardware;
-use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel};
 use run::Cycle;
 
 /// `[dcm]` settings the cycle thread uses.

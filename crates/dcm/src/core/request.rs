@@ -2,9 +2,10 @@
 //! whole, built from `set` and `setAlias` already read into types (their wire form is read
 //! in `naobroker-dcm-module`) or pushed by in-process producers such as ALMotion.
 
+use naobroker_robot::device::DeviceModel;
+
 use super::{Aliases, TimedCommand};
 use crate::time::is_before;
-use naobroker_robot::device::DeviceModel;
 
 /// How new commands combine with the buffered ones (seed 002).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,11 +5,12 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel};
+
 use super::admission::Admission;
 use super::queued::Queued;
 use super::{ChannelError, ClockMode, CycleContext, Hook, Phase, Returned, Shared, ToCycle};
 use crate::core::{LengthChange, Overflow, Request};
-use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel};
 
 /// The cycle's end of a producer's channel: its messages in, what is handed back out.
 pub(super) type Inbound = (rtrb::Consumer<ToCycle>, rtrb::Producer<Returned>);

@@ -2,8 +2,9 @@
 //! message may pass a cycle later), a request that could overflow a buffer (refused whole),
 //! or a device the model does not have.
 
-use crate::core::Overflow;
 use naobroker_robot::device::DeviceIndex;
+
+use crate::core::Overflow;
 
 /// A message the cycle thread was not sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,8 +1,7 @@
 //! Where the DCM's keys live among ALMemory's real-time slots, laid out once at start-up.
 
-use naobroker_rtslots::{SlotKind, SlotLayout};
-
 use naobroker_robot::device::DeviceModel;
+use naobroker_rtslots::{SlotKind, SlotLayout};
 
 /// Where the DCM's keys live among ALMemory's real-time slots.
 #[derive(Debug, Clone)]

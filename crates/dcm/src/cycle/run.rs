@@ -7,6 +7,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use naobroker_hardware::{Hardware, Takeover};
+use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel};
 use naobroker_rt::{Reporter, Tick};
 use naobroker_rtslots::timestamp_now;
 
@@ -17,8 +19,6 @@ use super::{
 };
 use crate::core::{DcmCore, TimedCommand, UpdateType};
 use crate::time::DcmTime;
-use naobroker_hardware::{Hardware, Takeover};
-use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel};
 
 /// The cycle thread's state and work.
 pub(super) struct Cycle {

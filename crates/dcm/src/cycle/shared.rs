@@ -5,12 +5,12 @@
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
+use naobroker_hardware::link::LinkHealth;
 use naobroker_rt::Pace;
 use naobroker_rtslots::RtSlots;
 
 use super::{monotonic_ns, ClockMode, CycleConfig, CycleStats, DcmSlots};
 use crate::time::DcmTime;
-use naobroker_hardware::link::LinkHealth;
 
 /// State shared between the cycle thread and everyone else, all atomics.
 pub struct Shared {
