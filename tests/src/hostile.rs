@@ -84,7 +84,7 @@ impl RawClient {
                                 let _ = answered.send((id, Ok(value)));
                                 None
                             }
-                            Ok(Envelope::Error { id, message }) => {
+                            Ok(Envelope::Error { id, message, .. }) => {
                                 let _ = answered.send((id, Err(message)));
                                 None
                             }

@@ -71,6 +71,16 @@ from zmq.utils.monitor import recv_monitor_message
 
 from .logs import BrokerLogHandler  # noqa: F401 - part of the package's API
 from .served import ServedModule
+from .errors import (
+    BadArgument,
+    CallTimeout,
+    ConnectionLost,
+    NaobrokerError,
+    NotFound,
+    Refused,
+    error_frame,
+    error_of,
+)
 from .tasks import failure_text, stop_requested
 
 PROTOCOL_VERSION = 1
@@ -104,18 +114,6 @@ _serving = weakref.WeakSet()
 def _close_serving_sessions():
     for session in list(_serving):
         session.close()
-
-
-class NaobrokerError(RuntimeError):
-    """An error reply from the broker or a module; the message names the problem."""
-
-
-class CallTimeout(NaobrokerError):
-    """The caller's own time limit passed before the answer came."""
-
-
-class ConnectionLost(NaobrokerError):
-    """The connection to the broker dropped or the broker went silent with the call under way."""
 
 
 def _encode(items):
@@ -298,7 +296,7 @@ class Session:
             if self._socket in ready:
                 message = _decode(self._socket.recv())
                 if message[0] == ERROR:
-                    raise NaobrokerError(message[2])
+                    raise error_of(message)
                 if message[0] == WELCOME:
                     self._hellos_unanswered -= 1
 
@@ -458,7 +456,7 @@ class Session:
         if waiter.failure is not None:
             raise waiter.failure
         if waiter.answer[0] == ERROR:
-            raise NaobrokerError(waiter.answer[2])
+            raise error_of(waiter.answer)
         return waiter.answer[2]
 
     def _take_socket(self, label):
@@ -818,7 +816,7 @@ class Session:
         exiting = False
         try:
             if served is None:
-                raise NaobrokerError("no module named %s in this process" % module)
+                raise NotFound("no module named %s in this process" % module)
             if kind == POST:
                 result = served.post(method, args)
             else:
@@ -826,7 +824,8 @@ class Session:
                 exiting = method == "exit"
             frame = _encode([REPLY, request_id, result])
         except Exception as error:  # the caller gets the message, the module goes on
-            frame = _encode([ERROR, request_id, "%s.%s: %s" % (module, method, failure_text(error))])
+            message = "%s.%s: %s" % (module, method, failure_text(error))
+            frame = _encode(error_frame(request_id, message, error))
         self._post(frame, generation)
         if exiting:
             # After the reply: unregistering fails the calls under way, exit's own too.

@@ -30,9 +30,30 @@ registers the same names.
 
 import os
 
-from naobroker import CallTimeout, ConnectionLost, NaobrokerError, Proxy, Session, stop_requested
+from naobroker import (
+    BadArgument,
+    CallTimeout,
+    ConnectionLost,
+    NaobrokerError,
+    NotFound,
+    Proxy,
+    Refused,
+    Session,
+    stop_requested,
+)
 
-__all__ = ["ALProxy", "ALBroker", "ALModule", "NaobrokerError", "CallTimeout", "ConnectionLost", "stop_requested"]
+__all__ = [
+    "ALProxy",
+    "ALBroker",
+    "ALModule",
+    "NaobrokerError",
+    "BadArgument",
+    "Refused",
+    "NotFound",
+    "CallTimeout",
+    "ConnectionLost",
+    "stop_requested",
+]
 
 _default_url = None
 _UNSET = object()

@@ -142,7 +142,7 @@ impl<M: Module> ModuleActor<M> {
                     let MethodEntry { handler, .. } = &methods.entries[index];
                     handler(module, context, args)
                 }
-                None => Outcome::Now(Err(CallError::new(format!("no method with index {}", id.0)))),
+                None => Outcome::Now(Err(CallError::not_found(format!("no method with index {}", id.0)))),
             },
         }
     }
@@ -155,7 +155,7 @@ impl<M: Module> ModuleActor<M> {
                 .map(|_| Value::Array(self.infos.iter().map(|m| m.name.as_str().into()).collect())),
             Base::GetMethodHelp | Base::GetUsage => decoded::<(String,)>(args).and_then(|(name,)| {
                 let info = self.infos.iter().find(|info| info.name == name).ok_or_else(|| {
-                    CallError::new(format!("no method named {}", naobroker_protocol::excerpt(&name)))
+                    CallError::not_found(format!("no method named {}", naobroker_protocol::excerpt(&name)))
                 })?;
                 Ok(if matches!(base, Base::GetUsage) {
                     format!("{}{} — {}", info.name, info.signature, info.help).into()
@@ -174,7 +174,7 @@ impl<M: Module> ModuleActor<M> {
                     Ok(true.into())
                 }
                 None => {
-                    Err(CallError::new(format!("{} is built into the broker and cannot exit", self.name)))
+                    Err(CallError::refused(format!("{} is built into the broker and cannot exit", self.name)))
                 }
             }),
             Base::IsRunning => decoded::<(u64,)>(args).map(|(id,)| self.tasks.borrow().is_running(id).into()),
@@ -197,7 +197,7 @@ impl<M: Module> ModuleActor<M> {
         args: Vec<Value>,
     ) -> CallResult {
         if self.own(state, id).is_none() {
-            return Err(CallError::new(format!("no method named {}", self.infos[id.0].name)));
+            return Err(CallError::not_found(format!("no method named {}", self.infos[id.0].name)));
         }
         self.tasks.borrow().check_room(&self.name)?;
         let future = match self.run(state, id, context, args) {
@@ -219,7 +219,7 @@ impl<M: Module> ModuleActor<M> {
         self.start_once(state);
         let Invoke { method, args, post, caller, lost } = call;
         let Some(info) = self.infos.get(method.0) else {
-            return Outcome::Now(Err(CallError::new(format!(
+            return Outcome::Now(Err(CallError::not_found(format!(
                 "{}: no method with index {}",
                 self.name, method.0
             ))));
@@ -234,19 +234,14 @@ impl<M: Module> ModuleActor<M> {
             false => self.run(state, method, &context, args),
         };
         // The error names the method; only a failed call pays for the text.
-        let name_error =
-            |error: CallError| CallError::new(format!("{}.{}: {}", self.name, info.name, error.message));
+        let name_error = |error: CallError| error.in_method(&self.name, &info.name);
         match outcome {
             Outcome::Now(result) => Outcome::Now(result.map_err(name_error)),
             Outcome::Later(future) => {
                 let prefix = (self.name.clone(), info.name.clone());
                 Outcome::Later(
                     future
-                        .map(move |result| {
-                            result.map_err(|error| {
-                                CallError::new(format!("{}.{}: {}", prefix.0, prefix.1, error.message))
-                            })
-                        })
+                        .map(move |result| result.map_err(|error| error.in_method(&prefix.0, &prefix.1)))
                         .boxed_local(),
                 )
             }

@@ -42,7 +42,7 @@ pub use hosting::BrokerConfig;
 pub use identity::{Caller, ClientId};
 pub use logs::LogForwarding;
 pub use module::{Methods, Module, ModuleContext};
-pub use naobroker_protocol::{excerpt, from_value, to_value, Value};
+pub use naobroker_protocol::{excerpt, from_value, to_value, ErrorKind, Value};
 pub use proxy::Proxy;
 pub use session::Session;
 pub use wire::zmq::CurveListeners;

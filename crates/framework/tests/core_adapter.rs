@@ -40,7 +40,7 @@ impl Connection for ChannelConnection {
             }
             Outbound::Heartbeat => return None,
             Outbound::Reply { id, value } => Envelope::Reply { id, value },
-            Outbound::Error { id, message } => Envelope::Error { id, message },
+            Outbound::Error { id, kind, message } => Envelope::Error { id, message, kind },
             Outbound::Call { id, module, method, args, .. } => {
                 Envelope::Call { id, module: module.into(), method: method.into(), args }
             }
@@ -136,7 +136,7 @@ async fn a_wire_without_zeromq_routes_calls_both_ways_and_events() {
     caller.ask(&port, call(4, "Remote", "echo", vec!["again".into()]));
     assert!(matches!(server.next().await, Envelope::Call { .. }));
     port.closed(&server.id);
-    let Envelope::Error { id: 4, message } = caller.next().await else { panic!("the call fails") };
+    let Envelope::Error { id: 4, message, .. } = caller.next().await else { panic!("the call fails") };
     assert_eq!(message, "Remote.echo: module Remote disconnected");
     assert!(!broker.module_exists("Remote"));
 }

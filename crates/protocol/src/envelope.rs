@@ -4,6 +4,8 @@
 use rmpv::Value;
 use thiserror::Error;
 
+use crate::ErrorKind;
+
 mod decode;
 #[cfg(test)]
 mod tests;
@@ -62,8 +64,10 @@ pub enum Envelope {
     Post { id: u64, module: String, method: String, args: Vec<Value> },
     /// Kind 4: `[4, id, value]`.
     Reply { id: u64, value: Value },
-    /// Kind 5: `[5, id, message]`. Id 0 answers a frame that could not be read.
-    Error { id: u64, message: String },
+    /// Kind 5: `[5, id, message]` or `[5, id, message, kind]`; the short form is kind
+    /// `Failed` (the only form of protocol 1 before kinds). Id 0 answers a frame that could
+    /// not be read.
+    Error { id: u64, message: String, kind: ErrorKind },
     /// Kind 6, broker → client: `[6, name, value]`, or `[6, name, value, lost]` when the
     /// broker dropped `lost` events of this name for this client since the last one it sent.
     Event { name: String, value: Value, lost: u64 },
@@ -151,7 +155,14 @@ impl Envelope {
                 vec![Self::POST.into(), (*id).into(), s(module), s(method), Value::Array(args.clone())]
             }
             Envelope::Reply { id, value } => vec![Self::REPLY.into(), (*id).into(), value.clone()],
-            Envelope::Error { id, message } => vec![Self::ERROR.into(), (*id).into(), s(message)],
+            Envelope::Error { id, message, kind } => {
+                let mut items = vec![Self::ERROR.into(), (*id).into(), s(message)];
+                // A failure goes in the short form, which peers from before kinds read too.
+                if *kind != ErrorKind::Failed {
+                    items.push(kind.code().into());
+                }
+                items
+            }
             Envelope::Event { name, value, lost } => {
                 let mut items = vec![Self::EVENT.into(), s(name), value.clone()];
                 if *lost > 0 {

@@ -4,9 +4,11 @@
 #![deny(unsafe_code, unreachable_pub)]
 
 mod envelope;
+mod error_kind;
 mod excerpt;
 
 pub use envelope::{DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
+pub use error_kind::ErrorKind;
 pub use excerpt::{cut, excerpt, value_excerpt, EXCERPT_BYTES};
 pub use rmpv::Value;
 

@@ -93,7 +93,9 @@ impl ClientSession {
     fn invoke_served(&self, module: &str, method: &str, args: Vec<Value>, post: bool, lost: u64) -> Outcome {
         let actor = self.inner.served.borrow().get(module).map(|served| Rc::clone(&served.actor));
         let Some(actor) = actor else {
-            return Outcome::Now(Err(CallError::new(format!("no module named {module} in this process"))));
+            return Outcome::Now(Err(CallError::not_found(format!(
+                "no module named {module} in this process"
+            ))));
         };
         match actor.resolve(method) {
             Some(method) => actor.invoke(Invoke { method, args, post, caller: Caller::Broker, lost }),
@@ -132,7 +134,7 @@ impl ClientSession {
     fn answer(&self, id: u64, result: CallResult) {
         self.send(&match result {
             Ok(value) => Envelope::Reply { id, value },
-            Err(error) => Envelope::Error { id, message: error.message },
+            Err(error) => Envelope::Error { id, message: error.message, kind: error.kind },
         });
     }
 

@@ -129,7 +129,7 @@ fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Optio
                     "protocol version {version} is not supported (this broker speaks {PROTOCOL_VERSION})"
                 );
                 tracing::info!(%client, version, "hello refused: protocol version");
-                broker.refuse(client, 0, CallError::new(message));
+                broker.refuse(client, 0, CallError::refused(message));
                 return None;
             }
             let role = match role {
@@ -143,7 +143,9 @@ fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Optio
         }
         Envelope::Post { id, module, method, args } => Request::Call { id, module, method, args, post: true },
         Envelope::Reply { id, value } => Request::Answer { id, result: Ok(value) },
-        Envelope::Error { id, message } => Request::Answer { id, result: Err(CallError::new(message)) },
+        Envelope::Error { id, message, kind } => {
+            Request::Answer { id, result: Err(CallError::of(kind, message)) }
+        }
         Envelope::Register { id, module, methods } => Request::Register { id, module, methods },
         Envelope::Unregister { id, module } => Request::Unregister { id, module },
         Envelope::Subscribe { id, event } => Request::Subscribe { id, event },

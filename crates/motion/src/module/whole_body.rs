@@ -288,7 +288,7 @@ fn whole_body_effector(names: &Value) -> Result<Option<Effector>, CallError> {
     match (found.as_slice(), listed.len()) {
         ([], _) => Ok(None),
         ([effector], 1) => Ok(Some(*effector)),
-        _ => Err(CallError::new(format!(
+        _ => Err(CallError::bad_argument(format!(
             "effectorNames: {}: the whole body moves Torso, LLeg and RLeg, one per call and alone",
             value_excerpt(names)
         ))),

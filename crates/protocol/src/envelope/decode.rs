@@ -11,6 +11,7 @@ use rmpv::Value;
 
 use super::{DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
 use crate::excerpt::value_excerpt;
+use crate::ErrorKind;
 
 impl Envelope {
     /// Decode one frame, checking its size against `max_frame_bytes` first, with the default
@@ -94,7 +95,14 @@ impl Envelope {
                 args: fields.array("args")?,
             },
             Self::REPLY => Envelope::Reply { id: fields.uint("id")?, value: fields.any("value")? },
-            Self::ERROR => Envelope::Error { id: fields.uint("id")?, message: fields.string("message")? },
+            Self::ERROR => Envelope::Error {
+                id: fields.uint("id")?,
+                message: fields.string("message")?,
+                kind: match fields.optional("kind") {
+                    None => ErrorKind::Failed,
+                    Some(kind) => ErrorKind::from_code(kind.as_u64().ok_or_else(|| not_uint("kind", &kind))?),
+                },
+            },
             Self::EVENT => Envelope::Event {
                 name: fields.string("name")?,
                 value: fields.any("value")?,

@@ -26,7 +26,10 @@ fn every_kind_round_trips() {
     });
     round_trip(Envelope::Post { id: 8, module: "M".into(), method: "m".into(), args: vec![] });
     round_trip(Envelope::Reply { id: 7, value: Value::F64(0.5) });
-    round_trip(Envelope::Error { id: 7, message: "no".into() });
+    round_trip(Envelope::Error { id: 7, message: "no".into(), kind: ErrorKind::Failed });
+    for kind in [ErrorKind::BadArgument, ErrorKind::Refused, ErrorKind::NotFound] {
+        round_trip(Envelope::Error { id: 7, message: "no".into(), kind });
+    }
     round_trip(Envelope::Event { name: "E".into(), value: Value::Nil, lost: 0 });
     round_trip(Envelope::Event { name: "E".into(), value: Value::Nil, lost: 3 });
     round_trip(Envelope::Callback {
@@ -52,6 +55,22 @@ fn every_kind_round_trips() {
     round_trip(Envelope::Heartbeat);
     round_trip(Envelope::Ack { count: 256 });
     round_trip(Envelope::Goodbye { id: 7 });
+}
+
+/// A failure keeps the short form of peers from before kinds, and their errors read as
+/// failures; any other kind is a fourth field, a kind this version does not know a failure.
+#[test]
+fn error_kinds_are_a_trailing_field_that_old_errors_lack() {
+    let failed = Envelope::Error { id: 7, message: "no".into(), kind: ErrorKind::Failed };
+    assert_eq!(failed.encode(), b"\x93\x05\x07\xa2no");
+    let old = Envelope::decode(b"\x93\x05\x07\xa2no", 100).unwrap();
+    assert_eq!(old, failed);
+    let not_found = Envelope::Error { id: 7, message: "no".into(), kind: ErrorKind::NotFound };
+    assert_eq!(not_found.encode(), b"\x94\x05\x07\xa2no\x03");
+    let newer = Envelope::decode(b"\x94\x05\x07\xa2no\x09", 100).unwrap();
+    assert_eq!(newer, failed);
+    let bad = Envelope::decode(b"\x94\x05\x07\xa2no\xa1x", 100).unwrap_err();
+    assert!(bad.to_string().contains("field kind must be an unsigned integer"), "{bad}");
 }
 
 /// The bytes quoted in docs/protocol.md.

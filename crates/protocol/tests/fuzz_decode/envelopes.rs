@@ -1,7 +1,7 @@
 //! Valid envelopes of every kind, with random contents: the corpus the mutations start from,
 //! and the values hostile frames are made of.
 
-use naobroker_protocol::{Envelope, MethodInfo, Role, Value};
+use naobroker_protocol::{Envelope, ErrorKind, MethodInfo, Role, Value};
 
 use crate::rng::Rng;
 
@@ -108,7 +108,11 @@ pub(crate) fn envelope(rng: &mut Rng, form: usize) -> Envelope {
         3 => Envelope::Call { id: id(rng), module: text(rng), method: text(rng), args: values(rng) },
         4 => Envelope::Post { id: id(rng), module: text(rng), method: text(rng), args: values(rng) },
         5 => Envelope::Reply { id: id(rng), value: value(rng, 4) },
-        6 => Envelope::Error { id: id(rng), message: text(rng) },
+        6 => Envelope::Error {
+            id: id(rng),
+            message: text(rng),
+            kind: ErrorKind::from_code(rng.below(4) as u64),
+        },
         7 => Envelope::Event { name: text(rng), value: value(rng, 4), lost: 0 },
         8 => Envelope::Event { name: text(rng), value: value(rng, 4), lost: id(rng).max(1) },
         9 => Envelope::Register {
