@@ -88,6 +88,36 @@ def test_a_python_module_is_called_back_on_events(broker, monkeypatch):
     assert memory.getSubscribers("Py/Event") == ["PyListener"]
 
 
+def test_callback_subscriptions_are_messages_of_their_own(broker):
+    """Session.subscribe_callback sends SubscribeCallback, which subscribes as ALMemory's
+    methods do; a NAOqi script's plain ALMemory.subscribeToMicroEvent call still works too."""
+    seen = []
+    arrived = threading.Event()
+
+    class Counter:
+        def onTick(self, name, value, message):
+            seen.append((name, value, message))
+            arrived.set()
+
+    serving = broker.connect("counter")
+    serving.register_module("PyCounter", Counter())
+    with pytest.raises(Refused, match="belongs to another client"):
+        broker.session.subscribe_callback("Py/Tick", "PyCounter", "onTick", micro_message="mine")
+    assert serving.subscribe_callback("Py/Tick", "PyCounter", "onTick", micro_message="mine") is True
+    assert broker.session.call("ALMemory", "getType", "Py/Tick") == "MicroEvent"
+    broker.session.call("ALMemory", "raiseMicroEvent", "Py/Tick", 7)
+    assert arrived.wait(5)
+    assert seen == [("Py/Tick", 7, "mine")]
+    assert serving.unsubscribe_callback("Py/Tick", "PyCounter") is True
+    assert broker.session.call("ALMemory", "getSubscribers", "Py/Tick") == []
+    with pytest.raises(NotFound, match="PyCounter is not subscribed to Py/Tick"):
+        serving.unsubscribe_callback("Py/Tick", "PyCounter")
+    # The method call of NAOqi scripts is the same subscription.
+    serving.call("ALMemory", "subscribeToMicroEvent", "Py/Tick", "PyCounter", "theirs", "onTick")
+    assert broker.session.call("ALMemory", "getSubscribers", "Py/Tick") == ["PyCounter"]
+    serving.close()
+
+
 def test_sdk_style_subscription(broker):
     got = []
     done = threading.Event()

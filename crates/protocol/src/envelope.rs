@@ -47,6 +47,20 @@ pub struct MethodInfo {
     pub help: String,
 }
 
+/// A NAOqi callback on an ALMemory event, as [`Envelope::SubscribeCallback`] carries it: the
+/// broker calls `module.method(event, value, message)` on each raise of `event`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallbackSubscription {
+    pub event: String,
+    /// A module the subscribing client serves.
+    pub module: String,
+    pub method: String,
+    /// `Some(message)` subscribes to a micro event (NAOqi's `subscribeToMicroEvent`, whose
+    /// callbacks get `message` as their third argument), `None` to an event
+    /// (`subscribeToEvent`).
+    pub micro_message: Option<Value>,
+}
+
 /// Every message that crosses a naobroker socket.
 ///
 /// On the wire each is a MessagePack array whose first element is the kind number
@@ -91,6 +105,14 @@ pub enum Envelope {
     /// `Reply true`, then forgets the session (its connections, modules and subscriptions)
     /// at once instead of waiting out the client timeout.
     Goodbye { id: u64 },
+    /// Kind 15, client → broker: `[15, id, event, module, method]` (NAOqi's
+    /// `ALMemory.subscribeToEvent`) or `[15, id, event, module, method, message]`
+    /// (`subscribeToMicroEvent`): a callback for a module the client serves, answered as
+    /// ALMemory's method answers. A message of its own, so that a client knows what to
+    /// subscribe again after a reconnect without reading method names.
+    SubscribeCallback { id: u64, subscription: CallbackSubscription },
+    /// Kind 16, client → broker: `[16, id, event, module]`, NAOqi's `unsubscribeToEvent`.
+    UnsubscribeCallback { id: u64, event: String, module: String },
 }
 
 #[derive(Debug, Error, PartialEq)]
@@ -123,6 +145,8 @@ impl Envelope {
     pub const ACK: u64 = 12;
     pub const CALLBACK: u64 = 13;
     pub const GOODBYE: u64 = 14;
+    pub const SUBSCRIBE_CALLBACK: u64 = 15;
+    pub const UNSUBSCRIBE_CALLBACK: u64 = 16;
 
     /// A short form of `Hello`, for clients without a liveness connection.
     pub fn hello(client: &str) -> Envelope {
@@ -191,6 +215,16 @@ impl Envelope {
             Envelope::Heartbeat => vec![Self::HEARTBEAT.into()],
             Envelope::Ack { count } => vec![Self::ACK.into(), (*count).into()],
             Envelope::Goodbye { id } => vec![Self::GOODBYE.into(), (*id).into()],
+            Envelope::SubscribeCallback { id, subscription } => {
+                let CallbackSubscription { event, module, method, micro_message } = subscription;
+                let mut items =
+                    vec![Self::SUBSCRIBE_CALLBACK.into(), (*id).into(), s(event), s(module), s(method)];
+                items.extend(micro_message.clone());
+                items
+            }
+            Envelope::UnsubscribeCallback { id, event, module } => {
+                vec![Self::UNSUBSCRIBE_CALLBACK.into(), (*id).into(), s(event), s(module)]
+            }
             Envelope::Callback { module, method, event, value, message, lost } => vec![
                 Self::CALLBACK.into(),
                 s(module),

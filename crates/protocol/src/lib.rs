@@ -7,7 +7,7 @@ mod envelope;
 mod error_kind;
 mod excerpt;
 
-pub use envelope::{DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
+pub use envelope::{CallbackSubscription, DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
 pub use error_kind::ErrorKind;
 pub use excerpt::{cut, excerpt, value_excerpt, EXCERPT_BYTES};
 pub use rmpv::Value;

@@ -14,7 +14,8 @@ use bytes::{BufMut, Bytes, BytesMut};
 use naobroker_protocol::{Envelope, Role, PROTOCOL_VERSION};
 use zeromq::{CurvePublicKey, RouterRecvHalf, RouterSendHalf, SocketRecv, ZmqMessage};
 
-use crate::broker::{ConnectionRole, Request, WeakPort, Wire, WirePort};
+use crate::broker::{ConnectionRole, Request, WeakPort, Wire, WirePort, MEMORY_MODULE};
+use crate::callback;
 use crate::error::{CallError, ListenError};
 use crate::identity::ClientId;
 use connection::RouterConnection;
@@ -153,6 +154,14 @@ fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Optio
         Envelope::Ack { count } => Request::Ack { count },
         Envelope::Heartbeat => return None,
         Envelope::Goodbye { id } => Request::Goodbye { id },
+        Envelope::SubscribeCallback { id, subscription } => {
+            let (method, args) = callback::subscribe_call(subscription);
+            Request::Call { id, module: MEMORY_MODULE.into(), method: method.into(), args, post: false }
+        }
+        Envelope::UnsubscribeCallback { id, event, module } => {
+            let (method, args) = callback::unsubscribe_call(event, module);
+            Request::Call { id, module: MEMORY_MODULE.into(), method: method.into(), args, post: false }
+        }
         Envelope::Welcome { .. } | Envelope::Event { .. } | Envelope::Callback { .. } => {
             let message = "Welcome, Event and Callback are sent by the broker only".to_owned();
             broker.bad_message(client, 0, message);

@@ -9,7 +9,7 @@
 
 use rmpv::Value;
 
-use super::{DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
+use super::{CallbackSubscription, DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
 use crate::excerpt::value_excerpt;
 use crate::ErrorKind;
 
@@ -126,6 +126,20 @@ impl Envelope {
             Self::HEARTBEAT => Envelope::Heartbeat,
             Self::ACK => Envelope::Ack { count: fields.u32("count")? },
             Self::GOODBYE => Envelope::Goodbye { id: fields.uint("id")? },
+            Self::SUBSCRIBE_CALLBACK => Envelope::SubscribeCallback {
+                id: fields.uint("id")?,
+                subscription: CallbackSubscription {
+                    event: fields.string("event")?,
+                    module: fields.string("module")?,
+                    method: fields.string("method")?,
+                    micro_message: fields.optional("message"),
+                },
+            },
+            Self::UNSUBSCRIBE_CALLBACK => Envelope::UnsubscribeCallback {
+                id: fields.uint("id")?,
+                event: fields.string("event")?,
+                module: fields.string("module")?,
+            },
             Self::CALLBACK => {
                 let module = fields.string("module")?;
                 let method = fields.string("method")?;

@@ -55,6 +55,42 @@ fn every_kind_round_trips() {
     round_trip(Envelope::Heartbeat);
     round_trip(Envelope::Ack { count: 256 });
     round_trip(Envelope::Goodbye { id: 7 });
+    let event = CallbackSubscription {
+        event: "FrontTactilTouched".into(),
+        module: "ReactToTouch".into(),
+        method: "onTouched".into(),
+        micro_message: None,
+    };
+    round_trip(Envelope::SubscribeCallback { id: 8, subscription: event.clone() });
+    let micro = CallbackSubscription { micro_message: Some("front".into()), ..event };
+    round_trip(Envelope::SubscribeCallback { id: 9, subscription: micro });
+    round_trip(Envelope::UnsubscribeCallback { id: 10, event: "E".into(), module: "M".into() });
+}
+
+/// A callback subscription is NAOqi's arguments in NAOqi's order after the id, the micro
+/// event's message last.
+#[test]
+fn callback_subscriptions_are_messages_of_their_own() {
+    let bytes = |items: Vec<Value>| {
+        let mut out = Vec::new();
+        rmpv::encode::write_value(&mut out, &Value::Array(items)).unwrap();
+        out
+    };
+    let subscription = |micro_message| CallbackSubscription {
+        event: "E".into(),
+        module: "M".into(),
+        method: "on".into(),
+        micro_message,
+    };
+    let event = Envelope::SubscribeCallback { id: 3, subscription: subscription(None) };
+    assert_eq!(event.encode(), bytes(vec![15.into(), 3.into(), "E".into(), "M".into(), "on".into()]));
+    let micro = Envelope::SubscribeCallback { id: 3, subscription: subscription(Some("m".into())) };
+    let micro_bytes = bytes(vec![15.into(), 3.into(), "E".into(), "M".into(), "on".into(), "m".into()]);
+    assert_eq!(micro.encode(), micro_bytes);
+    let unsubscribe = Envelope::UnsubscribeCallback { id: 4, event: "E".into(), module: "M".into() };
+    assert_eq!(unsubscribe.encode(), bytes(vec![16.into(), 4.into(), "E".into(), "M".into()]));
+    let short = Envelope::decode(&bytes(vec![15.into(), 3.into(), "E".into(), "M".into()]), 100);
+    assert!(short.unwrap_err().to_string().contains("missing field 4 (method)"));
 }
 
 /// A failure keeps the short form of peers from before kinds, and their errors read as

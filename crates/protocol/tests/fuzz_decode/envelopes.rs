@@ -1,7 +1,7 @@
 //! Valid envelopes of every kind, with random contents: the corpus the mutations start from,
 //! and the values hostile frames are made of.
 
-use naobroker_protocol::{Envelope, ErrorKind, MethodInfo, Role, Value};
+use naobroker_protocol::{CallbackSubscription, Envelope, ErrorKind, MethodInfo, Role, Value};
 
 use crate::rng::Rng;
 
@@ -90,7 +90,7 @@ fn id(rng: &mut Rng) -> u64 {
 }
 
 /// One envelope of each kind and form, `form` chosen in `0..ENVELOPE_FORMS`.
-pub(crate) const ENVELOPE_FORMS: usize = 17;
+pub(crate) const ENVELOPE_FORMS: usize = 20;
 
 pub(crate) fn envelope(rng: &mut Rng, form: usize) -> Envelope {
     match form {
@@ -128,6 +128,16 @@ pub(crate) fn envelope(rng: &mut Rng, form: usize) -> Envelope {
         13 => Envelope::Heartbeat,
         14 => Envelope::Ack { count: rng.next() as u32 },
         15 => Envelope::Goodbye { id: id(rng) },
+        16 | 17 => Envelope::SubscribeCallback {
+            id: id(rng),
+            subscription: CallbackSubscription {
+                event: text(rng),
+                module: text(rng),
+                method: text(rng),
+                micro_message: (form == 17).then(|| value(rng, 2)),
+            },
+        },
+        18 => Envelope::UnsubscribeCallback { id: id(rng), event: text(rng), module: text(rng) },
         _ => Envelope::Callback {
             module: text(rng),
             method: text(rng),
