@@ -23,7 +23,7 @@ BASE_METHODS = (
     ("ping", "() -> bool", "Returns true: the module is alive."),
     ("version", "() -> String", "The module's version."),
     ("getMethodList", "() -> Vec<String>", "Names of all methods."),
-    ("getMethodHelp", "(String) -> [name, signature, help]", "Help of one method."),
+    ("getMethodHelp", "(String) -> Vec<String>", "Help of one method: [name, signature, help]."),
     ("getModuleHelp", "() -> String", "What the module does."),
     ("getUsage", "(String) -> String", "Signature and help of one method, as one line."),
     ("exit", "() -> bool", "Unregisters the module; its process and its other modules go on."),

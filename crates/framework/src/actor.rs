@@ -13,12 +13,12 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use futures::FutureExt;
-use naobroker_protocol::{MethodInfo, Value};
+use naobroker_protocol::{MethodInfo, MethodType, Value};
 
 use crate::args::Args;
 use crate::error::{CallError, CallResult};
 use crate::invoke::{HostedModule, Invoke, MethodId, Outcome};
-use crate::module::{MethodEntry, Methods, Module, ModuleContext};
+use crate::module::{method_info, method_type, MethodEntry, Methods, Module, ModuleContext};
 use tasks::Tasks;
 
 mod tasks;
@@ -40,22 +40,40 @@ enum Base {
     Stop,
 }
 
-const BASE_METHODS: &[(Base, &str, &str, &str)] = &[
-    (Base::Ping, "ping", "() -> bool", "Returns true: the module is alive."),
-    (Base::Version, "version", "() -> String", "The module's version."),
-    (Base::GetMethodList, "getMethodList", "() -> Vec<String>", "Names of all methods."),
-    (Base::GetMethodHelp, "getMethodHelp", "(String) -> [name, signature, help]", "Help of one method."),
-    (Base::GetModuleHelp, "getModuleHelp", "() -> String", "What the module does."),
-    (Base::GetUsage, "getUsage", "(String) -> String", "Signature and help of one method, as one line."),
-    (Base::Exit, "exit", "() -> bool", "Stops a remote module's process."),
-    (Base::IsRunning, "isRunning", "(u64) -> bool", "Whether a task started with post is still running."),
+/// A base method: what it is, its name, its typed signature, its help.
+type BaseMethod = (Base, &'static str, fn() -> MethodType, &'static str);
+
+const BASE_METHODS: &[BaseMethod] = &[
+    (Base::Ping, "ping", method_type::<(), bool>, "Returns true: the module is alive."),
+    (Base::Version, "version", method_type::<(), String>, "The module's version."),
+    (Base::GetMethodList, "getMethodList", method_type::<(), Vec<String>>, "Names of all methods."),
+    (
+        Base::GetMethodHelp,
+        "getMethodHelp",
+        method_type::<(String,), Vec<String>>,
+        "Help of one method: [name, signature, help].",
+    ),
+    (Base::GetModuleHelp, "getModuleHelp", method_type::<(), String>, "What the module does."),
+    (
+        Base::GetUsage,
+        "getUsage",
+        method_type::<(String,), String>,
+        "Signature and help of one method, as one line.",
+    ),
+    (Base::Exit, "exit", method_type::<(), bool>, "Stops a remote module's process."),
+    (
+        Base::IsRunning,
+        "isRunning",
+        method_type::<(u64,), bool>,
+        "Whether a task started with post is still running.",
+    ),
     (
         Base::Wait,
         "wait",
-        "(u64, i64) -> bool",
+        method_type::<(u64, i64), bool>,
         "Waits for a posted task (timeout ms, 0 = forever): true when it ended, its error when it failed.",
     ),
-    (Base::Stop, "stop", "(u64) -> bool", "Stops a posted task."),
+    (Base::Stop, "stop", method_type::<(u64,), bool>, "Stops a posted task."),
 ];
 
 /// What the actor's state holds: the module and its handlers.
@@ -91,11 +109,7 @@ impl<M: Module> ModuleActor<M> {
         let name = module.name();
         let infos: Vec<MethodInfo> = BASE_METHODS
             .iter()
-            .map(|(_, name, signature, help)| MethodInfo {
-                name: (*name).into(),
-                signature: (*signature).into(),
-                help: (*help).into(),
-            })
+            .map(|(_, name, types, help)| method_info(name, types(), help))
             .chain(methods.entries.iter().map(|entry| entry.info.clone()))
             .collect();
         let ids =

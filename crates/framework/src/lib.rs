@@ -33,7 +33,7 @@ pub mod remote;
 mod session;
 pub mod wire;
 
-pub use args::{args_of, Args};
+pub use args::{args_of, Args, Signature};
 pub use broker::{encoded_size, Blackboard, Broker, Limits, MEMORY_MODULE};
 pub use client::ClientKeys;
 pub use client::ClientSession;

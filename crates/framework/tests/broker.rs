@@ -6,7 +6,7 @@ use naobroker_framework::{
     remote, Broker, BrokerConfig, CallError, ClientSession, ErrorKind, Limits, Methods, Module, Proxy,
     Session, Value,
 };
-use naobroker_protocol::Envelope;
+use naobroker_protocol::{Envelope, MethodType, ValueType};
 use zeromq::{Socket, SocketRecv, SocketSend, ZmqMessage};
 
 struct Calculator {
@@ -195,6 +195,11 @@ async fn the_same_module_serves_from_another_connection_and_names_are_unique() {
     // The kind crosses both hops: from the serving client to the broker, and on to the caller.
     let error = other.call("add", (1,)).await.unwrap_err();
     assert_eq!(error, CallError::bad_argument("Other.add: missing argument 2 (i64)"));
+    // Its methods' typed signatures cross the wire in Register, as the Rust types give them.
+    let methods = broker.module_methods("Other").unwrap();
+    let add = methods.iter().find(|method| method.name == "add").unwrap();
+    let typed = MethodType { params: vec![ValueType::Int64, ValueType::Int64], returns: ValueType::Int64 };
+    assert_eq!((add.types.as_ref(), add.signature.as_str()), (Some(&typed), "(i64, i64) -> i64"));
     // A remote module calling another module through its context.
     let caller = Proxy::connect(&url, "Caller").await.unwrap();
     assert_eq!(caller.call("whoAmI", ()).await.unwrap(), Value::from("through the broker"));

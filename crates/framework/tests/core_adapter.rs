@@ -116,7 +116,12 @@ async fn a_wire_without_zeromq_routes_calls_both_ways_and_events() {
     caller.ask(&port, call(1, "Adder", "add", vec![2.into(), 3.into()]));
     assert_eq!(caller.next().await, Envelope::Reply { id: 1, value: 5.into() });
 
-    let echo = MethodInfo { name: "echo".into(), signature: "(Value) -> Value".into(), help: String::new() };
+    let echo = MethodInfo {
+        name: "echo".into(),
+        signature: "(Value) -> Value".into(),
+        help: String::new(),
+        types: None,
+    };
     server.ask(&port, Request::Register { id: 1, module: "Remote".into(), methods: vec![echo] });
     assert_eq!(server.next().await, Envelope::Reply { id: 1, value: true.into() });
     caller.ask(&port, call(2, "Remote", "echo", vec!["hi".into()]));

@@ -4,7 +4,7 @@
 use rmpv::Value;
 use thiserror::Error;
 
-use crate::ErrorKind;
+use crate::{ErrorKind, MethodType};
 
 mod decode;
 #[cfg(test)]
@@ -42,9 +42,13 @@ impl Default for DecodeLimits {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MethodInfo {
     pub name: String,
-    /// Human signature, e.g. `(key: String) -> Value`.
+    /// Human signature, e.g. `(String) -> Value`: for a Rust method its `types` in words,
+    /// for a Python one what `inspect.signature` prints.
     pub signature: String,
     pub help: String,
+    /// The parameters' and result's types, from a Rust method's own types; `None` for a
+    /// method whose types are not known (a Python method's, a peer's from before types).
+    pub types: Option<MethodType>,
 }
 
 /// A NAOqi callback on an ALMemory event, as [`Envelope::SubscribeCallback`] carries it: the
@@ -85,7 +89,8 @@ pub enum Envelope {
     /// Kind 6, broker → client: `[6, name, value]`, or `[6, name, value, lost]` when the
     /// broker dropped `lost` events of this name for this client since the last one it sent.
     Event { name: String, value: Value, lost: u64 },
-    /// Kind 7, client → broker: `[7, id, module, [[name, signature, help], ...]]`.
+    /// Kind 7, client → broker: `[7, id, module, [[name, signature, help], ...]]`, each
+    /// method with its types as a fourth element when it has them.
     Register { id: u64, module: String, methods: Vec<MethodInfo> },
     /// Kind 8, client → broker: `[8, id, module]`.
     Unregister { id: u64, module: String },
@@ -201,7 +206,11 @@ impl Envelope {
                 Value::Array(
                     methods
                         .iter()
-                        .map(|m| Value::Array(vec![s(&m.name), s(&m.signature), s(&m.help)]))
+                        .map(|m| {
+                            let mut items = vec![s(&m.name), s(&m.signature), s(&m.help)];
+                            items.extend(m.types.as_ref().map(MethodType::to_value));
+                            Value::Array(items)
+                        })
                         .collect(),
                 ),
             ],

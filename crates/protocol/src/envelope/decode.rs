@@ -11,7 +11,7 @@ use rmpv::Value;
 
 use super::{CallbackSubscription, DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
 use crate::excerpt::value_excerpt;
-use crate::ErrorKind;
+use crate::{ErrorKind, MethodType};
 
 impl Envelope {
     /// Decode one frame, checking its size against `max_frame_bytes` first, with the default
@@ -202,12 +202,13 @@ fn role(code: u64) -> Result<Role, ProtocolError> {
 fn method_info(value: Value) -> Result<MethodInfo, ProtocolError> {
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
     match &value {
-        Value::Array(parts) if parts.len() == 3 => Ok(MethodInfo {
+        Value::Array(parts) if matches!(parts.len(), 3 | 4) => Ok(MethodInfo {
             name: text(parts.first()).ok_or_else(|| bad("method name must be a string".into()))?,
             signature: text(parts.get(1)).ok_or_else(|| bad("method signature must be a string".into()))?,
             help: text(parts.get(2)).ok_or_else(|| bad("method help must be a string".into()))?,
+            types: parts.get(3).map(MethodType::from_value).transpose()?,
         }),
-        _ => Err(bad("each method must be [name, signature, help]".into())),
+        _ => Err(bad("each method must be [name, signature, help] or [name, signature, help, types]".into())),
     }
 }
 

@@ -2,6 +2,7 @@
 //! errors bad frames get.
 
 use super::*;
+use crate::ValueType;
 
 fn round_trip(envelope: Envelope) {
     let bytes = envelope.encode();
@@ -47,6 +48,17 @@ fn every_kind_round_trips() {
             name: "echo".into(),
             signature: "(value: Value) -> Value".into(),
             help: "returns its argument".into(),
+            types: None,
+        }],
+    });
+    round_trip(Envelope::Register {
+        id: 1,
+        module: "Echo".into(),
+        methods: vec![MethodInfo {
+            name: "echo".into(),
+            signature: "(Value) -> Value".into(),
+            help: "returns its argument".into(),
+            types: Some(MethodType { params: vec![ValueType::Dynamic], returns: ValueType::Dynamic }),
         }],
     });
     round_trip(Envelope::Unregister { id: 2, module: "Echo".into() });

@@ -1,7 +1,9 @@
 //! Valid envelopes of every kind, with random contents: the corpus the mutations start from,
 //! and the values hostile frames are made of.
 
-use naobroker_protocol::{CallbackSubscription, Envelope, ErrorKind, MethodInfo, Role, Value};
+use naobroker_protocol::{
+    CallbackSubscription, Envelope, ErrorKind, MethodInfo, MethodType, Role, Value, ValueType,
+};
 
 use crate::rng::Rng;
 
@@ -119,7 +121,14 @@ pub(crate) fn envelope(rng: &mut Rng, form: usize) -> Envelope {
             id: id(rng),
             module: text(rng),
             methods: (0..rng.length(8))
-                .map(|_| MethodInfo { name: text(rng), signature: text(rng), help: text(rng) })
+                .map(|_| MethodInfo {
+                    name: text(rng),
+                    signature: text(rng),
+                    help: text(rng),
+                    types: rng
+                        .one_in(2)
+                        .then(|| MethodType { params: vec![ValueType::Int64], returns: ValueType::Void }),
+                })
                 .collect(),
         },
         10 => Envelope::Unregister { id: id(rng), module: text(rng) },
