@@ -71,8 +71,7 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from .logs import BrokerLogHandler  # noqa: F401 - part of the package's API
-from .served import ServedModule
-from .errors import (
+from .errors import (  # noqa: F401 - BadArgument, Refused: part of the package's API
     BadArgument,
     CallTimeout,
     ConnectionLost,
@@ -82,6 +81,7 @@ from .errors import (
     error_frame,
     error_of,
 )
+from .served import ServedModule
 from .tasks import failure_text, stop_requested
 
 PROTOCOL_VERSION = 1
@@ -328,7 +328,8 @@ class Session:
 
     def unsubscribe_callback(self, event, module, timeout=_UNSET):
         """NAOqi's ``ALMemory.unsubscribeToEvent(event, module)``."""
-        answer = self._request([UNSUBSCRIBE_CALLBACK, event, module], "unsubscribe %s from %s" % (module, event), timeout)
+        label = "unsubscribe %s from %s" % (module, event)
+        answer = self._request([UNSUBSCRIBE_CALLBACK, event, module], label, timeout)
         with self._state:
             self._callbacks.pop((event, module), None)
         return answer
