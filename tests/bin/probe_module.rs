@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use naobroker_framework::{Methods, Module, ModuleContext, Value};
+use naobroker_framework::{CallbackSubscription, Methods, Module, ModuleContext, Value};
 
 struct Probe {
     name: String,
@@ -55,14 +55,19 @@ impl Module for Probe {
     }
 
     fn started(&mut self, context: &ModuleContext) {
-        let memory = context.proxy("ALMemory");
         let session = context.session().clone();
         let (name, event, streamed) = (self.name.clone(), self.event.clone(), Rc::clone(&self.streamed));
         tokio::task::spawn_local(async move {
             // Registration may still be under way: the broker refuses a callback for a
             // module it does not know yet.
-            let subscription = (event.as_str(), name.as_str(), "onEvent");
-            while memory.call("subscribeToEvent", subscription).await.is_err() {
+            // Its own message: the SDK subscribes it again after a reconnect.
+            let subscription = CallbackSubscription {
+                event: event.clone(),
+                module: name,
+                method: "onEvent".into(),
+                micro_message: None,
+            };
+            while session.subscribe_callback(subscription.clone()).await.is_err() {
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
             let mut stream = match session.subscribe(&event).await {

@@ -84,7 +84,7 @@ impl RawClient {
                                 let _ = answered.send((id, Ok(value)));
                                 None
                             }
-                            Ok(Envelope::Error { id, message }) => {
+                            Ok(Envelope::Error { id, message, .. }) => {
                                 let _ = answered.send((id, Err(message)));
                                 None
                             }
@@ -129,5 +129,10 @@ impl RawClient {
 
 /// A method with the signature of an ALMemory event callback, for a module to register.
 pub fn callback_method(name: &str) -> MethodInfo {
-    MethodInfo { name: name.into(), signature: "(String, Value, Value) -> ()".into(), help: String::new() }
+    MethodInfo {
+        name: name.into(),
+        signature: "(String, Value, Value) -> ()".into(),
+        help: String::new(),
+        types: None,
+    }
 }

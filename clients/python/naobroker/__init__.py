@@ -21,8 +21,9 @@ way fail with ``ConnectionLost`` ("ALMotion.moveTo: connection to the broker at 
 and so do they when the broker says nothing for 3 s. Whenever the broker has forgotten
 this client (it restarted, or it dropped us: its next message is a Welcome we did not ask
 for), the session says Hello again and restores by itself its modules, its event streams
-and the ``ALMemory.subscribeToEvent`` / ``subscribeToMicroEvent`` calls it made (minus
-those it later unsubscribed), so NAOqi callbacks come back. Replies of module methods
+and the NAOqi callbacks it subscribed with ``subscribe_callback`` (the protocol's
+``SubscribeCallback``, which the ``naoqi`` shim's ``ALProxy("ALMemory").subscribeToEvent``
+and ``subscribeToMicroEvent`` send) minus those it later unsubscribed. Replies of module methods
 that outlive the connection their call came on are dropped, not sent to the new one.
 
 Modules. ``session.register_module(name, instance)`` serves the instance's public methods
@@ -70,12 +71,23 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from .logs import BrokerLogHandler  # noqa: F401 - part of the package's API
+from .errors import (  # noqa: F401 - BadArgument, Refused: part of the package's API
+    BadArgument,
+    CallTimeout,
+    ConnectionLost,
+    NaobrokerError,
+    NotFound,
+    Refused,
+    error_frame,
+    error_of,
+)
 from .served import ServedModule
 from .tasks import failure_text, stop_requested
 
 PROTOCOL_VERSION = 1
 HELLO, WELCOME, CALL, POST, REPLY, ERROR, EVENT = 0, 1, 2, 3, 4, 5, 6
 REGISTER, UNREGISTER, SUBSCRIBE, UNSUBSCRIBE, HEARTBEAT, ACK, CALLBACK, GOODBYE = 7, 8, 9, 10, 11, 12, 13, 14
+SUBSCRIBE_CALLBACK, UNSUBSCRIBE_CALLBACK = 15, 16
 ROLE_MAIN, ROLE_LIVENESS = 0, 1
 ACK_EVERY = 256
 HEARTBEAT_S = 1.0
@@ -83,9 +95,6 @@ BROKER_SILENCE_S = 3.0
 CONNECT_S = 2.0
 # How long closing waits for the broker to free the session's module names.
 GOODBYE_S = 2.0
-# ALMemory calls that subscribe (or unsubscribe) a module's callback: repeated after a reconnect.
-NAOQI_SUBSCRIBE = ("subscribeToEvent", "subscribeToMicroEvent")
-NAOQI_UNSUBSCRIBE = ("unsubscribeToEvent", "unsubscribeToMicroEvent")
 KEY_VARIABLES = ("NAOBROKER_SERVER_KEY", "NAOBROKER_PUBLIC_KEY", "NAOBROKER_SECRET_KEY")
 HANDSHAKE_FAILED = {
     zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "the handshake failed (with CURVE: is the server key the broker's?)",
@@ -104,18 +113,6 @@ _serving = weakref.WeakSet()
 def _close_serving_sessions():
     for session in list(_serving):
         session.close()
-
-
-class NaobrokerError(RuntimeError):
-    """An error reply from the broker or a module; the message names the problem."""
-
-
-class CallTimeout(NaobrokerError):
-    """The caller's own time limit passed before the answer came."""
-
-
-class ConnectionLost(NaobrokerError):
-    """The connection to the broker dropped or the broker went silent with the call under way."""
 
 
 def _encode(items):
@@ -249,7 +246,9 @@ class Session:
         self._closed = False
         self._modules = {}
         self._streams = {}
-        self._naoqi_subscriptions = {}
+        # (event, module): the SubscribeCallback items (without the id) to send again after
+        # a reconnect.
+        self._callbacks = {}
         # Touched by the socket's owner only.
         self._hellos_unanswered = 0
         self._last_sent = 0.0
@@ -298,7 +297,7 @@ class Session:
             if self._socket in ready:
                 message = _decode(self._socket.recv())
                 if message[0] == ERROR:
-                    raise NaobrokerError(message[2])
+                    raise error_of(message)
                 if message[0] == WELCOME:
                     self._hellos_unanswered -= 1
 
@@ -307,14 +306,33 @@ class Session:
     def call(self, module, method, *args, timeout=_UNSET):
         """Call module.method(*args) and return its result. `timeout` (seconds, None =
         forever) overrides the session's for this call."""
-        result = self._request([CALL, module, method, list(args)], "%s.%s" % (module, method), timeout)
-        if module == "ALMemory" and len(args) >= 2:
-            self._remember_naoqi_subscription(method, args)
-        return result
+        return self._request([CALL, module, method, list(args)], "%s.%s" % (module, method), timeout)
 
     def post(self, module, method, *args, timeout=_UNSET):
         """Start module.method(*args) as a task; returns its id."""
         return self._request([POST, module, method, list(args)], "%s.%s" % (module, method), timeout)
+
+    def subscribe_callback(self, event, module, method, micro_message=_UNSET, timeout=_UNSET):
+        """NAOqi's ``ALMemory.subscribeToEvent(event, module, method)``, or with
+        ``micro_message`` its ``subscribeToMicroEvent(event, module, micro_message, method)``:
+        the broker calls ``module.method(event, value, message)`` on each raise, for a module
+        this session serves. Its own message (docs/protocol.md); subscribed again after a
+        reconnect until ``unsubscribe_callback`` or the module's unregistration."""
+        items = [SUBSCRIBE_CALLBACK, event, module, method]
+        if micro_message is not _UNSET:
+            items.append(micro_message)
+        answer = self._request(list(items), "subscribe %s to %s" % (module, event), timeout)
+        with self._state:
+            self._callbacks[(event, module)] = items
+        return answer
+
+    def unsubscribe_callback(self, event, module, timeout=_UNSET):
+        """NAOqi's ``ALMemory.unsubscribeToEvent(event, module)``."""
+        label = "unsubscribe %s from %s" % (module, event)
+        answer = self._request([UNSUBSCRIBE_CALLBACK, event, module], label, timeout)
+        with self._state:
+            self._callbacks.pop((event, module), None)
+        return answer
 
     def subscribe(self, event, callback, on_lost=None):
         """callback(name, value) on every event named `event`, on the session's event thread.
@@ -358,8 +376,8 @@ class Session:
         with self._state:
             if self._modules.pop(name, None) is None:
                 raise NaobrokerError("unregister %s: this session does not serve it" % name)
-            for key in [key for key in self._naoqi_subscriptions if key[1] == name]:
-                del self._naoqi_subscriptions[key]
+            for key in [key for key in self._callbacks if key[1] == name]:
+                del self._callbacks[key]
         self._request([UNREGISTER, name], "unregister %s" % name, timeout)
 
     def close(self):
@@ -458,7 +476,7 @@ class Session:
         if waiter.failure is not None:
             raise waiter.failure
         if waiter.answer[0] == ERROR:
-            raise NaobrokerError(waiter.answer[2])
+            raise error_of(waiter.answer)
         return waiter.answer[2]
 
     def _take_socket(self, label):
@@ -777,16 +795,16 @@ class Session:
             with self._state:
                 modules = [(name, served.infos) for name, served in self._modules.items()]
                 streams = list(self._streams)
-                naoqi = list(self._naoqi_subscriptions.values())
+                callbacks = list(self._callbacks.values())
             for name, methods in modules:
                 self._restore_one([REGISTER, name, methods], "register %s" % name)
             for event in streams:
                 self._restore_one([SUBSCRIBE, event], "subscribe %s" % event)
-            for method, args in naoqi:
-                self._restore_one([CALL, "ALMemory", method, list(args)], "ALMemory.%s" % method)
+            for items in callbacks:
+                self._restore_one(list(items), "subscribe %s to %s" % (items[2], items[1]))
             log.info(
                 "restored %d modules, %d event streams, %d ALMemory callbacks at %s",
-                len(modules), len(streams), len(naoqi), self.url,
+                len(modules), len(streams), len(callbacks), self.url,
             )
             with self._state:
                 if not self._restore_due or self._closed:
@@ -800,16 +818,6 @@ class Session:
         except NaobrokerError as error:
             log.warning("could not restore %s: %s", label, error)
 
-    def _remember_naoqi_subscription(self, method, args):
-        """A successful ALMemory.subscribeTo*/unsubscribeTo* call: what to repeat after a reconnect."""
-        key = (args[0], args[1])
-        if method in NAOQI_SUBSCRIBE:
-            with self._state:
-                self._naoqi_subscriptions[key] = (method, tuple(args))
-        elif method in NAOQI_UNSUBSCRIBE:
-            with self._state:
-                self._naoqi_subscriptions.pop(key, None)
-
     # -- serving modules
 
     def _serve(self, generation, kind, request_id, module, method, args):
@@ -818,7 +826,7 @@ class Session:
         exiting = False
         try:
             if served is None:
-                raise NaobrokerError("no module named %s in this process" % module)
+                raise NotFound("no module named %s in this process" % module)
             if kind == POST:
                 result = served.post(method, args)
             else:
@@ -826,7 +834,8 @@ class Session:
                 exiting = method == "exit"
             frame = _encode([REPLY, request_id, result])
         except Exception as error:  # the caller gets the message, the module goes on
-            frame = _encode([ERROR, request_id, "%s.%s: %s" % (module, method, failure_text(error))])
+            message = "%s.%s: %s" % (module, method, failure_text(error))
+            frame = _encode(error_frame(request_id, message, error))
         self._post(frame, generation)
         if exiting:
             # After the reply: unregistering fails the calls under way, exit's own too.

@@ -14,6 +14,7 @@ NAOqi, whose own examples declare ``onTouched(self, strVarName, value)``.
 
 import inspect
 
+from .errors import BadArgument, NotFound
 from .tasks import Tasks, failure_text
 
 VERSION = "0.1.0"
@@ -22,7 +23,7 @@ BASE_METHODS = (
     ("ping", "() -> bool", "Returns true: the module is alive."),
     ("version", "() -> String", "The module's version."),
     ("getMethodList", "() -> Vec<String>", "Names of all methods."),
-    ("getMethodHelp", "(String) -> [name, signature, help]", "Help of one method."),
+    ("getMethodHelp", "(String) -> Vec<String>", "Help of one method: [name, signature, help]."),
     ("getModuleHelp", "() -> String", "What the module does."),
     ("getUsage", "(String) -> String", "Signature and help of one method, as one line."),
     ("exit", "() -> bool", "Unregisters the module; its process and its other modules go on."),
@@ -36,10 +37,6 @@ BASE_METHODS = (
 )
 BASE_NAMES = frozenset(name for name, _, _ in BASE_METHODS)
 EXCERPT_BYTES = 64
-
-
-class MethodError(RuntimeError):
-    """A call the module cannot take: no such method, or arguments that do not fit."""
 
 
 def excerpt(text):
@@ -64,15 +61,15 @@ def decode(args, types):
     """Check a base method's arguments against `types` ((python type, shown name) pairs),
     with the Rust SDK's messages."""
     if not types and args:
-        raise MethodError("takes no arguments, got %d" % len(args))
+        raise BadArgument("takes no arguments, got %d" % len(args))
     if len(args) > len(types):
-        raise MethodError("takes %d arguments, got %d" % (len(types), len(args)))
+        raise BadArgument("takes %d arguments, got %d" % (len(types), len(args)))
     for index, (kind, shown) in enumerate(types):
         if index >= len(args):
-            raise MethodError("missing argument %d (%s)" % (index + 1, shown))
+            raise BadArgument("missing argument %d (%s)" % (index + 1, shown))
         value = args[index]
         if not isinstance(value, kind) or isinstance(value, bool):
-            raise MethodError("argument %d must be %s, got %s" % (index + 1, shown, _type_name(value)))
+            raise BadArgument("argument %d must be %s, got %s" % (index + 1, shown, _type_name(value)))
     return args
 
 
@@ -156,7 +153,7 @@ class ServedModule:
         try:
             inspect.signature(target).bind(*args)
         except TypeError as error:
-            raise MethodError(failure_text(error)) from None
+            raise BadArgument(failure_text(error)) from None
         except ValueError:  # no signature to check against: the task will say
             pass
         return self.tasks.start("%s.%s" % (self.name, method), target, args)
@@ -164,14 +161,14 @@ class ServedModule:
     def _method(self, method):
         target = self._methods.get(method)
         if target is None:
-            raise MethodError("no method named %s" % excerpt(method))
+            raise NotFound("no method named %s" % excerpt(method))
         return target
 
     def _info(self, method):
         for info in self.infos:
             if info[0] == method:
                 return info
-        raise MethodError("no method named %s" % excerpt(method))
+        raise NotFound("no method named %s" % excerpt(method))
 
     def _ping(self):
         return True

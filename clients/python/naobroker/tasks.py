@@ -17,6 +17,8 @@ import collections
 import logging
 import threading
 
+from .errors import NotFound, Refused
+
 log = logging.getLogger("naobroker")
 
 # Failures kept for `wait` after their task ended: enough for any script that waits on what
@@ -57,6 +59,14 @@ class TaskError(RuntimeError):
     already running its most tasks; the message says which."""
 
 
+class TaskLimit(TaskError, Refused):
+    """The module already runs its most tasks: a refusal (kind refused)."""
+
+
+class NoTask(TaskError, NotFound):
+    """A task id that no post gave (kind not found)."""
+
+
 class Tasks:
     """The tasks of one module: ids, the ones running, and the recent failures."""
 
@@ -73,7 +83,7 @@ class Tasks:
         when no thread can start (the id is then spent: ``wait`` on it reports why)."""
         with self._lock:
             if len(self._running) >= MAX_RUNNING_TASKS:
-                raise TaskError(
+                raise TaskLimit(
                     "%d posted tasks are already running in %s: wait for one to end"
                     % (MAX_RUNNING_TASKS, self._module)
                 )
@@ -136,7 +146,7 @@ class Tasks:
         raises TaskError with the task's failure, or for an id no post gave."""
         with self._lock:
             if task_id <= 0 or task_id > self._last_id:
-                raise TaskError("no task %d was posted (the last id is %d)" % (task_id, self._last_id))
+                raise NoTask("no task %d was posted (the last id is %d)" % (task_id, self._last_id))
             task = self._running.get(task_id)
         if task is not None and not task.done.wait(None if timeout_ms <= 0 else timeout_ms / 1000.0):
             return False

@@ -19,7 +19,8 @@ NAOBROKER_PUBLIC_KEY and NAOBROKER_SECRET_KEY from the environment.
 
 After a broker restart (or when the broker dropped this process), the process's modules,
 event subscriptions and ``ALMemory.subscribeToEvent`` / ``subscribeToMicroEvent``
-callbacks come back by themselves; calls under way at that moment fail with
+callbacks come back by themselves (an ALMemory proxy sends those two as the protocol's own
+callback messages, so the session knows what to subscribe again); calls under way at that moment fail with
 ``ConnectionLost``.
 
 An ALModule is a full NAOqi module (base methods, ``post`` with task ids; see ALModule).
@@ -30,9 +31,30 @@ registers the same names.
 
 import os
 
-from naobroker import CallTimeout, ConnectionLost, NaobrokerError, Proxy, Session, stop_requested
+from naobroker import (
+    BadArgument,
+    CallTimeout,
+    ConnectionLost,
+    NaobrokerError,
+    NotFound,
+    Proxy,
+    Refused,
+    Session,
+    stop_requested,
+)
 
-__all__ = ["ALProxy", "ALBroker", "ALModule", "NaobrokerError", "CallTimeout", "ConnectionLost", "stop_requested"]
+__all__ = [
+    "ALProxy",
+    "ALBroker",
+    "ALModule",
+    "NaobrokerError",
+    "BadArgument",
+    "Refused",
+    "NotFound",
+    "CallTimeout",
+    "ConnectionLost",
+    "stop_requested",
+]
 
 _default_url = None
 _UNSET = object()
@@ -64,6 +86,28 @@ class ALProxy(Proxy):
             Proxy.__init__(self, session, module)
         else:
             Proxy.__init__(self, session, module, timeout)
+        if module == "ALMemory":
+            _subscribe_callbacks_by_message(self, session)
+
+
+def _subscribe_callbacks_by_message(memory, session):
+    """ALMemory's callback methods, NAOqi's signatures, sent as the protocol's own callback
+    messages: the session then subscribes them again after a reconnect."""
+    timeout = memory._timeout
+
+    def subscribeToEvent(name, module, method, _timeout=timeout):
+        return session.subscribe_callback(name, module, method, timeout=_timeout)
+
+    def subscribeToMicroEvent(name, module, message, method, _timeout=timeout):
+        return session.subscribe_callback(name, module, method, micro_message=message, timeout=_timeout)
+
+    def unsubscribeToEvent(name, module, _timeout=timeout):
+        return session.unsubscribe_callback(name, module, timeout=_timeout)
+
+    memory.subscribeToEvent = subscribeToEvent
+    memory.subscribeToMicroEvent = subscribeToMicroEvent
+    memory.unsubscribeToEvent = unsubscribeToEvent
+    memory.unsubscribeToMicroEvent = unsubscribeToEvent
 
 
 class ALBroker:

@@ -2,7 +2,7 @@
 //! typed, put into words for the caller once.
 
 use naobroker_dcm::cycle::ChannelError;
-use naobroker_framework::CallError;
+use naobroker_framework::{CallError, ErrorKind};
 use naobroker_robot::device::{DescriptionError, SaveError};
 use naobroker_robot::preferences::{PreferenceError, PreferenceLimit};
 
@@ -70,9 +70,28 @@ pub enum DcmError {
 
 impl From<DcmError> for CallError {
     fn from(error: DcmError) -> CallError {
-        match error {
-            DcmError::Broker(error) => error,
-            other => CallError::new(other.to_string()),
-        }
+        let kind = match &error {
+            DcmError::Broker(error) => return error.clone(),
+            DcmError::UnknownActuator(_) | DcmError::UnknownSensor(_) | DcmError::UnknownSpecial(_) => {
+                ErrorKind::NotFound
+            }
+            DcmError::Request(_)
+            | DcmError::UnknownPreferencesAction(_)
+            | DcmError::AddToOneTarget
+            | DcmError::PublishedEveryCycle(_)
+            | DcmError::Preference(_)
+            | DcmError::PreferenceValue(_)
+            | DcmError::Conversion(_)
+            | DcmError::CalibrationRequest(_)
+            | DcmError::Calibration { .. } => ErrorKind::BadArgument,
+            DcmError::Channel(_)
+            | DcmError::NotSimulated
+            | DcmError::NotManualClock
+            | DcmError::HardwareClock => ErrorKind::Refused,
+            DcmError::CycleStopped | DcmError::NoDescriptionFile | DcmError::Load(_) | DcmError::Save(_) => {
+                ErrorKind::Failed
+            }
+        };
+        CallError::of(kind, error.to_string())
     }
 }

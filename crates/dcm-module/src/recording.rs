@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use naobroker_dcm::cycle::{ChannelError, CycleContext};
-use naobroker_framework::{Broker, CallError, Value};
+use naobroker_framework::{Broker, CallError, ErrorKind, Value};
 use naobroker_rtslots::{FastAccess, NotRealTimeKey};
 use tokio::sync::oneshot;
 
@@ -45,7 +45,12 @@ pub(crate) enum RecordError {
 
 impl From<RecordError> for CallError {
     fn from(error: RecordError) -> CallError {
-        CallError::new(error.to_string())
+        let kind = match &error {
+            RecordError::NoKeys | RecordError::NotRealTime(_) => ErrorKind::BadArgument,
+            RecordError::TooMany | RecordError::Hook(_) => ErrorKind::Refused,
+            RecordError::Unknown(_) => ErrorKind::NotFound,
+        };
+        CallError::of(kind, error.to_string())
     }
 }
 

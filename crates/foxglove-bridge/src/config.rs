@@ -56,7 +56,7 @@ impl Default for FoxgloveConfig {
 impl FoxgloveConfig {
     /// The address to bind, once every setting is checked; none when the server is off.
     pub fn check(&self) -> Result<Option<SocketAddr>, FoxgloveError> {
-        check_keys(&self.keys).map_err(FoxgloveError::Keys)?;
+        check_keys(&self.keys)?;
         if self.events.len() > MAX_EVENTS {
             return Err(FoxgloveError::TooManyEvents(self.events.len()));
         }

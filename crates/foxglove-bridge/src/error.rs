@@ -15,7 +15,7 @@ pub enum FoxgloveError {
     )]
     NotLoopback(String),
     #[error("[foxglove] keys: {0}")]
-    Keys(String),
+    Keys(#[from] crate::module::KeysError),
     #[error("[foxglove] events: {0} events, at most {MAX_EVENTS}")]
     TooManyEvents(usize),
     #[error("[foxglove] keys_rate_hz {0}: expected more than 0 and at most {MAX_KEYS_RATE_HZ}")]

@@ -16,4 +16,4 @@ pub use bounds::{MAX_EVENTS, MAX_KEYS, MAX_KEYS_RATE_HZ, MAX_KEY_BYTES};
 pub use config::FoxgloveConfig;
 pub use error::FoxgloveError;
 pub use live::{start, LiveSources, LiveView};
-pub use module::FoxgloveModule;
+pub use module::{FoxgloveModule, KeysError};

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use naobroker_framework::{CallError, Methods, Module};
+use thiserror::Error;
 
 use crate::bounds::{MAX_KEYS, MAX_KEY_BYTES};
 
@@ -26,15 +27,24 @@ pub struct FoxgloveModule {
     pub(crate) counters: Arc<Counters>,
 }
 
+/// A list of keys `setKeys` or `[foxglove] keys` does not take.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum KeysError {
+    #[error("{0} keys, at most {MAX_KEYS}")]
+    TooMany(usize),
+    /// `shown` is the key's first 40 characters.
+    #[error("key {shown:?}: a key has 1 to {MAX_KEY_BYTES} bytes")]
+    BadLength { shown: String },
+}
+
 /// Keys as `setKeys` and `[foxglove] keys` take them: at most [`MAX_KEYS`], each a non-empty
 /// name of at most [`MAX_KEY_BYTES`].
-pub(crate) fn check_keys(keys: &[String]) -> Result<(), String> {
+pub(crate) fn check_keys(keys: &[String]) -> Result<(), KeysError> {
     if keys.len() > MAX_KEYS {
-        return Err(format!("{} keys, at most {MAX_KEYS}", keys.len()));
+        return Err(KeysError::TooMany(keys.len()));
     }
     if let Some(key) = keys.iter().find(|key| key.is_empty() || key.len() > MAX_KEY_BYTES) {
-        let shown: String = key.chars().take(40).collect();
-        return Err(format!("key {shown:?}: a key has 1 to {MAX_KEY_BYTES} bytes"));
+        return Err(KeysError::BadLength { shown: key.chars().take(40).collect() });
     }
     Ok(())
 }
@@ -59,7 +69,7 @@ impl Module for FoxgloveModule {
             "setKeys",
             "setKeys([key, ...]): the ALMemory keys /memory shows from now on (at most 64).",
             |this, _, (keys,): (Vec<String>,)| {
-                check_keys(&keys).map_err(CallError::new)?;
+                check_keys(&keys).map_err(|error| CallError::bad_argument(error.to_string()))?;
                 *lock(&this.keys) = keys;
                 Ok(())
             },
@@ -87,8 +97,8 @@ mod tests {
     fn keys_are_bounded_in_number_and_size() {
         assert!(check_keys(&["Device/SubDeviceList/HeadYaw/Position/Sensor/Value".into()]).is_ok());
         let many = vec!["A".to_owned(); MAX_KEYS + 1];
-        assert_eq!(check_keys(&many).unwrap_err(), "65 keys, at most 64");
-        assert!(check_keys(&["".into()]).unwrap_err().contains("1 to 256 bytes"));
+        assert_eq!(check_keys(&many).unwrap_err().to_string(), "65 keys, at most 64");
+        assert!(check_keys(&["".into()]).unwrap_err().to_string().contains("1 to 256 bytes"));
         assert!(check_keys(&["x".repeat(MAX_KEY_BYTES + 1)]).is_err());
     }
 }

@@ -13,12 +13,12 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use futures::FutureExt;
-use naobroker_protocol::{MethodInfo, Value};
+use naobroker_protocol::{MethodInfo, MethodType, Value};
 
 use crate::args::Args;
 use crate::error::{CallError, CallResult};
 use crate::invoke::{HostedModule, Invoke, MethodId, Outcome};
-use crate::module::{MethodEntry, Methods, Module, ModuleContext};
+use crate::module::{method_info, method_type, MethodEntry, Methods, Module, ModuleContext};
 use tasks::Tasks;
 
 mod tasks;
@@ -40,22 +40,40 @@ enum Base {
     Stop,
 }
 
-const BASE_METHODS: &[(Base, &str, &str, &str)] = &[
-    (Base::Ping, "ping", "() -> bool", "Returns true: the module is alive."),
-    (Base::Version, "version", "() -> String", "The module's version."),
-    (Base::GetMethodList, "getMethodList", "() -> Vec<String>", "Names of all methods."),
-    (Base::GetMethodHelp, "getMethodHelp", "(String) -> [name, signature, help]", "Help of one method."),
-    (Base::GetModuleHelp, "getModuleHelp", "() -> String", "What the module does."),
-    (Base::GetUsage, "getUsage", "(String) -> String", "Signature and help of one method, as one line."),
-    (Base::Exit, "exit", "() -> bool", "Stops a remote module's process."),
-    (Base::IsRunning, "isRunning", "(u64) -> bool", "Whether a task started with post is still running."),
+/// A base method: what it is, its name, its typed signature, its help.
+type BaseMethod = (Base, &'static str, fn() -> MethodType, &'static str);
+
+const BASE_METHODS: &[BaseMethod] = &[
+    (Base::Ping, "ping", method_type::<(), bool>, "Returns true: the module is alive."),
+    (Base::Version, "version", method_type::<(), String>, "The module's version."),
+    (Base::GetMethodList, "getMethodList", method_type::<(), Vec<String>>, "Names of all methods."),
+    (
+        Base::GetMethodHelp,
+        "getMethodHelp",
+        method_type::<(String,), Vec<String>>,
+        "Help of one method: [name, signature, help].",
+    ),
+    (Base::GetModuleHelp, "getModuleHelp", method_type::<(), String>, "What the module does."),
+    (
+        Base::GetUsage,
+        "getUsage",
+        method_type::<(String,), String>,
+        "Signature and help of one method, as one line.",
+    ),
+    (Base::Exit, "exit", method_type::<(), bool>, "Stops a remote module's process."),
+    (
+        Base::IsRunning,
+        "isRunning",
+        method_type::<(u64,), bool>,
+        "Whether a task started with post is still running.",
+    ),
     (
         Base::Wait,
         "wait",
-        "(u64, i64) -> bool",
+        method_type::<(u64, i64), bool>,
         "Waits for a posted task (timeout ms, 0 = forever): true when it ended, its error when it failed.",
     ),
-    (Base::Stop, "stop", "(u64) -> bool", "Stops a posted task."),
+    (Base::Stop, "stop", method_type::<(u64,), bool>, "Stops a posted task."),
 ];
 
 /// What the actor's state holds: the module and its handlers.
@@ -91,11 +109,7 @@ impl<M: Module> ModuleActor<M> {
         let name = module.name();
         let infos: Vec<MethodInfo> = BASE_METHODS
             .iter()
-            .map(|(_, name, signature, help)| MethodInfo {
-                name: (*name).into(),
-                signature: (*signature).into(),
-                help: (*help).into(),
-            })
+            .map(|(_, name, types, help)| method_info(name, types(), help))
             .chain(methods.entries.iter().map(|entry| entry.info.clone()))
             .collect();
         let ids =
@@ -142,7 +156,7 @@ impl<M: Module> ModuleActor<M> {
                     let MethodEntry { handler, .. } = &methods.entries[index];
                     handler(module, context, args)
                 }
-                None => Outcome::Now(Err(CallError::new(format!("no method with index {}", id.0)))),
+                None => Outcome::Now(Err(CallError::not_found(format!("no method with index {}", id.0)))),
             },
         }
     }
@@ -155,7 +169,7 @@ impl<M: Module> ModuleActor<M> {
                 .map(|_| Value::Array(self.infos.iter().map(|m| m.name.as_str().into()).collect())),
             Base::GetMethodHelp | Base::GetUsage => decoded::<(String,)>(args).and_then(|(name,)| {
                 let info = self.infos.iter().find(|info| info.name == name).ok_or_else(|| {
-                    CallError::new(format!("no method named {}", naobroker_protocol::excerpt(&name)))
+                    CallError::not_found(format!("no method named {}", naobroker_protocol::excerpt(&name)))
                 })?;
                 Ok(if matches!(base, Base::GetUsage) {
                     format!("{}{} — {}", info.name, info.signature, info.help).into()
@@ -174,7 +188,7 @@ impl<M: Module> ModuleActor<M> {
                     Ok(true.into())
                 }
                 None => {
-                    Err(CallError::new(format!("{} is built into the broker and cannot exit", self.name)))
+                    Err(CallError::refused(format!("{} is built into the broker and cannot exit", self.name)))
                 }
             }),
             Base::IsRunning => decoded::<(u64,)>(args).map(|(id,)| self.tasks.borrow().is_running(id).into()),
@@ -197,7 +211,7 @@ impl<M: Module> ModuleActor<M> {
         args: Vec<Value>,
     ) -> CallResult {
         if self.own(state, id).is_none() {
-            return Err(CallError::new(format!("no method named {}", self.infos[id.0].name)));
+            return Err(CallError::not_found(format!("no method named {}", self.infos[id.0].name)));
         }
         self.tasks.borrow().check_room(&self.name)?;
         let future = match self.run(state, id, context, args) {
@@ -219,7 +233,7 @@ impl<M: Module> ModuleActor<M> {
         self.start_once(state);
         let Invoke { method, args, post, caller, lost } = call;
         let Some(info) = self.infos.get(method.0) else {
-            return Outcome::Now(Err(CallError::new(format!(
+            return Outcome::Now(Err(CallError::not_found(format!(
                 "{}: no method with index {}",
                 self.name, method.0
             ))));
@@ -234,19 +248,14 @@ impl<M: Module> ModuleActor<M> {
             false => self.run(state, method, &context, args),
         };
         // The error names the method; only a failed call pays for the text.
-        let name_error =
-            |error: CallError| CallError::new(format!("{}.{}: {}", self.name, info.name, error.message));
+        let name_error = |error: CallError| error.in_method(&self.name, &info.name);
         match outcome {
             Outcome::Now(result) => Outcome::Now(result.map_err(name_error)),
             Outcome::Later(future) => {
                 let prefix = (self.name.clone(), info.name.clone());
                 Outcome::Later(
                     future
-                        .map(move |result| {
-                            result.map_err(|error| {
-                                CallError::new(format!("{}.{}: {}", prefix.0, prefix.1, error.message))
-                            })
-                        })
+                        .map(move |result| result.map_err(|error| error.in_method(&prefix.0, &prefix.1)))
                         .boxed_local(),
                 )
             }

@@ -14,7 +14,7 @@ use std::rc::{Rc, Weak};
 use std::time::Duration;
 
 use bytes::Bytes;
-use naobroker_protocol::{Envelope, Value, HEARTBEAT_INTERVAL_MS};
+use naobroker_protocol::{CallbackSubscription, Envelope, HEARTBEAT_INTERVAL_MS};
 use tokio::sync::{mpsc, oneshot, watch};
 use zeromq::{DealerRecvHalf, Socket, SocketRecv, SocketSend, ZmqMessage};
 
@@ -51,9 +51,9 @@ struct StreamSlot {
     lost: u64,
 }
 
-/// ALMemory calls that set up NAOqi callbacks, repeated after a reconnect: keyed by
-/// (event, module), the method and its arguments.
-type CallbackSubscriptions = HashMap<(String, String), (String, Vec<Value>)>;
+/// The NAOqi callbacks this session subscribed, subscribed again after a reconnect: keyed by
+/// (event, module).
+type CallbackSubscriptions = HashMap<(String, String), CallbackSubscription>;
 
 struct Inner {
     url: String,

@@ -24,7 +24,7 @@ fn methods(
     let infos = directory
         .broker
         .module_methods(&module)
-        .ok_or_else(|| CallError::new(format!("no module named {}", excerpt(&module))))?;
+        .ok_or_else(|| CallError::not_found(format!("no module named {}", excerpt(&module))))?;
     Ok(infos.into_iter().map(|m| vec![m.name, m.signature, m.help]).collect())
 }
 

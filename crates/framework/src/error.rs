@@ -2,32 +2,59 @@
 //! that do not fit a method, a broker that cannot listen or host a module, a connection to
 //! the broker that cannot be opened.
 
-use naobroker_protocol::{Envelope, ProtocolError};
+use naobroker_protocol::{Envelope, ErrorKind, ProtocolError};
 use thiserror::Error;
 use zeromq::ZmqError;
 
-/// The error a call ends with, as carried by the protocol's `Error` message.
+/// The error a call ends with, as carried by the protocol's `Error` message: its kind, which
+/// crosses every wire that can carry it, and a message naming the problem.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{message}")]
 pub struct CallError {
+    pub kind: ErrorKind,
     pub message: String,
 }
 
 impl CallError {
+    /// A failure of kind `Failed`: the method could not do its work.
     pub fn new(message: impl Into<String>) -> Self {
-        CallError { message: message.into() }
+        Self::of(ErrorKind::Failed, message)
+    }
+
+    pub fn of(kind: ErrorKind, message: impl Into<String>) -> Self {
+        CallError { kind, message: message.into() }
+    }
+
+    /// An argument is missing, of the wrong type or out of range.
+    pub fn bad_argument(message: impl Into<String>) -> Self {
+        Self::of(ErrorKind::BadArgument, message)
+    }
+
+    /// The caller may not do this, or a limit forbids it now.
+    pub fn refused(message: impl Into<String>) -> Self {
+        Self::of(ErrorKind::Refused, message)
+    }
+
+    /// No module, method, key, event or task of that name.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::of(ErrorKind::NotFound, message)
+    }
+
+    /// The same error, its message led by the method it comes from: `module.method: ...`.
+    pub fn in_method(self, module: &str, method: &str) -> Self {
+        CallError { kind: self.kind, message: format!("{module}.{method}: {}", self.message) }
     }
 }
 
 impl From<String> for CallError {
     fn from(message: String) -> Self {
-        CallError { message }
+        Self::new(message)
     }
 }
 
 impl From<&str> for CallError {
     fn from(message: &str) -> Self {
-        CallError { message: message.to_owned() }
+        Self::new(message)
     }
 }
 
@@ -48,7 +75,7 @@ pub enum ArgsError {
 
 impl From<ArgsError> for CallError {
     fn from(error: ArgsError) -> Self {
-        CallError::new(error.to_string())
+        CallError::bad_argument(error.to_string())
     }
 }
 

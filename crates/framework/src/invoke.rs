@@ -59,5 +59,8 @@ pub(crate) type ModuleHandle = Rc<dyn HostedModule>;
 
 /// The error a call to a method the module does not have ends with.
 pub(crate) fn unknown_method(module: &str, method: &str) -> CallError {
-    CallError::new(format!("{module}.{method}: no method named {}", naobroker_protocol::excerpt(method)))
+    CallError::not_found(format!(
+        "{module}.{method}: no method named {}",
+        naobroker_protocol::excerpt(method)
+    ))
 }

@@ -5,10 +5,10 @@
 //! any module by name through a [`Proxy`], wherever that module lives.
 //!
 //! Layers, each using only those above it: the leaves ([`CallError`], [`ClientId`] and
-//! [`Caller`], [`Args`], [`Event`], the call a module's actor runs and the handle the
-//! router holds on it); the broker core (`broker`, no wire in it: its router, its client
-//! side and the port wires reach it by) and the client connection (`client`); the ZeroMQ
-//! wire, an adapter on the core's port (`wire`);
+//! [`Caller`], [`Args`], [`Event`], the ALMemory call a callback subscription stands for,
+//! the call a module's actor runs and the handle the router holds on it); the broker core
+//! (`broker`, no wire in it: its router, its client side and the port wires reach it by) and
+//! the client connection (`client`); the ZeroMQ wire, an adapter on the core's port (`wire`);
 //! [`Session`] and [`Proxy`] (where calls go); [`Module`] and its context; the actor that
 //! hosts a module; and at the bottom what puts them together: hosting modules in a broker
 //! started on its wire, `ServiceDirectory`, [`remote`] and [`blocking`].
@@ -18,6 +18,7 @@ mod actor;
 mod args;
 pub mod blocking;
 mod broker;
+mod callback;
 mod client;
 mod directory;
 mod error;
@@ -32,7 +33,7 @@ pub mod remote;
 mod session;
 pub mod wire;
 
-pub use args::{args_of, Args};
+pub use args::{args_of, Args, Signature};
 pub use broker::{encoded_size, Blackboard, Broker, Limits, MEMORY_MODULE};
 pub use client::ClientKeys;
 pub use client::ClientSession;
@@ -42,7 +43,7 @@ pub use hosting::BrokerConfig;
 pub use identity::{Caller, ClientId};
 pub use logs::LogForwarding;
 pub use module::{Methods, Module, ModuleContext};
-pub use naobroker_protocol::{excerpt, from_value, to_value, Value};
+pub use naobroker_protocol::{excerpt, from_value, to_value, CallbackSubscription, ErrorKind, Value};
 pub use proxy::Proxy;
 pub use session::Session;
 pub use wire::zmq::CurveListeners;

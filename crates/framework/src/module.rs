@@ -5,10 +5,10 @@ use std::future::Future;
 use std::rc::Rc;
 
 use futures::FutureExt;
-use naobroker_protocol::{to_value, MethodInfo, Value};
+use naobroker_protocol::{to_value, MethodInfo, MethodType, Value};
 use serde::Serialize;
 
-use crate::args::{short_type_name, Args};
+use crate::args::{Args, Signature};
 use crate::broker::Blackboard;
 use crate::error::{CallError, CallResult};
 use crate::identity::Caller;
@@ -70,8 +70,9 @@ pub struct Methods<M> {
     pub(crate) entries: Vec<MethodEntry<M>>,
 }
 
-fn signature<A: Args, R>() -> String {
-    format!("({}) -> {}", A::type_names().join(", "), short_type_name::<R>())
+/// The typed signature of a method taking `A` and answering `R`.
+pub(crate) fn method_type<A: Args, R: Signature>() -> MethodType {
+    MethodType { params: A::types(), returns: R::value_type() }
 }
 
 fn encode<R: Serialize + 'static>(result: Result<R, CallError>) -> CallResult {
@@ -95,7 +96,7 @@ impl<M: Module> Methods<M> {
     pub fn add<A, R, F>(&mut self, name: &str, help: &str, handler: F) -> &mut Self
     where
         A: Args + 'static,
-        R: Serialize + 'static,
+        R: Serialize + Signature + 'static,
         F: Fn(&mut M, &ModuleContext, A) -> Result<R, CallError> + 'static,
     {
         self.push::<A, R>(
@@ -113,7 +114,7 @@ impl<M: Module> Methods<M> {
     pub fn add_async<A, R, F, Fut>(&mut self, name: &str, help: &str, handler: F) -> &mut Self
     where
         A: Args + 'static,
-        R: Serialize + 'static,
+        R: Serialize + Signature + 'static,
         F: Fn(&mut M, &ModuleContext, A) -> Fut + 'static,
         Fut: Future<Output = Result<R, CallError>> + 'static,
     {
@@ -132,7 +133,7 @@ impl<M: Module> Methods<M> {
     pub fn add_async_checked<A, R, F, Fut>(&mut self, name: &str, help: &str, handler: F) -> &mut Self
     where
         A: Args + 'static,
-        R: Serialize + 'static,
+        R: Serialize + Signature + 'static,
         F: Fn(&mut M, &ModuleContext, A) -> Result<Fut, CallError> + 'static,
         Fut: Future<Output = Result<R, CallError>> + 'static,
     {
@@ -149,12 +150,21 @@ impl<M: Module> Methods<M> {
         )
     }
 
-    fn push<A: Args, R>(&mut self, name: &str, help: &str, handler: Handler<M>) -> &mut Self {
-        let info =
-            MethodInfo { name: name.to_owned(), signature: signature::<A, R>(), help: help.to_owned() };
+    fn push<A: Args, R: Signature>(&mut self, name: &str, help: &str, handler: Handler<M>) -> &mut Self {
+        let info = method_info(name, method_type::<A, R>(), help);
         self.entries.retain(|entry| entry.info.name != name);
         self.entries.push(MethodEntry { info, handler });
         self
+    }
+}
+
+/// A method's description, its readable signature its types in words.
+pub(crate) fn method_info(name: &str, types: MethodType, help: &str) -> MethodInfo {
+    MethodInfo {
+        name: name.to_owned(),
+        signature: types.to_string(),
+        help: help.to_owned(),
+        types: Some(types),
     }
 }
 

@@ -1,8 +1,9 @@
 //! Where calls go: the broker in this process, or a connection to one.
 
-use naobroker_protocol::Value;
+use naobroker_protocol::{CallbackSubscription, Value};
 
 use crate::broker::{Broker, MEMORY_MODULE};
+use crate::callback;
 use crate::client::ClientSession;
 use crate::error::{CallError, CallResult};
 use crate::event::EventStream;
@@ -35,6 +36,30 @@ impl Session {
         match self {
             Session::Broker(broker) => Ok(broker.subscribe_local(event)),
             Session::Client(client) => client.subscribe(event).await,
+        }
+    }
+
+    /// NAOqi's `ALMemory.subscribeToEvent` (`subscribeToMicroEvent` with a message) for a
+    /// module of this session: a message of its own over a connection, which the client
+    /// subscribes again after a reconnect.
+    pub async fn subscribe_callback(&self, subscription: CallbackSubscription) -> Result<(), CallError> {
+        match self {
+            Session::Broker(broker) => {
+                let (method, args) = callback::subscribe_call(subscription);
+                broker.call(MEMORY_MODULE, method, args, false).await.map(drop)
+            }
+            Session::Client(client) => client.subscribe_callback(subscription).await,
+        }
+    }
+
+    /// NAOqi's `ALMemory.unsubscribeToEvent(event, module)`.
+    pub async fn unsubscribe_callback(&self, event: &str, module: &str) -> Result<(), CallError> {
+        match self {
+            Session::Broker(broker) => {
+                let (method, args) = callback::unsubscribe_call(event.to_owned(), module.to_owned());
+                broker.call(MEMORY_MODULE, method, args, false).await.map(drop)
+            }
+            Session::Client(client) => client.unsubscribe_callback(event, module).await,
         }
     }
 

@@ -3,9 +3,10 @@
 use std::time::{Duration, Instant};
 
 use naobroker_framework::{
-    remote, Broker, BrokerConfig, CallError, ClientSession, Limits, Methods, Module, Proxy, Session, Value,
+    remote, Broker, BrokerConfig, CallError, ClientSession, ErrorKind, Limits, Methods, Module, Proxy,
+    Session, Value,
 };
-use naobroker_protocol::Envelope;
+use naobroker_protocol::{Envelope, MethodType, ValueType};
 use zeromq::{Socket, SocketRecv, SocketSend, ZmqMessage};
 
 struct Calculator {
@@ -76,7 +77,7 @@ async fn exchange(socket: &mut zeromq::DealerSocket, frame: Vec<u8>) -> Envelope
 
 fn error_of(envelope: Envelope) -> (u64, String) {
     match envelope {
-        Envelope::Error { id, message } => (id, message),
+        Envelope::Error { id, message, .. } => (id, message),
         other => panic!("expected an error, got {other:?}"),
     }
 }
@@ -125,22 +126,25 @@ async fn bad_frames_get_named_errors_and_the_broker_keeps_serving() {
 }
 
 #[actix_rt::test]
-async fn call_errors_name_module_method_argument_and_type() {
+async fn call_errors_name_module_method_argument_and_type_and_keep_their_kind() {
     let url = free_url();
     let _broker = broker(&url).await;
     let local = Proxy::connect(&url, "Local").await.unwrap();
     let error = local.call("add", (1, "two")).await.unwrap_err();
-    assert_eq!(error.message, "Local.add: argument 2 must be i64, got string");
+    assert_eq!(error, CallError::bad_argument("Local.add: argument 2 must be i64, got string"));
     let error = local.call("add", (1,)).await.unwrap_err();
-    assert_eq!(error.message, "Local.add: missing argument 2 (i64)");
+    assert_eq!(error, CallError::bad_argument("Local.add: missing argument 2 (i64)"));
     let error = local.call("add", (1, 2, 3)).await.unwrap_err();
-    assert_eq!(error.message, "Local.add: takes 2 arguments, got 3");
+    assert_eq!(error, CallError::bad_argument("Local.add: takes 2 arguments, got 3"));
     let error = local.call("nope", ()).await.unwrap_err();
-    assert_eq!(error.message, "Local.nope: no method named nope");
+    assert_eq!(error, CallError::not_found("Local.nope: no method named nope"));
     let error = local.call("fail", ()).await.unwrap_err();
-    assert_eq!(error.message, "Local.fail: it failed on purpose");
+    assert_eq!(error, CallError::new("Local.fail: it failed on purpose"));
+    assert_eq!(error.kind, ErrorKind::Failed);
     let missing = Proxy::new(local.session().clone(), "Missing");
-    assert_eq!(missing.call("ping", ()).await.unwrap_err().message, "no module named Missing");
+    assert_eq!(missing.call("ping", ()).await.unwrap_err(), CallError::not_found("no module named Missing"));
+    let error = local.call("exit", ()).await.unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Refused, "{error}");
 }
 
 #[actix_rt::test]
@@ -188,7 +192,14 @@ async fn the_same_module_serves_from_another_connection_and_names_are_unique() {
     );
     let other = Proxy::connect(&url, "Other").await.unwrap();
     assert_eq!(other.call_as::<i64, _>("add", (1, 2)).await.unwrap(), 3);
-    assert_eq!(other.call("add", (1,)).await.unwrap_err().message, "Other.add: missing argument 2 (i64)");
+    // The kind crosses both hops: from the serving client to the broker, and on to the caller.
+    let error = other.call("add", (1,)).await.unwrap_err();
+    assert_eq!(error, CallError::bad_argument("Other.add: missing argument 2 (i64)"));
+    // Its methods' typed signatures cross the wire in Register, as the Rust types give them.
+    let methods = broker.module_methods("Other").unwrap();
+    let add = methods.iter().find(|method| method.name == "add").unwrap();
+    let typed = MethodType { params: vec![ValueType::Int64, ValueType::Int64], returns: ValueType::Int64 };
+    assert_eq!((add.types.as_ref(), add.signature.as_str()), (Some(&typed), "(i64, i64) -> i64"));
     // A remote module calling another module through its context.
     let caller = Proxy::connect(&url, "Caller").await.unwrap();
     assert_eq!(caller.call("whoAmI", ()).await.unwrap(), Value::from("through the broker"));

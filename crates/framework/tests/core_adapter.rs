@@ -40,7 +40,7 @@ impl Connection for ChannelConnection {
             }
             Outbound::Heartbeat => return None,
             Outbound::Reply { id, value } => Envelope::Reply { id, value },
-            Outbound::Error { id, message } => Envelope::Error { id, message },
+            Outbound::Error { id, kind, message } => Envelope::Error { id, message, kind },
             Outbound::Call { id, module, method, args, .. } => {
                 Envelope::Call { id, module: module.into(), method: method.into(), args }
             }
@@ -116,7 +116,12 @@ async fn a_wire_without_zeromq_routes_calls_both_ways_and_events() {
     caller.ask(&port, call(1, "Adder", "add", vec![2.into(), 3.into()]));
     assert_eq!(caller.next().await, Envelope::Reply { id: 1, value: 5.into() });
 
-    let echo = MethodInfo { name: "echo".into(), signature: "(Value) -> Value".into(), help: String::new() };
+    let echo = MethodInfo {
+        name: "echo".into(),
+        signature: "(Value) -> Value".into(),
+        help: String::new(),
+        types: None,
+    };
     server.ask(&port, Request::Register { id: 1, module: "Remote".into(), methods: vec![echo] });
     assert_eq!(server.next().await, Envelope::Reply { id: 1, value: true.into() });
     caller.ask(&port, call(2, "Remote", "echo", vec!["hi".into()]));
@@ -136,7 +141,7 @@ async fn a_wire_without_zeromq_routes_calls_both_ways_and_events() {
     caller.ask(&port, call(4, "Remote", "echo", vec!["again".into()]));
     assert!(matches!(server.next().await, Envelope::Call { .. }));
     port.closed(&server.id);
-    let Envelope::Error { id: 4, message } = caller.next().await else { panic!("the call fails") };
+    let Envelope::Error { id: 4, message, .. } = caller.next().await else { panic!("the call fails") };
     assert_eq!(message, "Remote.echo: module Remote disconnected");
     assert!(!broker.module_exists("Remote"));
 }

@@ -1,7 +1,7 @@
 //! What ALMemory's store refuses: writing or removing what the DCM owns, a key that is not
 //! there, the DCM's data where an event is.
 
-use naobroker_framework::{excerpt, CallError};
+use naobroker_framework::{excerpt, CallError, ErrorKind};
 use thiserror::Error;
 
 /// A write or removal the store refuses; keys longer than an excerpt are cut in the message.
@@ -28,9 +28,16 @@ pub enum StoreError {
     Full { message: String },
 }
 
-/// ALMemory's methods answer the store's refusals as they are.
+/// ALMemory's methods answer the store's refusals as they are, each of its kind.
 impl From<StoreError> for CallError {
     fn from(error: StoreError) -> Self {
-        CallError::new(error.to_string())
+        let kind = match &error {
+            StoreError::NoKey { .. } => ErrorKind::NotFound,
+            StoreError::NotDcmData { .. } | StoreError::Event { .. } => ErrorKind::BadArgument,
+            StoreError::OwnedByDcm { .. } | StoreError::CannotRemove { .. } | StoreError::Full { .. } => {
+                ErrorKind::Refused
+            }
+        };
+        CallError::of(kind, error.to_string())
     }
 }

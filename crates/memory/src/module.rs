@@ -91,7 +91,7 @@ impl ALMemory {
     fn check_owner(&self, caller: &Caller, key: &str) -> Result<(), CallError> {
         self.broker.check_key_owner(caller, key)?;
         if *caller != Caller::Broker && Store::is_dcm_owned(key) {
-            return Err(CallError::new(format!(
+            return Err(CallError::refused(format!(
                 "{} is owned by DCM: clients cannot write, raise or remove it (ask the DCM: DCM.set, \
                  DCM.preferences)",
                 excerpt(key)

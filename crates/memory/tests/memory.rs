@@ -6,7 +6,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use naobroker_framework::{remote, Broker, BrokerConfig, Methods, Module, Proxy, Session, Value};
+use naobroker_framework::{
+    remote, Broker, BrokerConfig, CallbackSubscription, ErrorKind, Methods, Module, Proxy, Session, Value,
+};
 use naobroker_memory::{ALMemory, MemoryConfig, Store};
 use naobroker_rtslots::{RtSlots, SlotKind, SlotLayout};
 
@@ -144,6 +146,54 @@ async fn clients_cannot_raise_declare_or_remove_the_dcms_data() {
     own_memory.call("subscribeToEvent", ("RobotConfig/Later", "Recorder", "onEvent")).await.unwrap();
     assert!(memory.call("getData", ("RobotConfig/Later",)).await.is_err());
     store.insert_owned("RobotConfig/Later", Value::from(1)).unwrap();
+}
+
+/// `SubscribeCallback` and `UnsubscribeCallback`, the messages of their own, are ALMemory's
+/// methods: the same checks, the same event declared, the same callbacks.
+#[actix_rt::test]
+async fn callback_messages_subscribe_as_almemory_s_methods_do() {
+    let (url, _broker, _store) = start().await;
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let recorder_session = remote::serve(&url, Recorder { seen: Rc::clone(&seen) }).await.unwrap();
+    let memory = Proxy::connect(&url, "ALMemory").await.unwrap();
+    let micro = CallbackSubscription {
+        event: "Tick".into(),
+        module: "Recorder".into(),
+        method: "onEvent".into(),
+        micro_message: Some("my message".into()),
+    };
+    let Session::Client(stranger) = memory.session() else { panic!("a connection") };
+    let refused = stranger.subscribe_callback(micro.clone()).await.unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::Refused, "{refused}");
+    assert!(refused.message.contains("belongs to another client"), "{refused}");
+    let wrong_method = CallbackSubscription { method: "nope".into(), ..micro.clone() };
+    let missing = recorder_session.subscribe_callback(wrong_method).await.unwrap_err();
+    assert_eq!(missing.kind, ErrorKind::NotFound, "{missing}");
+
+    recorder_session.subscribe_callback(micro).await.unwrap();
+    assert_eq!(memory.call("getType", ("Tick",)).await.unwrap(), Value::from("MicroEvent"));
+    assert_eq!(
+        memory.call("getSubscribers", ("Tick",)).await.unwrap(),
+        Value::Array(vec!["Recorder".into()])
+    );
+    memory.call("raiseMicroEvent", ("Tick", "tock")).await.unwrap();
+    let recorder = Proxy::connect(&url, "Recorder").await.unwrap();
+    let mut calls = Vec::new();
+    for _ in 0..100 {
+        calls = recorder.call_as::<Vec<Value>, _>("seen", ()).await.unwrap();
+        if !calls.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(calls, vec![Value::Array(vec!["Tick".into(), "tock".into(), "my message".into()])]);
+
+    let refused = stranger.unsubscribe_callback("Tick", "Recorder").await.unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::Refused, "{refused}");
+    recorder_session.unsubscribe_callback("Tick", "Recorder").await.unwrap();
+    assert_eq!(memory.call("getSubscribers", ("Tick",)).await.unwrap(), Value::Array(vec![]));
+    let gone = recorder_session.unsubscribe_callback("Tick", "Recorder").await.unwrap_err();
+    assert_eq!(gone.kind, ErrorKind::NotFound, "{gone}");
 }
 
 #[actix_rt::test]

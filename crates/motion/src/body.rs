@@ -42,7 +42,7 @@ pub enum JointNameError {
 
 impl From<JointNameError> for CallError {
     fn from(error: JointNameError) -> CallError {
-        CallError::new(error.to_string())
+        CallError::bad_argument(error.to_string())
     }
 }
 

@@ -29,7 +29,12 @@ pub enum SwitchError {
 
 impl From<SwitchError> for CallError {
     fn from(error: SwitchError) -> CallError {
-        CallError::new(error.to_string())
+        match error {
+            SwitchError::UnknownChain(_) | SwitchError::UnknownExternal(_) => {
+                CallError::bad_argument(error.to_string())
+            }
+            SwitchError::NoInertialUnit | SwitchError::NoArm(_) => CallError::refused(error.to_string()),
+        }
     }
 }
 

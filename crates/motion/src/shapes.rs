@@ -39,7 +39,7 @@ pub(crate) enum ShapeError {
 
 impl From<ShapeError> for CallError {
     fn from(error: ShapeError) -> CallError {
-        CallError::new(error.to_string())
+        CallError::bad_argument(error.to_string())
     }
 }
 

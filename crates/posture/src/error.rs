@@ -14,8 +14,9 @@ pub enum PostureError {
     MaxTries(i32),
 }
 
+/// Every refusal is of an argument: a posture's name, a speed, a number of tries.
 impl From<PostureError> for CallError {
     fn from(error: PostureError) -> CallError {
-        CallError::new(error.to_string())
+        CallError::bad_argument(error.to_string())
     }
 }

@@ -4,6 +4,8 @@
 use rmpv::Value;
 use thiserror::Error;
 
+use crate::{ErrorKind, MethodType};
+
 mod decode;
 #[cfg(test)]
 mod tests;
@@ -40,9 +42,27 @@ impl Default for DecodeLimits {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MethodInfo {
     pub name: String,
-    /// Human signature, e.g. `(key: String) -> Value`.
+    /// Human signature, e.g. `(String) -> Value`: for a Rust method its `types` in words,
+    /// for a Python one what `inspect.signature` prints.
     pub signature: String,
     pub help: String,
+    /// The parameters' and result's types, from a Rust method's own types; `None` for a
+    /// method whose types are not known (a Python method's, a peer's from before types).
+    pub types: Option<MethodType>,
+}
+
+/// A NAOqi callback on an ALMemory event, as [`Envelope::SubscribeCallback`] carries it: the
+/// broker calls `module.method(event, value, message)` on each raise of `event`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallbackSubscription {
+    pub event: String,
+    /// A module the subscribing client serves.
+    pub module: String,
+    pub method: String,
+    /// `Some(message)` subscribes to a micro event (NAOqi's `subscribeToMicroEvent`, whose
+    /// callbacks get `message` as their third argument), `None` to an event
+    /// (`subscribeToEvent`).
+    pub micro_message: Option<Value>,
 }
 
 /// Every message that crosses a naobroker socket.
@@ -62,12 +82,15 @@ pub enum Envelope {
     Post { id: u64, module: String, method: String, args: Vec<Value> },
     /// Kind 4: `[4, id, value]`.
     Reply { id: u64, value: Value },
-    /// Kind 5: `[5, id, message]`. Id 0 answers a frame that could not be read.
-    Error { id: u64, message: String },
+    /// Kind 5: `[5, id, message]` or `[5, id, message, kind]`; the short form is kind
+    /// `Failed` (the only form of protocol 1 before kinds). Id 0 answers a frame that could
+    /// not be read.
+    Error { id: u64, message: String, kind: ErrorKind },
     /// Kind 6, broker → client: `[6, name, value]`, or `[6, name, value, lost]` when the
     /// broker dropped `lost` events of this name for this client since the last one it sent.
     Event { name: String, value: Value, lost: u64 },
-    /// Kind 7, client → broker: `[7, id, module, [[name, signature, help], ...]]`.
+    /// Kind 7, client → broker: `[7, id, module, [[name, signature, help], ...]]`, each
+    /// method with its types as a fourth element when it has them.
     Register { id: u64, module: String, methods: Vec<MethodInfo> },
     /// Kind 8, client → broker: `[8, id, module]`.
     Unregister { id: u64, module: String },
@@ -87,6 +110,14 @@ pub enum Envelope {
     /// `Reply true`, then forgets the session (its connections, modules and subscriptions)
     /// at once instead of waiting out the client timeout.
     Goodbye { id: u64 },
+    /// Kind 15, client → broker: `[15, id, event, module, method]` (NAOqi's
+    /// `ALMemory.subscribeToEvent`) or `[15, id, event, module, method, message]`
+    /// (`subscribeToMicroEvent`): a callback for a module the client serves, answered as
+    /// ALMemory's method answers. A message of its own, so that a client knows what to
+    /// subscribe again after a reconnect without reading method names.
+    SubscribeCallback { id: u64, subscription: CallbackSubscription },
+    /// Kind 16, client → broker: `[16, id, event, module]`, NAOqi's `unsubscribeToEvent`.
+    UnsubscribeCallback { id: u64, event: String, module: String },
 }
 
 #[derive(Debug, Error, PartialEq)]
@@ -119,6 +150,8 @@ impl Envelope {
     pub const ACK: u64 = 12;
     pub const CALLBACK: u64 = 13;
     pub const GOODBYE: u64 = 14;
+    pub const SUBSCRIBE_CALLBACK: u64 = 15;
+    pub const UNSUBSCRIBE_CALLBACK: u64 = 16;
 
     /// A short form of `Hello`, for clients without a liveness connection.
     pub fn hello(client: &str) -> Envelope {
@@ -151,7 +184,14 @@ impl Envelope {
                 vec![Self::POST.into(), (*id).into(), s(module), s(method), Value::Array(args.clone())]
             }
             Envelope::Reply { id, value } => vec![Self::REPLY.into(), (*id).into(), value.clone()],
-            Envelope::Error { id, message } => vec![Self::ERROR.into(), (*id).into(), s(message)],
+            Envelope::Error { id, message, kind } => {
+                let mut items = vec![Self::ERROR.into(), (*id).into(), s(message)];
+                // A failure goes in the short form, which peers from before kinds read too.
+                if *kind != ErrorKind::Failed {
+                    items.push(kind.code().into());
+                }
+                items
+            }
             Envelope::Event { name, value, lost } => {
                 let mut items = vec![Self::EVENT.into(), s(name), value.clone()];
                 if *lost > 0 {
@@ -166,7 +206,11 @@ impl Envelope {
                 Value::Array(
                     methods
                         .iter()
-                        .map(|m| Value::Array(vec![s(&m.name), s(&m.signature), s(&m.help)]))
+                        .map(|m| {
+                            let mut items = vec![s(&m.name), s(&m.signature), s(&m.help)];
+                            items.extend(m.types.as_ref().map(MethodType::to_value));
+                            Value::Array(items)
+                        })
                         .collect(),
                 ),
             ],
@@ -180,6 +224,16 @@ impl Envelope {
             Envelope::Heartbeat => vec![Self::HEARTBEAT.into()],
             Envelope::Ack { count } => vec![Self::ACK.into(), (*count).into()],
             Envelope::Goodbye { id } => vec![Self::GOODBYE.into(), (*id).into()],
+            Envelope::SubscribeCallback { id, subscription } => {
+                let CallbackSubscription { event, module, method, micro_message } = subscription;
+                let mut items =
+                    vec![Self::SUBSCRIBE_CALLBACK.into(), (*id).into(), s(event), s(module), s(method)];
+                items.extend(micro_message.clone());
+                items
+            }
+            Envelope::UnsubscribeCallback { id, event, module } => {
+                vec![Self::UNSUBSCRIBE_CALLBACK.into(), (*id).into(), s(event), s(module)]
+            }
             Envelope::Callback { module, method, event, value, message, lost } => vec![
                 Self::CALLBACK.into(),
                 s(module),

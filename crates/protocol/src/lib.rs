@@ -4,11 +4,15 @@
 #![deny(unsafe_code, unreachable_pub)]
 
 mod envelope;
+mod error_kind;
 mod excerpt;
+mod types;
 
-pub use envelope::{DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
+pub use envelope::{CallbackSubscription, DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
+pub use error_kind::ErrorKind;
 pub use excerpt::{cut, excerpt, value_excerpt, EXCERPT_BYTES};
 pub use rmpv::Value;
+pub use types::{MethodType, ValueType};
 
 /// Protocol version carried in every `Hello` and `Welcome`.
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -230,7 +230,7 @@ impl QiConnection {
                 hosted::registered(self, &name, result.is_ok());
                 match result {
                     Ok(_) => (call, MessageType::Reply, Vec::new()),
-                    Err(error) => (call, MessageType::Error, naobroker_qi::error_payload(&error.message)),
+                    Err(error) => (call, MessageType::Error, error_payload(&error)),
                 }
             }
             (Pending::Answer { call, returns }, Ok(value)) => {
@@ -241,11 +241,9 @@ impl QiConnection {
             }
             (Pending::Link { call, object, link, .. }, Err(error)) => {
                 self.state.borrow_mut().objects.unlink(object, link);
-                (call, MessageType::Error, naobroker_qi::error_payload(&error.message))
+                (call, MessageType::Error, error_payload(&error))
             }
-            (Pending::Answer { call, .. }, Err(error)) => {
-                (call, MessageType::Error, naobroker_qi::error_payload(&error.message))
-            }
+            (Pending::Answer { call, .. }, Err(error)) => (call, MessageType::Error, error_payload(&error)),
         };
         Message::new(call.id, kind, call.address, payload).encode().ok().map(Bytes::from)
     }
@@ -332,6 +330,14 @@ fn is_broker_event(payload: &[u8]) -> bool {
     }
 }
 
+/// A call's error as libqi carries it: one string, which its clients raise as is. libqi has no
+/// field for the kind, so the text is the message alone, whose words already say the kind
+/// ("no module named", "belongs to another client"), and is the same text the naobroker wire
+/// carries beside its kind.
+fn error_payload(error: &CallError) -> Vec<u8> {
+    naobroker_qi::error_payload(&error.message)
+}
+
 /// Tell the broker one event was written: room in the client's event window again.
 fn acknowledge(broker: &WeakPort, client: &ClientId) {
     if let Some(broker) = broker.upgrade() {
@@ -343,7 +349,7 @@ impl Connection for QiConnection {
     fn encode(&self, message: Outbound<'_>) -> Option<Bytes> {
         match message {
             Outbound::Reply { id, value } => self.answer(id, Ok(value)),
-            Outbound::Error { id, message } => self.answer(id, Err(CallError::new(message))),
+            Outbound::Error { id, kind, message } => self.answer(id, Err(CallError::of(kind, message))),
             Outbound::Event { name, value, .. } => self.event(name, value),
             Outbound::Call { id, module, method, args, post } => {
                 hosted::forward(self, id, module, method, args, post)

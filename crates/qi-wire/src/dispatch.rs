@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use naobroker_framework::wire::Request;
 use naobroker_framework::wire::WirePort;
-use naobroker_framework::Value;
+use naobroker_framework::{CallError, Value};
 use naobroker_qi::{
     from_value, to_value, Flags, Message, MessageType, QiValue, Reader, Type, OBJECT_MAIN, SERVICE_DIRECTORY,
 };
@@ -62,13 +62,13 @@ fn call(broker: &WirePort, connection: &QiConnection, message: &Message) {
     let address = message.address;
     let Some((table, target)) = target_of(broker, connection, message) else {
         let text = format!("{address}: no object {}.{} here", address.service, address.object);
-        return connection.refuse(broker, message, text);
+        return connection.refuse(broker, message, CallError::not_found(text));
     };
     let Some(method) = table.method(address.action) else {
         return connection.refuse(
             broker,
             message,
-            format!("{address}: no method {} on this object", address.action),
+            CallError::not_found(format!("{address}: no method {} on this object", address.action)),
         );
     };
     if let Action::Module(name) = &method.action {

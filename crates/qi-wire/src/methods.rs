@@ -155,7 +155,7 @@ impl ObjectTable {
     fn add_module_methods(&mut self, infos: &[MethodInfo], first_uid: u32) -> u32 {
         let mut uid = first_uid;
         for info in infos.iter().filter(|info| !RESERVED.contains(&info.name.as_str())) {
-            for overload in overloads(&info.signature) {
+            for overload in overloads(info) {
                 let action = Action::Module(info.name.clone());
                 self.add(uid, &info.name, &overload.params, &overload.returns, &info.help, action);
                 uid += 1;
@@ -226,18 +226,26 @@ impl ObjectTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use naobroker_protocol::{MethodType, ValueType};
 
-    fn info(name: &str, signature: &str) -> MethodInfo {
-        MethodInfo { name: name.into(), signature: signature.into(), help: format!("{name} help") }
+    fn info(name: &str, params: Vec<ValueType>, returns: ValueType) -> MethodInfo {
+        let types = MethodType { params, returns };
+        MethodInfo {
+            name: name.into(),
+            signature: types.to_string(),
+            help: format!("{name} help"),
+            types: Some(types),
+        }
     }
 
     #[test]
     fn module_methods_follow_libqi_s_own() {
+        use ValueType::*;
         let infos = [
-            info("getData", "(String) -> Value"),
-            info("getTime", "(Option<i64>) -> i32"),
-            info("stats", "() -> Value"),
-            info("metaObject", "() -> Value"),
+            info("getData", vec![String], Dynamic),
+            info("getTime", vec![Optional(Box::new(Int64))], Int32),
+            info("stats", vec![], Dynamic),
+            info("metaObject", vec![], Dynamic),
         ];
         let table = ObjectTable::module(&infos, true);
         let get_data = table.method(100).unwrap();
@@ -259,7 +267,8 @@ mod tests {
 
     #[test]
     fn the_directory_has_libqi_s_uids() {
-        let table = ObjectTable::directory(&[info("modules", "() -> Vec<String>")], false);
+        let modules = info("modules", vec![], ValueType::List(Box::new(ValueType::String)));
+        let table = ObjectTable::directory(&[modules], false);
         assert_eq!(table.method(100).unwrap().returns.to_string(), ServiceInfo::SIGNATURE);
         assert_eq!(table.method(108).unwrap().action, Action::Directory(Directory::MachineId));
         assert_eq!(table.method(120).unwrap().action, Action::Module("modules".into()));

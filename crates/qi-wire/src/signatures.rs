@@ -1,13 +1,17 @@
 //! A module's method signatures in libqi's type letters.
 //!
-//! A module tells the broker its methods with a readable signature: in-process and Rust
-//! modules `(String, Option<i64>) -> Vec<f64>`, Python ones what `inspect.signature` prints,
-//! `(key, value=None)`. A qi client needs one parameter signature per overload, so each
-//! readable signature becomes one or more: a trailing `Option<T>` or a parameter with a
-//! default gives an overload with and one without it, `*args` one per count of arguments.
-//! Parameters keep precise letters only where any caller's value converts (strings, bools,
-//! numbers and lists of them); everything else is dynamic (`m`), as NAOqi's ALValue
-//! parameters are. A return type is precise wherever the Rust type fixes the value's shape.
+//! A Rust method's signature is typed (`MethodInfo::types`, built from its Rust types): each
+//! type renders to its letters, nothing is read back from text. A Python method's is the text
+//! `inspect.signature` prints, `(key, value=None)`: only how many arguments it takes is read
+//! from it, each a dynamic value. A service a qi client hosts keeps its own libqi signatures.
+//! A qi client needs one parameter signature per overload: a trailing `Option<T>` or a
+//! parameter with a default gives an overload with and one without it, `*args` one per count
+//! of arguments. Parameters keep precise letters only where any caller's value converts
+//! (strings, bools, numbers and lists of them); everything else is dynamic (`m`), as NAOqi's
+//! ALValue parameters are. A return type is precise wherever the Rust type fixes the value's
+//! shape.
+
+use naobroker_protocol::{MethodInfo, MethodType, ValueType};
 
 /// Most arguments a method whose signature does not say how many is offered for.
 pub(crate) const MAX_ARITY: usize = 8;
@@ -34,16 +38,36 @@ pub(crate) fn qi_signature(params: &str, returns: &str) -> String {
 
 const QI_PREFIX: &str = "qi ";
 
-/// The overloads of a method whose readable signature is `signature`.
-pub(crate) fn overloads(signature: &str) -> Vec<Overload> {
+/// The overloads of the method `info` describes.
+pub(crate) fn overloads(info: &MethodInfo) -> Vec<Overload> {
+    if let Some(types) = &info.types {
+        return typed_overloads(types);
+    }
+    let signature = info.signature.as_str();
     if let Some((params, returns)) = signature.strip_prefix(QI_PREFIX).and_then(|qi| qi.split_once(" -> ")) {
         return vec![Overload { params: params.to_owned(), returns: returns.to_owned() }];
     }
-    let Some((params, returns)) = split(signature) else {
-        return (0..=MAX_ARITY).map(|arity| dynamic_overload(arity, "m")).collect();
-    };
-    let returns = returns.map_or_else(|| "m".to_owned(), return_letters);
-    let params: Vec<Param> = params.iter().filter_map(|text| param(text)).collect();
+    match python_params(signature) {
+        Some(params) => expand(&params, "m"),
+        None => (0..=MAX_ARITY).map(|arity| dynamic_overload(arity, "m")).collect(),
+    }
+}
+
+fn typed_overloads(types: &MethodType) -> Vec<Overload> {
+    let params: Vec<Param> = types
+        .params
+        .iter()
+        .map(|param| match param {
+            ValueType::Optional(inner) => Param::Optional(param_letters(inner)),
+            other => Param::Required(param_letters(other)),
+        })
+        .collect();
+    expand(&params, &return_letters(&types.returns))
+}
+
+/// One overload per way to leave trailing optional parameters out, or per count of arguments
+/// a variadic parameter takes.
+fn expand(params: &[Param], returns: &str) -> Vec<Overload> {
     // Only a trailing run of optional parameters may be left out.
     let required = params.iter().rposition(|p| !matches!(p, Param::Optional(_))).map_or(0, |last| last + 1);
     let mut fixed: Vec<String> = Vec::new();
@@ -53,15 +77,15 @@ pub(crate) fn overloads(signature: &str) -> Vec<Overload> {
             Param::Optional(_) => fixed.push("m".to_owned()),
             Param::Variadic => {
                 let arities = fixed.len()..=MAX_ARITY.max(fixed.len());
-                return arities.map(|arity| padded(&fixed, arity, &returns)).collect();
+                return arities.map(|arity| padded(&fixed, arity, returns)).collect();
             }
         }
     }
-    let mut result = vec![tuple(&fixed, &returns)];
+    let mut result = vec![tuple(&fixed, returns)];
     for param in &params[required..] {
         if let Param::Optional(letters) = param {
             fixed.push(letters.clone());
-            result.push(tuple(&fixed, &returns));
+            result.push(tuple(&fixed, returns));
         }
     }
     result
@@ -81,18 +105,16 @@ fn dynamic_overload(arity: usize, returns: &str) -> Overload {
     Overload { params: format!("({})", "m".repeat(arity)), returns: returns.to_owned() }
 }
 
-/// `(a, b) -> R` into its parameter texts and return text; `None` when it has no such shape.
-fn split(signature: &str) -> Option<(Vec<&str>, Option<&str>)> {
+/// The parameters of a Python signature, `(a, b=1, *rest, **options)`; `None` when the text
+/// has no such shape.
+fn python_params(signature: &str) -> Option<Vec<Param>> {
     let text = signature.trim().strip_prefix('(')?;
     let close = closing(text)?;
-    let params = split_top_level(&text[..close]);
     let rest = text[close + 1..].trim();
-    let returns = match rest.strip_prefix("->") {
-        Some(returns) => Some(returns.trim()),
-        None if rest.is_empty() => None,
-        None => return None,
-    };
-    Some((params, returns))
+    if !rest.is_empty() && !rest.starts_with("->") {
+        return None;
+    }
+    Some(split_top_level(&text[..close]).into_iter().filter_map(python_param).collect())
 }
 
 /// Where the bracket that closes the one just before `text` is.
@@ -127,76 +149,66 @@ fn split_top_level(text: &str) -> Vec<&str> {
     parts.into_iter().map(str::trim).filter(|part| !part.is_empty()).collect()
 }
 
-/// One parameter: a Rust type, or Python's `name`, `name=default`, `*args`. Python's `**kwargs`,
+/// One Python parameter: `name`, `name=default`, `*args`, each a dynamic value. `**kwargs`,
 /// `/` and a bare `*` take no positional argument.
-fn param(text: &str) -> Option<Param> {
+fn python_param(text: &str) -> Option<Param> {
     if text.starts_with("**") || text == "/" || text == "*" || text == "self" {
         return None;
     }
     if text.starts_with('*') {
         return Some(Param::Variadic);
     }
-    if let Some(inner) = generic_argument(text, "Option") {
-        return Some(Param::Optional(param_letters(inner)));
-    }
     if text.contains('=') {
         return Some(Param::Optional("m".to_owned()));
     }
-    Some(Param::Required(param_letters(text)))
-}
-
-/// `T` of `Name<T>`.
-fn generic_argument<'a>(text: &'a str, name: &str) -> Option<&'a str> {
-    text.strip_prefix(name)?.strip_prefix('<')?.strip_suffix('>').map(str::trim)
+    Some(Param::Required("m".to_owned()))
 }
 
 /// A parameter's letters: precise for what any caller's value converts to, else `m`.
-fn param_letters(text: &str) -> String {
-    if let Some(letter) = scalar(text) {
+fn param_letters(param: &ValueType) -> String {
+    if let Some(letter) = scalar(param) {
         return letter.to_owned();
     }
-    match generic_argument(text, "Vec").and_then(scalar) {
-        Some(letter) => format!("[{letter}]"),
-        None => "m".to_owned(),
+    match param {
+        ValueType::List(item) => scalar(item).map_or_else(|| "m".to_owned(), |letter| format!("[{letter}]")),
+        _ => "m".to_owned(),
     }
 }
 
-/// A return type's letters: precise wherever the Rust type fixes the value's shape.
-fn return_letters(text: &str) -> String {
-    let text = text.trim();
-    if text == "()" {
-        return "v".to_owned();
-    }
-    if let Some(letter) = scalar(text) {
+/// A result's letters: precise wherever the Rust type fixes the value's shape.
+fn return_letters(result: &ValueType) -> String {
+    if let Some(letter) = scalar(result) {
         return letter.to_owned();
     }
-    if let Some(inner) = generic_argument(text, "Vec") {
-        return format!("[{}]", return_letters(inner));
-    }
-    if let Some(inner) = text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
-        let members: Vec<String> = split_top_level(inner).into_iter().map(return_letters).collect();
-        if !members.is_empty() && members.iter().all(|m| m != "v") {
-            return format!("({})", members.concat());
+    match result {
+        ValueType::Void => "v".to_owned(),
+        ValueType::List(item) => format!("[{}]", return_letters(item)),
+        ValueType::Tuple(members) => {
+            let letters: Vec<String> = members.iter().map(return_letters).collect();
+            if letters.iter().any(|letters| letters == "v") {
+                return "m".to_owned();
+            }
+            format!("({})", letters.concat())
         }
+        _ => "m".to_owned(),
     }
-    "m".to_owned()
 }
 
-fn scalar(text: &str) -> Option<&'static str> {
-    Some(match text.trim() {
-        "String" | "&str" | "str" => "s",
-        "bool" => "b",
-        "i8" => "c",
-        "u8" => "C",
-        "i16" => "w",
-        "u16" => "W",
-        "i32" => "i",
-        "u32" => "I",
-        "i64" => "l",
-        "u64" => "L",
-        "f32" => "f",
-        "f64" => "d",
-        "Value" => "m",
+fn scalar(value: &ValueType) -> Option<&'static str> {
+    Some(match value {
+        ValueType::String => "s",
+        ValueType::Bool => "b",
+        ValueType::Int8 => "c",
+        ValueType::UInt8 => "C",
+        ValueType::Int16 => "w",
+        ValueType::UInt16 => "W",
+        ValueType::Int32 => "i",
+        ValueType::UInt32 => "I",
+        ValueType::Int64 => "l",
+        ValueType::UInt64 => "L",
+        ValueType::Float32 => "f",
+        ValueType::Float64 => "d",
+        ValueType::Dynamic => "m",
         _ => return None,
     })
 }
@@ -204,56 +216,89 @@ fn scalar(text: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ValueType::*;
 
-    fn of(signature: &str) -> Vec<(String, String)> {
-        overloads(signature).into_iter().map(|o| (o.params, o.returns)).collect()
+    fn typed(params: Vec<ValueType>, returns: ValueType) -> MethodInfo {
+        let types = MethodType { params, returns };
+        MethodInfo {
+            name: "m".into(),
+            signature: types.to_string(),
+            help: std::string::String::new(),
+            types: Some(types),
+        }
     }
 
-    fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    fn text(signature: &str) -> MethodInfo {
+        MethodInfo {
+            name: "m".into(),
+            signature: signature.into(),
+            help: std::string::String::new(),
+            types: None,
+        }
+    }
+
+    fn of(info: MethodInfo) -> Vec<(std::string::String, std::string::String)> {
+        overloads(&info).into_iter().map(|o| (o.params, o.returns)).collect()
+    }
+
+    fn pairs(expected: &[(&str, &str)]) -> Vec<(std::string::String, std::string::String)> {
         expected.iter().map(|(p, r)| (p.to_string(), r.to_string())).collect()
     }
 
+    fn list(item: ValueType) -> ValueType {
+        List(Box::new(item))
+    }
+
+    fn optional(item: ValueType) -> ValueType {
+        Optional(Box::new(item))
+    }
+
     #[test]
-    fn rust_signatures_map_to_letters() {
-        assert_eq!(of("(String, Value) -> ()"), pairs(&[("(sm)", "v")]));
-        assert_eq!(of("(String) -> Value"), pairs(&[("(s)", "m")]));
-        assert_eq!(of("() -> Vec<String>"), pairs(&[("()", "[s]")]));
-        assert_eq!(of("(u64, i64) -> bool"), pairs(&[("(Ll)", "b")]));
-        assert_eq!(of("(Value) -> Vec<Vec<f64>>"), pairs(&[("(m)", "[[d]]")]));
-        assert_eq!(of("(Vec<String>) -> Vec<Vec<String>>"), pairs(&[("([s])", "[[s]]")]));
-        assert_eq!(of("(Vec<(String, Value)>) -> ()"), pairs(&[("(m)", "v")]));
-        assert_eq!(of("() -> Vec<&str>"), pairs(&[("()", "[s]")]));
-        assert_eq!(of("(String) -> [name, signature, help]"), pairs(&[("(s)", "m")]));
-        assert_eq!(of("() -> Vec<(String, Value)>"), pairs(&[("()", "[(sm)]")]));
+    fn rust_types_map_to_letters() {
+        assert_eq!(of(typed(vec![String, Dynamic], Void)), pairs(&[("(sm)", "v")]));
+        assert_eq!(of(typed(vec![String], Dynamic)), pairs(&[("(s)", "m")]));
+        assert_eq!(of(typed(vec![], list(String))), pairs(&[("()", "[s]")]));
+        assert_eq!(of(typed(vec![UInt64, Int64], Bool)), pairs(&[("(Ll)", "b")]));
+        assert_eq!(of(typed(vec![Dynamic], list(list(Float64)))), pairs(&[("(m)", "[[d]]")]));
+        assert_eq!(of(typed(vec![list(String)], list(list(String)))), pairs(&[("([s])", "[[s]]")]));
+        let pairs_of_values = list(Tuple(vec![String, Dynamic]));
+        assert_eq!(of(typed(vec![pairs_of_values.clone()], Void)), pairs(&[("(m)", "v")]));
+        assert_eq!(of(typed(vec![], pairs_of_values)), pairs(&[("()", "[(sm)]")]));
+        assert_eq!(
+            of(typed(vec![Named("HashMap<String, f64>".into())], optional(Int32))),
+            pairs(&[("(m)", "m")])
+        );
+        assert_eq!(of(typed(vec![], Tuple(vec![Bool, Void]))), pairs(&[("()", "m")]));
     }
 
     #[test]
     fn trailing_options_give_overloads() {
-        assert_eq!(of("(Option<i64>) -> i32"), pairs(&[("()", "i"), ("(l)", "i")]));
+        assert_eq!(of(typed(vec![optional(Int64)], Int32)), pairs(&[("()", "i"), ("(l)", "i")]));
         assert_eq!(
-            of("(String, String, Option<String>, Option<Value>) -> u64"),
+            of(typed(vec![String, String, optional(String), optional(Dynamic)], UInt64)),
             pairs(&[("(ss)", "L"), ("(sss)", "L"), ("(sssm)", "L")])
         );
-        assert_eq!(of("(Option<String>, bool) -> ()"), pairs(&[("(mb)", "v")]));
+        assert_eq!(of(typed(vec![optional(String), Bool], Void)), pairs(&[("(mb)", "v")]));
     }
 
     #[test]
     fn python_signatures_are_dynamic() {
-        assert_eq!(of("(key, value=None)"), pairs(&[("(m)", "m"), ("(mm)", "m")]));
-        assert_eq!(of("(a, *rest, **options)").len(), MAX_ARITY);
-        assert_eq!(of("(a, *rest)")[0], ("(m)".to_owned(), "m".to_owned()));
-        assert_eq!(of("(a: int, b: str = 'x') -> int"), pairs(&[("(m)", "m"), ("(mm)", "m")]));
-        assert_eq!(of("()"), pairs(&[("()", "m")]));
+        assert_eq!(of(text("(key, value=None)")), pairs(&[("(m)", "m"), ("(mm)", "m")]));
+        assert_eq!(of(text("(a, *rest, **options)")).len(), MAX_ARITY);
+        assert_eq!(of(text("(a, *rest)"))[0], ("(m)".to_owned(), "m".to_owned()));
+        assert_eq!(of(text("(a: int, b: str = 'x') -> int")), pairs(&[("(m)", "m"), ("(mm)", "m")]));
+        assert_eq!(of(text("(a: Dict[str, int], b)")), pairs(&[("(mm)", "m")]));
+        assert_eq!(of(text("()")), pairs(&[("()", "m")]));
     }
 
     #[test]
     fn a_qi_service_keeps_its_own_signatures() {
-        assert_eq!(of(&qi_signature("(m[s])", "{sm}")), pairs(&[("(m[s])", "{sm}")]));
+        assert_eq!(of(text(&qi_signature("(m[s])", "{sm}"))), pairs(&[("(m[s])", "{sm}")]));
     }
 
     #[test]
     fn an_unreadable_signature_takes_any_count_of_arguments() {
-        let all = of("whatever");
+        let all = of(text("whatever"));
         assert_eq!(all.len(), MAX_ARITY + 1);
         assert_eq!(all[0], ("()".to_owned(), "m".to_owned()));
         assert_eq!(all[2], ("(mm)".to_owned(), "m".to_owned()));

@@ -61,7 +61,7 @@ impl ALSonar {
 }
 
 fn not_subscribed(name: &str) -> CallError {
-    CallError::new(format!("\"{}\" is not subscribed", quoted(name)))
+    CallError::not_found(format!("\"{}\" is not subscribed", quoted(name)))
 }
 
 /// At most 64 bytes of a name, for messages.
@@ -77,7 +77,7 @@ fn checked_period(period_ms: i32) -> Result<i32, CallError> {
     if period_ms > 0 {
         Ok(period_ms)
     } else {
-        Err(CallError::new(format!("period: expected a positive number of ms, got {period_ms}")))
+        Err(CallError::bad_argument(format!("period: expected a positive number of ms, got {period_ms}")))
     }
 }
 
@@ -85,7 +85,7 @@ fn checked_precision(precision: f64) -> Result<f64, CallError> {
     if (0.0..=1.0).contains(&precision) {
         Ok(precision)
     } else {
-        Err(CallError::new(format!("precision: expected a number in [0, 1], got {precision}")))
+        Err(CallError::bad_argument(format!("precision: expected a number in [0, 1], got {precision}")))
     }
 }
 
@@ -111,7 +111,7 @@ fn subscribe(
     (name, period_ms, precision): (String, Option<i32>, Option<f64>),
 ) -> Result<impl Future<Output = Result<(), CallError>>, CallError> {
     if name.is_empty() || name.len() > MAX_NAME_BYTES {
-        return Err(CallError::new(format!(
+        return Err(CallError::bad_argument(format!(
             "name: expected 1 to {MAX_NAME_BYTES} bytes, got {}",
             name.len()
         )));
@@ -124,7 +124,7 @@ fn subscribe(
         return Ok(drive(context, None));
     }
     if this.subscribers.len() >= MAX_SUBSCRIBERS {
-        return Err(CallError::new(format!(
+        return Err(CallError::refused(format!(
             "{MAX_SUBSCRIBERS} subscribers already (the limit); unsubscribe one first"
         )));
     }

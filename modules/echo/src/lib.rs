@@ -23,7 +23,7 @@ impl Module for Echo {
             "Raises the event Echo/Shouted with the text, in upper case.",
             |_, ctx, (text,): (String,)| {
                 if text.is_empty() {
-                    return Err(CallError::new("nothing to shout"));
+                    return Err(CallError::bad_argument("nothing to shout"));
                 }
                 ctx.raise_event("Echo/Shouted", text.to_uppercase().into());
                 Ok(())

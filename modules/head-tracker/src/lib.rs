@@ -9,7 +9,7 @@ use std::cell::Cell;
 use std::future::Future;
 use std::rc::Rc;
 
-use naobroker_framework::{CallError, Methods, Module, ModuleContext, Value};
+use naobroker_framework::{CallError, CallbackSubscription, Methods, Module, ModuleContext, Value};
 
 pub const TARGET_KEY: &str = "Tracking/HeadTarget";
 const SENSORS: [&str; 2] = [
@@ -67,13 +67,19 @@ impl Module for HeadTracker {
     }
 
     fn started(&mut self, context: &ModuleContext) {
-        let memory = context.proxy("ALMemory");
+        let session = context.session().clone();
         let me = context.module_name().to_owned();
         actix_rt::spawn(async move {
             for (event, method) in
                 [("DCM/PostProcess", "onDcmCycle"), ("ALMotion/PostProcess", "onMotionCycle")]
             {
-                if let Err(error) = memory.call("subscribeToEvent", (event, me.as_str(), method)).await {
+                let subscription = CallbackSubscription {
+                    event: event.into(),
+                    module: me.clone(),
+                    method: method.into(),
+                    micro_message: None,
+                };
+                if let Err(error) = session.subscribe_callback(subscription).await {
                     tracing::error!(%error, event, "cannot subscribe");
                 }
             }

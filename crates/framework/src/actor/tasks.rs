@@ -44,7 +44,7 @@ impl Tasks {
     /// Refuses a new task while [`MAX_RUNNING_TASKS`] run.
     pub(crate) fn check_room(&self, module: &str) -> Result<(), CallError> {
         if self.running.len() >= MAX_RUNNING_TASKS {
-            return Err(CallError::new(format!(
+            return Err(CallError::refused(format!(
                 "{MAX_RUNNING_TASKS} posted tasks are already running in {module}: wait for one to end"
             )));
         }
@@ -119,7 +119,7 @@ impl Tasks {
             (tasks.last_id, tasks.running.get(&id).map(|task| task.finished.clone()))
         };
         if id == 0 || id > last_id {
-            let error = CallError::new(format!("no task {id} was posted (the last id is {last_id})"));
+            let error = CallError::not_found(format!("no task {id} was posted (the last id is {last_id})"));
             return futures::future::ready(Err(error)).boxed_local();
         }
         let Some(mut finished) = finished else {

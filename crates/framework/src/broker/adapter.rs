@@ -11,7 +11,7 @@
 
 use bytes::Bytes;
 use futures::future::LocalBoxFuture;
-use naobroker_protocol::{excerpt, MethodInfo, Value};
+use naobroker_protocol::{excerpt, ErrorKind, MethodInfo, Value};
 
 use super::{bump, Broker};
 use crate::error::{CallError, CallResult};
@@ -96,6 +96,7 @@ pub enum Outbound<'a> {
     /// A call refused or failed; id 0 when the message it answers had none.
     Error {
         id: u64,
+        kind: ErrorKind,
         message: String,
     },
     /// A call to a module this connection serves, answered by [`Request::Answer`].
@@ -254,13 +255,13 @@ impl Broker {
     pub(super) fn bad_message(&self, client: &ClientId, id: u64, message: String) {
         bump(&self.inner.counters.bad_frames);
         tracing::debug!(%client, error = %excerpt(&message), "bad frame");
-        self.send(client, Outbound::Error { id, message });
+        self.send(client, Outbound::Error { id, kind: ErrorKind::BadArgument, message });
     }
 
     /// Answer a request that was refused before it was counted as in flight.
     pub(super) fn refuse(&self, client: &ClientId, id: u64, error: CallError) {
         bump(&self.inner.counters.refused);
         tracing::debug!(%client, %error, "request refused");
-        self.send(client, Outbound::Error { id, message: error.message });
+        self.send(client, Outbound::Error { id, kind: error.kind, message: error.message });
     }
 }

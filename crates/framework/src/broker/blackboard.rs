@@ -36,7 +36,7 @@ impl Broker {
 
     fn blackboard(&self) -> Result<Rc<dyn Blackboard>, CallError> {
         let blackboard = self.inner.router.borrow().blackboard.clone();
-        blackboard.ok_or_else(|| CallError::new(format!("no module named {MEMORY_MODULE}")))
+        blackboard.ok_or_else(|| CallError::not_found(format!("no module named {MEMORY_MODULE}")))
     }
 
     /// Declare event `name` on the blackboard.

@@ -37,7 +37,7 @@ impl Broker {
         bump(&self.inner.counters.calls);
         let caller = Caller::Broker;
         let result = match self.route(module, method) {
-            None => Err(CallError::new(format!("no module named {}", excerpt(module)))),
+            None => Err(CallError::not_found(format!("no module named {}", excerpt(module)))),
             Some(Route::Local(actor, id)) => {
                 let started = Instant::now();
                 let result = match id {
@@ -109,16 +109,16 @@ impl Broker {
         let (router, mut clients) = (self.inner.router.borrow(), self.inner.clients.borrow_mut());
         let caller = clients.connected.get_mut(client);
         if caller.as_ref().is_some_and(|caller| caller.calls_in_flight >= limits.max_calls_in_flight) {
-            return Err(CallError::new(format!(
+            return Err(CallError::refused(format!(
                 "{module}.{method}: this client already has max_calls_in_flight ({}) calls under way",
                 limits.max_calls_in_flight
             )));
         }
         let route = match router.modules.get(module).map(|entry| &entry.location) {
-            None => return Err(CallError::new(format!("no module named {}", excerpt(module)))),
+            None => return Err(CallError::not_found(format!("no module named {}", excerpt(module)))),
             Some(Location::Local(actor)) => Route::Local(Rc::clone(actor), actor.resolve(method)),
             Some(Location::Remote(target)) if method == "exit" && target != client => {
-                return Err(CallError::new(format!(
+                return Err(CallError::refused(format!(
                     "{module}.exit: only the client that registered {module} may make it exit"
                 )))
             }

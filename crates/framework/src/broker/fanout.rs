@@ -103,14 +103,17 @@ impl Broker {
         let Router { modules, events, .. } = &mut *router;
         let entry = modules.get(module).expect("checked by may_act_for");
         if !entry.methods.iter().any(|m| m.name == method) {
-            return Err(CallError::new(format!("module {module} has no method named {}", excerpt(method))));
+            return Err(CallError::not_found(format!(
+                "module {module} has no method named {}",
+                excerpt(method)
+            )));
         }
         let owner = match &entry.location {
             Location::Remote(client) => clients.connected.get(client),
             Location::Local(_) => None,
         };
         if owner.is_some_and(|owner| owner.subscriptions(events) >= limits.max_subscriptions) {
-            return Err(CallError::new(format!(
+            return Err(CallError::refused(format!(
                 "{module}'s client already holds max_subscriptions ({})",
                 limits.max_subscriptions
             )));
@@ -122,7 +125,7 @@ impl Broker {
     pub fn unsubscribe_callback(&self, caller: &Caller, event: &str, module: &str) -> Result<(), CallError> {
         self.may_act_for(caller, module)?;
         if !self.inner.router.borrow_mut().events.remove_callback(event, module) {
-            return Err(CallError::new(format!("{module} is not subscribed to {}", excerpt(event))));
+            return Err(CallError::not_found(format!("{module} is not subscribed to {}", excerpt(event))));
         }
         Ok(())
     }
@@ -211,7 +214,7 @@ impl Broker {
         let events = &mut router.events;
         let Some(known) = clients.connected.get_mut(client) else { return Ok(()) };
         if !known.events.contains(event) && known.subscriptions(events) >= limits.max_subscriptions {
-            return Err(CallError::new(format!(
+            return Err(CallError::refused(format!(
                 "this client already holds max_subscriptions ({})",
                 limits.max_subscriptions
             )));

@@ -74,7 +74,7 @@ impl Limits {
         if name.len() <= self.max_name_bytes {
             return Ok(());
         }
-        Err(CallError::new(format!(
+        Err(CallError::bad_argument(format!(
             "{what} name of {} bytes exceeds max_name_bytes ({}): {}",
             name.len(),
             self.max_name_bytes,
@@ -88,7 +88,7 @@ impl Limits {
         if size <= self.max_value_bytes {
             return Ok(());
         }
-        Err(CallError::new(format!(
+        Err(CallError::bad_argument(format!(
             "value of {what} takes {size} bytes, more than max_value_bytes ({})",
             self.max_value_bytes
         )))

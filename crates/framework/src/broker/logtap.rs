@@ -46,9 +46,9 @@ impl Broker {
         target: String,
         message: String,
     ) -> Result<(), CallError> {
-        let level: tracing::Level = level
-            .parse()
-            .map_err(|_| CallError::new(format!("{level:?}: expected TRACE, DEBUG, INFO, WARN or ERROR")))?;
+        let level: tracing::Level = level.parse().map_err(|_| {
+            CallError::bad_argument(format!("{level:?}: expected TRACE, DEBUG, INFO, WARN or ERROR"))
+        })?;
         let module = match caller {
             Caller::Broker => "broker".to_owned(),
             Caller::Client(client) => {

@@ -66,19 +66,19 @@ impl Broker {
             Some(ModuleEntry { location: Location::Remote(owner), .. }) if owner == client => {}
             Some(_) => {
                 tracing::info!(module, %client, "registration refused: the name is taken");
-                return Err(CallError::new(format!("a module named {module} is already registered")));
+                return Err(CallError::refused(format!("a module named {module} is already registered")));
             }
             None => {}
         }
         if module.is_empty() || module.contains(['.', '/']) {
-            return Err(CallError::new(format!(
+            return Err(CallError::bad_argument(format!(
                 "invalid module name {module:?}: non-empty, without '.' or '/'"
             )));
         }
         let owner = clients.connected.get_mut(client).ok_or_else(|| CallError::new("unknown client"))?;
         if !owner.modules.contains(module) && owner.modules.len() >= limits.max_modules {
             tracing::warn!(module, %client, max_modules = limits.max_modules, "registration refused");
-            return Err(CallError::new(format!(
+            return Err(CallError::refused(format!(
                 "this client already registered max_modules ({}) modules",
                 limits.max_modules
             )));
@@ -106,7 +106,7 @@ impl Broker {
         if !owned {
             tracing::debug!(module = %excerpt(module), %client, "unregistration refused: not its module");
             let message = format!("module {} is not registered by this client", excerpt(module));
-            return Err(CallError::new(message));
+            return Err(CallError::refused(message));
         }
         tracing::debug!(module, %client, "client unregisters its module");
         self.remove_module(module);

@@ -3,7 +3,7 @@
 use std::rc::Rc;
 
 use bytes::Bytes;
-use naobroker_protocol::{cut, Value};
+use naobroker_protocol::{cut, ErrorKind, Value};
 
 use super::adapter::{Connection, Outbound, ReplyEncoder, Write};
 use super::clients::ClientState;
@@ -169,7 +169,9 @@ impl Broker {
         };
         let message = match result {
             Ok(value) => Outbound::Reply { id, value },
-            Err(error) => Outbound::Error { id, message: cut(&error.message, MAX_ERROR_BYTES) },
+            Err(error) => {
+                Outbound::Error { id, kind: error.kind, message: cut(&error.message, MAX_ERROR_BYTES) }
+            }
         };
         match (known, called_from) {
             (Some(writable), _) => self.send_to(client, writable, message),
@@ -222,7 +224,8 @@ impl Broker {
                 Some(payload) => payload,
                 None => {
                     tracing::warn!(%client, id, "a reply could not be encoded");
-                    let failed = Outbound::Error { id, message: "the reply could not be encoded".into() };
+                    let message = "the reply could not be encoded".into();
+                    let failed = Outbound::Error { id, kind: ErrorKind::Failed, message };
                     let Some(payload) = connection.encode(failed) else { return };
                     payload
                 }

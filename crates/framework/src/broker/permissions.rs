@@ -20,10 +20,10 @@ impl Broker {
     /// subscribe or unsubscribe its callbacks. The broker's own code may act for any.
     pub fn may_act_for(&self, caller: &Caller, module: &str) -> Result<(), CallError> {
         match (caller, self.owner_of(module)) {
-            (_, None) => Err(CallError::new(format!("no module named {}", excerpt(module)))),
+            (_, None) => Err(CallError::not_found(format!("no module named {}", excerpt(module)))),
             (Caller::Broker, Some(_)) => Ok(()),
             (caller, Some(owner)) if owner == *caller => Ok(()),
-            (_, Some(_)) => Err(CallError::new(format!(
+            (_, Some(_)) => Err(CallError::refused(format!(
                 "module {module} belongs to another client: only its own client may do this"
             ))),
         }
@@ -51,7 +51,7 @@ impl Broker {
         match (caller, self.owner_of(&module)) {
             (Caller::Broker, _) | (_, None) => Ok(()),
             (caller, Some(owner)) if owner == *caller => Ok(()),
-            (_, Some(_)) => Err(CallError::new(format!(
+            (_, Some(_)) => Err(CallError::refused(format!(
                 "{} belongs to module {module}: only the client that registered {module} may write or \
                  raise it",
                 excerpt(key)

@@ -10,7 +10,6 @@ use tokio::sync::{mpsc, oneshot};
 use zeromq::{SocketSend, ZmqMessage};
 
 use super::{ClientSession, StreamSlot, Writer};
-use crate::broker::MEMORY_MODULE;
 use crate::error::{CallError, CallResult};
 use crate::event::EventStream;
 
@@ -143,25 +142,18 @@ impl ClientSession {
         post: bool,
         timeout: Option<Duration>,
     ) -> CallResult {
-        let callback_setup =
-            (module == MEMORY_MODULE && !post && method.contains("ubscribeTo")).then(|| args.clone());
-        let (module, method_name) = (module.to_owned(), method.to_owned());
-        let result = self
-            .request(
-                |id| {
-                    if post {
-                        Envelope::Post { id, module, method: method_name, args }
-                    } else {
-                        Envelope::Call { id, module, method: method_name, args }
-                    }
-                },
-                timeout,
-            )
-            .await;
-        if let (Some(args), Ok(_)) = (callback_setup, &result) {
-            self.note_callback_subscription(method, &args);
-        }
-        result
+        let (module, method) = (module.to_owned(), method.to_owned());
+        self.request(
+            |id| {
+                if post {
+                    Envelope::Post { id, module, method, args }
+                } else {
+                    Envelope::Call { id, module, method, args }
+                }
+            },
+            timeout,
+        )
+        .await
     }
 
     /// Receive every event named `event`.

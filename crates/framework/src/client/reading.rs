@@ -46,8 +46,8 @@ impl ClientSession {
     pub(super) fn on_envelope(&self, envelope: Envelope) {
         match envelope {
             Envelope::Reply { id, value } => self.resolve(id, Ok(value)),
-            Envelope::Error { id: 0, message } => tracing::warn!(%message, "broker error"),
-            Envelope::Error { id, message } => self.resolve(id, Err(CallError::new(message))),
+            Envelope::Error { id: 0, message, .. } => tracing::warn!(%message, "broker error"),
+            Envelope::Error { id, message, kind } => self.resolve(id, Err(CallError::of(kind, message))),
             Envelope::Event { name, value, lost } => {
                 if lost > 0 {
                     tracing::warn!(event = %name, lost, "the broker dropped events: this client fell behind");

@@ -2,10 +2,9 @@
 
 use std::rc::Rc;
 
-use naobroker_protocol::{Envelope, MethodInfo, Value};
+use naobroker_protocol::{CallbackSubscription, Envelope, MethodInfo, Value};
 
 use super::{ClientSession, ServedModule};
-use crate::broker::MEMORY_MODULE;
 use crate::error::{CallError, CallResult};
 use crate::identity::Caller;
 use crate::invoke::{unknown_method, Invoke, ModuleHandle, Outcome};
@@ -37,35 +36,39 @@ impl ClientSession {
             });
         }
         // After the modules: a callback names one of them.
-        let callbacks: Vec<(String, Vec<Value>)> = self.inner.callbacks.borrow().values().cloned().collect();
-        for (method, args) in callbacks {
-            let request = self.request(
-                |id| Envelope::Call { id, module: MEMORY_MODULE.into(), method: method.clone(), args },
-                None,
-            );
+        let callbacks: Vec<CallbackSubscription> = self.inner.callbacks.borrow().values().cloned().collect();
+        for subscription in callbacks {
+            let (event, module) = (subscription.event.clone(), subscription.module.clone());
+            let request = self.request(|id| Envelope::SubscribeCallback { id, subscription }, None);
             actix_rt::spawn(async move {
                 if let Err(error) = request.await {
-                    tracing::error!(%method, %error, "could not subscribe a callback again");
+                    tracing::error!(%event, %module, %error, "could not subscribe a callback again");
                 }
             });
         }
     }
 
-    /// Remember a successful ALMemory call that creates or removes a NAOqi callback, so that
-    /// a reconnect repeats the ones still wanted.
-    pub(super) fn note_callback_subscription(&self, method: &str, args: &[Value]) {
-        let text = |index: usize| args.get(index).and_then(Value::as_str).unwrap_or_default().to_owned();
-        let key = (text(0), text(1));
-        let mut callbacks = self.inner.callbacks.borrow_mut();
-        match method {
-            "subscribeToEvent" | "subscribeToMicroEvent" => {
-                callbacks.insert(key, (method.to_owned(), args.to_vec()));
-            }
-            "unsubscribeToEvent" | "unsubscribeToMicroEvent" => {
-                callbacks.remove(&key);
-            }
-            _ => {}
-        }
+    /// NAOqi's `ALMemory.subscribeToEvent` (or `subscribeToMicroEvent`, with a message): the
+    /// broker calls `module.method(event, value, message)`, for a module this session serves,
+    /// on each raise of `event`. Subscribed again after a reconnect, until
+    /// [`unsubscribe_callback`](Self::unsubscribe_callback) or the module's unregistration.
+    pub async fn subscribe_callback(&self, subscription: CallbackSubscription) -> Result<(), CallError> {
+        let key = (subscription.event.clone(), subscription.module.clone());
+        let sent = subscription.clone();
+        let timeout = self.inner.call_timeout.get();
+        self.request(|id| Envelope::SubscribeCallback { id, subscription: sent }, timeout).await?;
+        self.inner.callbacks.borrow_mut().insert(key, subscription);
+        Ok(())
+    }
+
+    /// NAOqi's `ALMemory.unsubscribeToEvent(event, module)`.
+    pub async fn unsubscribe_callback(&self, event: &str, module: &str) -> Result<(), CallError> {
+        let key = (event.to_owned(), module.to_owned());
+        let (event, module) = key.clone();
+        let timeout = self.inner.call_timeout.get();
+        self.request(|id| Envelope::UnsubscribeCallback { id, event, module }, timeout).await?;
+        self.inner.callbacks.borrow_mut().remove(&key);
+        Ok(())
     }
 
     /// Stop serving module `name`: the broker frees its name at once, its NAOqi callbacks go
@@ -93,7 +96,9 @@ impl ClientSession {
     fn invoke_served(&self, module: &str, method: &str, args: Vec<Value>, post: bool, lost: u64) -> Outcome {
         let actor = self.inner.served.borrow().get(module).map(|served| Rc::clone(&served.actor));
         let Some(actor) = actor else {
-            return Outcome::Now(Err(CallError::new(format!("no module named {module} in this process"))));
+            return Outcome::Now(Err(CallError::not_found(format!(
+                "no module named {module} in this process"
+            ))));
         };
         match actor.resolve(method) {
             Some(method) => actor.invoke(Invoke { method, args, post, caller: Caller::Broker, lost }),
@@ -132,7 +137,7 @@ impl ClientSession {
     fn answer(&self, id: u64, result: CallResult) {
         self.send(&match result {
             Ok(value) => Envelope::Reply { id, value },
-            Err(error) => Envelope::Error { id, message: error.message },
+            Err(error) => Envelope::Error { id, message: error.message, kind: error.kind },
         });
     }
 

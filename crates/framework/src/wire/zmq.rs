@@ -14,7 +14,8 @@ use bytes::{BufMut, Bytes, BytesMut};
 use naobroker_protocol::{Envelope, Role, PROTOCOL_VERSION};
 use zeromq::{CurvePublicKey, RouterRecvHalf, RouterSendHalf, SocketRecv, ZmqMessage};
 
-use crate::broker::{ConnectionRole, Request, WeakPort, Wire, WirePort};
+use crate::broker::{ConnectionRole, Request, WeakPort, Wire, WirePort, MEMORY_MODULE};
+use crate::callback;
 use crate::error::{CallError, ListenError};
 use crate::identity::ClientId;
 use connection::RouterConnection;
@@ -129,7 +130,7 @@ fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Optio
                     "protocol version {version} is not supported (this broker speaks {PROTOCOL_VERSION})"
                 );
                 tracing::info!(%client, version, "hello refused: protocol version");
-                broker.refuse(client, 0, CallError::new(message));
+                broker.refuse(client, 0, CallError::refused(message));
                 return None;
             }
             let role = match role {
@@ -143,7 +144,9 @@ fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Optio
         }
         Envelope::Post { id, module, method, args } => Request::Call { id, module, method, args, post: true },
         Envelope::Reply { id, value } => Request::Answer { id, result: Ok(value) },
-        Envelope::Error { id, message } => Request::Answer { id, result: Err(CallError::new(message)) },
+        Envelope::Error { id, message, kind } => {
+            Request::Answer { id, result: Err(CallError::of(kind, message)) }
+        }
         Envelope::Register { id, module, methods } => Request::Register { id, module, methods },
         Envelope::Unregister { id, module } => Request::Unregister { id, module },
         Envelope::Subscribe { id, event } => Request::Subscribe { id, event },
@@ -151,6 +154,14 @@ fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Optio
         Envelope::Ack { count } => Request::Ack { count },
         Envelope::Heartbeat => return None,
         Envelope::Goodbye { id } => Request::Goodbye { id },
+        Envelope::SubscribeCallback { id, subscription } => {
+            let (method, args) = callback::subscribe_call(subscription);
+            Request::Call { id, module: MEMORY_MODULE.into(), method: method.into(), args, post: false }
+        }
+        Envelope::UnsubscribeCallback { id, event, module } => {
+            let (method, args) = callback::unsubscribe_call(event, module);
+            Request::Call { id, module: MEMORY_MODULE.into(), method: method.into(), args, post: false }
+        }
         Envelope::Welcome { .. } | Envelope::Event { .. } | Envelope::Callback { .. } => {
             let message = "Welcome, Event and Callback are sent by the broker only".to_owned();
             broker.bad_message(client, 0, message);

@@ -35,7 +35,7 @@ impl ALMemory {
 }
 
 fn no_key(key: &str) -> CallError {
-    CallError::new(format!("no key named {}", excerpt(key)))
+    CallError::not_found(format!("no key named {}", excerpt(key)))
 }
 
 pub(super) fn insert_data(
@@ -59,7 +59,7 @@ pub(super) fn insert_list_data(
         this.check_write(&caller, key, value)?;
     }
     if let Some((key, _)) = list.iter().find(|(key, _)| Store::is_dcm_owned(key)) {
-        return Err(CallError::new(format!(
+        return Err(CallError::refused(format!(
             "{key} is owned by DCM: send actuator commands with DCM.set, modules cannot write it"
         )));
     }

@@ -139,7 +139,7 @@ impl ALMemory {
         let limit = self.config.max_history_bytes;
         let total = events.history_bytes.total - freed + kept.bytes;
         if total > limit {
-            return Err(CallError::new(format!(
+            return Err(CallError::refused(format!(
                 "the event history would hold {total} bytes, past max_history_bytes ({limit}): \
                  remove events first"
             )));
@@ -147,7 +147,7 @@ impl ALMemory {
         let mine = events.history_bytes.by_client.get(client).copied().unwrap_or(0) - freed_mine + kept.bytes;
         let share = self.config.store_limits().share(limit);
         if mine > share {
-            return Err(CallError::new(format!(
+            return Err(CallError::refused(format!(
                 "this client's values in the event history would hold {mine} bytes, past its share of \
                  max_history_bytes ({}% = {share}): remove its events first",
                 self.config.client_share_percent
@@ -168,7 +168,7 @@ impl ALMemory {
                 self.store.remove(name)?;
                 Ok(true)
             }
-            _ => Err(CallError::new(format!("no {} named {}", kind.as_str(), excerpt(name)))),
+            _ => Err(CallError::not_found(format!("no {} named {}", kind.as_str(), excerpt(name)))),
         }
     }
 
@@ -265,5 +265,5 @@ pub(super) fn get_event_history(
 }
 
 pub(super) fn no_event(name: &str) -> CallError {
-    CallError::new(format!("no event named {}", excerpt(name)))
+    CallError::not_found(format!("no event named {}", excerpt(name)))
 }

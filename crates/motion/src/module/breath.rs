@@ -47,7 +47,7 @@ pub(super) fn add_to(m: &mut Methods<ALMotion>) {
 /// The motors of a breath chain.
 fn chain_motors(this: &ALMotion, chain: &str) -> Result<u64, CallError> {
     if !CHAINS.contains(&chain) {
-        return Err(CallError::new(format!(
+        return Err(CallError::bad_argument(format!(
             "chainName: expected one of {}, got {:?}",
             CHAINS.join(", "),
             value_excerpt(&Value::from(chain))
@@ -81,7 +81,7 @@ fn get_breath_enabled(
 
 fn set_breath_config(this: &mut ALMotion, _: &ModuleContext, (config,): (Value,)) -> Result<(), CallError> {
     let bad = |what: &Value| {
-        CallError::new(format!(
+        CallError::bad_argument(format!(
             "expected [[\"Bpm\", {} to {}], [\"Amplitude\", 0 to 1]] (either or both), got {}",
             BPM_RANGE.0,
             BPM_RANGE.1,

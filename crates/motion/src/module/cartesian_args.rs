@@ -60,16 +60,19 @@ pub(super) fn effectors(argument: &str, value: &Value) -> Result<Vec<Chain>, Cal
         one => vec![one],
     };
     if names.is_empty() {
-        return Err(CallError::new(format!("{argument}: no effector named")));
+        return Err(CallError::bad_argument(format!("{argument}: no effector named")));
     }
     let chains = names
         .into_iter()
         .map(|name| {
             let text = name.as_str().ok_or_else(|| {
-                CallError::new(format!("{argument}: expected effector names, got {}", value_excerpt(name)))
+                CallError::bad_argument(format!(
+                    "{argument}: expected effector names, got {}",
+                    value_excerpt(name)
+                ))
             })?;
             let unsupported = || {
-                CallError::new(format!(
+                CallError::bad_argument(format!(
                     "{argument}: Cartesian control of {text:?} is not supported beside Head, LArm or \
                      RArm: the whole body moves Torso, LLeg and RLeg, one per call"
                 ))
@@ -78,7 +81,7 @@ pub(super) fn effectors(argument: &str, value: &Value) -> Result<Vec<Chain>, Cal
                 Some(chain) if CONTROLLED.contains(&chain) => Ok(chain),
                 Some(_) => Err(unsupported()),
                 None if text == "Torso" => Err(unsupported()),
-                None => Err(CallError::new(format!(
+                None => Err(CallError::bad_argument(format!(
                     "{argument}: unknown effector {:?}: expected Head, LArm or RArm",
                     excerpt(text)
                 ))),
@@ -88,7 +91,7 @@ pub(super) fn effectors(argument: &str, value: &Value) -> Result<Vec<Chain>, Cal
     if let Some((index, chain)) =
         chains.iter().enumerate().find(|(index, chain)| chains[..*index].contains(chain))
     {
-        return Err(CallError::new(format!(
+        return Err(CallError::bad_argument(format!(
             "{argument}: {} named twice (entries {} and {})",
             chain.name(),
             chains.iter().position(|c| c == chain).unwrap_or_default() + 1,
@@ -125,7 +128,7 @@ fn per_effector(
 pub(super) fn spaces(value: &Value, count: usize) -> Result<Vec<Space>, CallError> {
     let is_frame = |v: &Value| number(v).is_some();
     let entries = per_effector(value, count, true, is_frame).ok_or_else(|| {
-        CallError::new(format!(
+        CallError::bad_argument(format!(
             "frames: expected a frame, or one per effector ({count}), got {}",
             value_excerpt(value)
         ))
@@ -136,7 +139,7 @@ pub(super) fn spaces(value: &Value, count: usize) -> Result<Vec<Space>, CallErro
 /// The axis masks: one for all effectors, or one each; 1 x, 2 y, 4 z, 8 wx, 16 wy, 32 wz.
 pub(super) fn axis_masks(value: &Value, count: usize) -> Result<Vec<u8>, CallError> {
     let refused = || {
-        CallError::new(format!(
+        CallError::bad_argument(format!(
             "axisMasks: expected an axis mask from 1 to 63 (7 position, 56 rotation, 63 both), or one per \
              effector ({count}), got {}",
             value_excerpt(value)
@@ -177,7 +180,7 @@ pub(super) fn paths(
     let width = form.width();
     let entries =
         per_effector(value, chains.len(), false, |v| path_points(v, width).is_some()).ok_or_else(|| {
-            CallError::new(format!(
+            CallError::bad_argument(format!(
                 "{argument}: expected for each of the {} effector(s) {} or a list of them, got {}",
                 chains.len(),
                 form.noun(),
@@ -190,7 +193,7 @@ pub(super) fn paths(
         .map(|(entry, chain)| {
             let points = path_points(entry, width).unwrap_or_default();
             if points.len() > MAX_PATH_POINTS {
-                return Err(CallError::new(format!(
+                return Err(CallError::bad_argument(format!(
                     "{argument}: {chain}: a path of {} points; at most {MAX_PATH_POINTS}",
                     points.len()
                 )));
@@ -200,7 +203,7 @@ pub(super) fn paths(
                 .enumerate()
                 .map(|(index, numbers)| {
                     form.transform(numbers).map_err(|wrong| {
-                        CallError::new(format!("{argument}: {chain} point {}: {wrong}", index + 1))
+                        CallError::bad_argument(format!("{argument}: {chain} point {}: {wrong}", index + 1))
                     })
                 })
                 .collect()
@@ -220,7 +223,7 @@ pub(super) fn times(
         other => number(other).is_some(),
     };
     let entries = per_effector(value, chains.len(), false, is_times).ok_or_else(|| {
-        CallError::new(format!(
+        CallError::bad_argument(format!(
             "{argument}: expected for each of the {} effector(s) a time or a list of times (s), got {}",
             chains.len(),
             value_excerpt(value)
@@ -236,14 +239,14 @@ pub(super) fn times(
                 one => number(one).into_iter().collect(),
             };
             if times.len() != expected {
-                return Err(CallError::new(format!(
+                return Err(CallError::bad_argument(format!(
                     "{argument}: {chain}: {} time(s) for {expected} path point(s)",
                     times.len()
                 )));
             }
             let increasing = times.iter().try_fold(0.0, |last, &t| (t.is_finite() && t > last).then_some(t));
             if increasing.is_none() {
-                return Err(CallError::new(format!(
+                return Err(CallError::bad_argument(format!(
                     "{argument}: {chain}: times must be positive and increasing, got {times:?}"
                 )));
             }

@@ -141,7 +141,7 @@ fn submit(
         let overflowed =
             step.targets.iter().position(|target| !target.to_matrix16().iter().all(|v| v.is_finite()));
         if let Some(index) = overflowed {
-            return Err(CallError::new(format!(
+            return Err(CallError::bad_argument(format!(
                 "paths: {} point {}: too far to be expressed in FRAME_TORSO",
                 step.chain.name(),
                 index + 1
@@ -199,7 +199,10 @@ fn moves(
         }
         None => {
             if let Some((chain, _)) = chains.iter().zip(&targets).find(|(_, targets)| targets.len() != 1) {
-                return Err(CallError::new(format!("paths: {}: one target, not a path", chain.name())));
+                return Err(CallError::bad_argument(format!(
+                    "paths: {}: one target, not a path",
+                    chain.name()
+                )));
             }
             vec![None; chains.len()]
         }

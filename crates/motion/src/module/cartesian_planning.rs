@@ -59,7 +59,7 @@ impl<J: Send + 'static, T: 'static> OffThread<J, T> {
     pub(super) fn submit(&self, job: J) -> Result<impl Future<Output = Result<T, CallError>>, CallError> {
         let name = self.name;
         if self.waiting.borrow().len() >= self.limit {
-            return Err(CallError::new(format!(
+            return Err(CallError::refused(format!(
                 "{name}: {} calls are already waiting (the limit); try again once one has answered",
                 self.limit
             )));

@@ -22,7 +22,7 @@ pub(super) fn cartesian(this: &ALMotion) -> Result<(&Kinematics, &Published), Ca
 pub(super) fn space(argument: &str, value: &Value) -> Result<Space, CallError> {
     let code = value.as_i64().or_else(|| value.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64));
     code.and_then(Space::from_code).ok_or_else(|| {
-        CallError::new(format!(
+        CallError::bad_argument(format!(
             "{argument}: expected FRAME_TORSO (0), FRAME_WORLD (1) or FRAME_ROBOT (2), got {}",
             value_excerpt(value)
         ))
@@ -40,7 +40,7 @@ fn source(use_sensors: bool) -> Source {
 /// The frame of a name `getPosition` accepts: a chain's end, "Torso", a joint, a camera.
 fn frame_slot(kinematics: &Kinematics, name: &str) -> Result<usize, CallError> {
     kinematics.frame_slot(name).ok_or_else(|| {
-        CallError::new(format!(
+        CallError::bad_argument(format!(
             "unknown effector {:?}: expected Head, LArm, RArm, LLeg, RLeg, Torso, a joint or a camera",
             excerpt(name)
         ))
@@ -133,12 +133,15 @@ pub(super) fn get_com(
 pub(super) fn get_mass(this: &mut ALMotion, _: &ModuleContext, (name,): (String,)) -> Result<f64, CallError> {
     let (kinematics, _) = cartesian(this)?;
     part_slot(kinematics, &name)?;
-    kinematics.model.mass(&name).ok_or_else(|| CallError::new(format!("unknown part {:?}", excerpt(&name))))
+    kinematics
+        .model
+        .mass(&name)
+        .ok_or_else(|| CallError::bad_argument(format!("unknown part {:?}", excerpt(&name))))
 }
 
 fn part_slot(kinematics: &Kinematics, name: &str) -> Result<usize, CallError> {
     kinematics.part_slot(name).ok_or_else(|| {
-        CallError::new(format!(
+        CallError::bad_argument(format!(
             "unknown part {:?}: expected Body, Torso, a chain (Head, LArm, RArm, LLeg, RLeg) or a joint",
             excerpt(name)
         ))

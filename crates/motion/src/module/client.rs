@@ -104,7 +104,7 @@ impl Client {
         self.commands
             .borrow_mut()
             .push(command)
-            .map_err(|_| CallError::new("the motion command queue is full"))?;
+            .map_err(|_| CallError::refused("the motion command queue is full"))?;
         self.unapplied.command_sent();
         Ok(())
     }
@@ -126,7 +126,7 @@ impl Client {
     ) -> Result<(u64, oneshot::Receiver<bool>), CallError> {
         let waits = claim == Claim::WaitUntilFree;
         if waits && self.tasks.borrow().iter().filter(|task| task.waits).count() >= WAITING_TASKS {
-            return Err(CallError::new(format!(
+            return Err(CallError::refused(format!(
                 "{WAITING_TASKS} blocking motion tasks are already under way or waiting \
                  for their joints (the limit); try again once one has ended"
             )));

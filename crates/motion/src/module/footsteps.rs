@@ -19,7 +19,7 @@ fn leg(name: &str) -> Result<Foot, CallError> {
     match name {
         "LLeg" => Ok(Foot::Left),
         "RLeg" => Ok(Foot::Right),
-        other => Err(CallError::new(format!(
+        other => Err(CallError::bad_argument(format!(
             "setFootSteps: leg {:?}: expected \"LLeg\" or \"RLeg\"",
             naobroker_framework::excerpt(other)
         ))),
@@ -31,13 +31,13 @@ fn leg(name: &str) -> Result<Foot, CallError> {
 /// limit), outward from the stance's width to MaxStepY, turned within MaxStepTheta.
 fn clipped(foot: Foot, step: &[f64], limits: &MoveLimits) -> Result<Step, CallError> {
     let &[x, y, theta] = step else {
-        return Err(CallError::new(format!(
+        return Err(CallError::bad_argument(format!(
             "setFootSteps: a footstep is [x, y, theta], got {} numbers",
             step.len()
         )));
     };
     if ![x, y, theta].iter().all(|v| v.is_finite()) {
-        return Err(CallError::new(format!("setFootSteps: footstep {step:?} is not finite")));
+        return Err(CallError::bad_argument(format!("setFootSteps: footstep {step:?} is not finite")));
     }
     let side = if foot == Foot::Left { 1.0 } else { -1.0 };
     let outward = (side * y).clamp(STANCE_WIDTH_M, STANCE_WIDTH_M + 2.0 * limits.max_left_m);
@@ -57,7 +57,7 @@ fn plan_footsteps(
     clear: bool,
 ) -> Result<(), CallError> {
     if legs.len() != steps.len() || legs.len() != durations.len() || legs.is_empty() {
-        return Err(CallError::new(format!(
+        return Err(CallError::bad_argument(format!(
             "setFootSteps: {} legs, {} footsteps and {} times: expected as many, at least one",
             legs.len(),
             steps.len(),
@@ -66,7 +66,7 @@ fn plan_footsteps(
     }
     let ahead = if clear { 0 } else { this.client.shared.walk.planned() as usize };
     if ahead + steps.len() > MAX_FOOTSTEPS {
-        return Err(CallError::new(format!(
+        return Err(CallError::refused(format!(
             "setFootSteps: {} footsteps with {ahead} planned: at most {MAX_FOOTSTEPS} ahead",
             steps.len()
         )));
@@ -99,7 +99,7 @@ fn set_foot_steps(
     let mut before = 0.0;
     for &time in &times {
         if !(time.is_finite() && time > before) {
-            return Err(CallError::new(format!(
+            return Err(CallError::bad_argument(format!(
                 "setFootSteps: times {times:?}: expected increasing positive seconds"
             )));
         }
@@ -120,7 +120,7 @@ fn set_foot_steps_with_speed(
     let mut durations = Vec::with_capacity(fractions.len());
     for &fraction in &fractions {
         if !(fraction.is_finite() && fraction > 0.0 && fraction <= 1.0) {
-            return Err(CallError::new(format!(
+            return Err(CallError::bad_argument(format!(
                 "setFootStepsWithSpeed: fractionMaxSpeed {fraction}: expected (0, 1]"
             )));
         }

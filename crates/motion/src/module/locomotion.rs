@@ -42,7 +42,9 @@ impl Drop for KillMoveOnDrop {
 fn refusal(this: &ALMotion) -> Result<Option<&'static str>, CallError> {
     let client = &this.client;
     if !client.shared.walk.available() {
-        return Err(CallError::new("this robot has no legs to walk with (its description's [kinematics])"));
+        return Err(CallError::refused(
+            "this robot has no legs to walk with (its description's [kinematics])",
+        ));
     }
     client.catch_up();
     let legs = client.body.joints.iter().filter(|joint| joint.chain == "LLeg" || joint.chain == "RLeg");
@@ -77,7 +79,7 @@ fn number(name: &str, value: f64) -> Result<f64, CallError> {
     if value.is_finite() {
         Ok(value)
     } else {
-        Err(CallError::new(format!("{name} = {value}: expected a finite number")))
+        Err(CallError::bad_argument(format!("{name} = {value}: expected a finite number")))
     }
 }
 
@@ -113,7 +115,7 @@ fn move_toward(
 fn toward(this: &ALMotion, fractions: [f64; 3], config: MoveConfig) -> Result<(), CallError> {
     for (name, value) in ["x", "y", "theta"].into_iter().zip(fractions) {
         if !(value.is_finite() && (-1.0..=1.0).contains(&value)) {
-            return Err(CallError::new(format!("{name} = {value}: expected a fraction in [-1, 1]")));
+            return Err(CallError::bad_argument(format!("{name} = {value}: expected a fraction in [-1, 1]")));
         }
     }
     if fractions == [0.0; 3] {
@@ -165,7 +167,7 @@ struct MoveTo {
 /// `moveTo`'s overloads: `(x, y, θ)`, `(x, y, θ, time)`, `(x, y, θ, config)`,
 /// `(x, y, θ, time, config)`, `(controlPoints)`, `(controlPoints, config)`.
 fn move_to_arguments(arguments: [Option<&Value>; 5]) -> Result<MoveTo, CallError> {
-    let bad = |what: &str| CallError::new(format!("moveTo: {what}"));
+    let bad = |what: &str| CallError::bad_argument(format!("moveTo: {what}"));
     match arguments {
         [Some(points), config, None, None, None] if points.is_array() => {
             let places = points.as_array().into_iter().flatten().map(place).collect::<Option<Vec<_>>>();
@@ -304,7 +306,7 @@ fn get_move_config(
         "Max" => Ok(move_config::table(&move_config::MAX)),
         "Min" => Ok(move_config::table(&move_config::MIN)),
         "Default" => Ok(move_config::table(&move_config::DEFAULT)),
-        other => Err(CallError::new(format!(
+        other => Err(CallError::bad_argument(format!(
             "getMoveConfig: {:?}: expected \"Max\", \"Min\" or \"Default\"",
             naobroker_framework::excerpt(other)
         ))),
@@ -353,7 +355,7 @@ fn get_move_arms_enabled(
         "LArm" => Ok(left),
         "RArm" => Ok(right),
         "Arms" => Ok(left && right),
-        other => Err(CallError::new(format!(
+        other => Err(CallError::bad_argument(format!(
             "getMoveArmsEnabled: {:?}: expected \"LArm\", \"RArm\" or \"Arms\"",
             naobroker_framework::excerpt(other)
         ))),

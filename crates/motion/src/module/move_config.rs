@@ -40,7 +40,7 @@ impl MoveConfig {
         let mut parsed = MoveConfig::default();
         let Some(config) = config else { return Ok(parsed) };
         let pairs = config.as_array().ok_or_else(|| {
-            CallError::new(format!(
+            CallError::bad_argument(format!(
                 "move config: expected [[key, value], ...], got {}",
                 value_excerpt(config)
             ))
@@ -51,7 +51,7 @@ impl MoveConfig {
             let value =
                 entry.and_then(|entry| entry[1].as_f64().or_else(|| entry[1].as_i64().map(|v| v as f64)));
             let (Some(key), Some(value)) = (key, value) else {
-                return Err(CallError::new(format!(
+                return Err(CallError::bad_argument(format!(
                     "move config: expected [key, number], got {}",
                     value_excerpt(pair)
                 )));
@@ -74,7 +74,7 @@ impl MoveConfig {
             (&[0, 1], key)
         };
         let index = KEYS.iter().position(|known| *known == base).ok_or_else(|| {
-            CallError::new(format!(
+            CallError::bad_argument(format!(
                 "move config: unknown key {:?}: one of {}, Frequency, or Left/Right forms",
                 excerpt(key),
                 KEYS.join(", ")
@@ -122,7 +122,7 @@ fn within(key: &str, value: f64, min: f64, max: f64) -> Result<f64, CallError> {
     if value.is_finite() && (min..=max).contains(&value) {
         Ok(value)
     } else {
-        Err(CallError::new(format!("move config: {key} = {value} is outside [{min}, {max}]")))
+        Err(CallError::bad_argument(format!("move config: {key} = {value} is outside [{min}, {max}]")))
     }
 }
 

@@ -65,7 +65,7 @@ const FOOT_CONTACT_PROTECTION: &str = "ENABLE_FOOT_CONTACT_PROTECTION";
 
 fn set_motion_config(this: &mut ALMotion, _: &ModuleContext, (config,): (Value,)) -> Result<(), CallError> {
     let bad = |what: &Value| {
-        CallError::new(format!(
+        CallError::bad_argument(format!(
             "setMotionConfig: expected [[\"{FOOT_CONTACT_PROTECTION}\", true|false], ...], got {}",
             value_excerpt(what)
         ))

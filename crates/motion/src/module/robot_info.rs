@@ -132,7 +132,7 @@ fn move_hand(
         _ => None,
     }
     .ok_or_else(|| {
-        CallError::new(format!(
+        CallError::bad_argument(format!(
             "{task}: handName must be \"LHand\" or \"RHand\" of this robot, got {}",
             excerpt(hand)
         ))

@@ -45,8 +45,13 @@ const MAX_TURN_RAD_S: f64 = 1.0;
 /// `wbGoToBalance`'s longest duration (s), as for key-frame times.
 const MAX_DURATION_S: f64 = 3600.0;
 
+/// A call the whole body's state forbids now (not enabled, an effector not controlled).
 fn refuse(method: &str, why: impl std::fmt::Display) -> CallError {
-    CallError::new(format!("ALMotion.{method}: {why}"))
+    CallError::refused(format!("ALMotion.{method}: {why}"))
+}
+
+fn bad_argument(method: &str, why: impl std::fmt::Display) -> CallError {
+    CallError::bad_argument(format!("ALMotion.{method}: {why}"))
 }
 
 /// The robot has what the whole body needs: NAO's legs and a kinematic model.
@@ -72,7 +77,7 @@ fn legs(method: &str, argument: &str, name: &str) -> Result<[bool; 2], CallError
         "LLeg" => Ok([true, false]),
         "RLeg" => Ok([false, true]),
         "Legs" => Ok([true, true]),
-        other => Err(refuse(
+        other => Err(bad_argument(
             method,
             format!("{argument}: expected \"LLeg\", \"RLeg\" or \"Legs\", got {:?}", excerpt(other)),
         )),
@@ -103,7 +108,7 @@ pub(super) fn wb_foot_state(
         "Plane" => FootState::Plane,
         "Free" => FootState::Free,
         other => {
-            return Err(refuse(
+            return Err(bad_argument(
                 "wbFootState",
                 format!("stateName: expected \"Fixed\", \"Plane\" or \"Free\", got {:?}", excerpt(other)),
             ))
@@ -145,7 +150,7 @@ pub(super) fn wb_go_to_balance(
         _ => None,
     };
     if !(duration.is_finite() && duration > 0.0 && duration <= MAX_DURATION_S) {
-        return Err(refuse(
+        return Err(bad_argument(
             "wbGoToBalance",
             format!("duration: expected seconds, more than 0 and at most {MAX_DURATION_S}, got {duration}"),
         ));
@@ -216,7 +221,7 @@ fn controlled_effector(method: &str, name: &str) -> Result<usize, CallError> {
         "Head" => Ok(0),
         "LArm" => Ok(1),
         "RArm" => Ok(2),
-        other => Err(refuse(
+        other => Err(bad_argument(
             method,
             format!("effectorName: expected \"Head\", \"LArm\" or \"RArm\", got {:?}", excerpt(other)),
         )),
@@ -262,7 +267,7 @@ pub(super) fn wb_set_effector_control(
     };
     let Some(numbers) = numbers.filter(|numbers| numbers.iter().all(|n| n.is_finite() && n.abs() <= 100.0))
     else {
-        return Err(refuse(
+        return Err(bad_argument(
             METHOD,
             format!("targetCoordinate: expected 3 finite numbers, got {}", value_excerpt(&target)),
         ));
@@ -288,7 +293,7 @@ fn whole_body_effector(names: &Value) -> Result<Option<Effector>, CallError> {
     match (found.as_slice(), listed.len()) {
         ([], _) => Ok(None),
         ([effector], 1) => Ok(Some(*effector)),
-        _ => Err(CallError::new(format!(
+        _ => Err(CallError::bad_argument(format!(
             "effectorNames: {}: the whole body moves Torso, LLeg and RLeg, one per call and alone",
             value_excerpt(names)
         ))),
@@ -494,7 +499,7 @@ fn path(
     let targets: Vec<Transform> = targets.iter().map(|target| to_torso.then(target)).collect();
     if let Some(index) = targets.iter().position(|target| !target.to_matrix16().iter().all(|v| v.is_finite()))
     {
-        return Err(refuse(
+        return Err(bad_argument(
             method,
             format!("paths: {} point {}: too far to be expressed in FRAME_TORSO", effector.name(), index + 1),
         ));
@@ -503,7 +508,10 @@ fn path(
         Timing::Times(times) => cartesian_args::times("times", times, &names, &[targets.len()])?.remove(0),
         Timing::Speed(fraction) => {
             if targets.len() != 1 {
-                return Err(refuse(method, format!("paths: {}: one target, not a path", effector.name())));
+                return Err(bad_argument(
+                    method,
+                    format!("paths: {}: one target, not a path", effector.name()),
+                ));
             }
             let from = current_in_torso(this, effector)?;
             let distance = norm([0, 1, 2].map(|axis| targets[0].translation[axis] - from.translation[axis]));

@@ -9,8 +9,9 @@
 
 use rmpv::Value;
 
-use super::{DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
+use super::{CallbackSubscription, DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
 use crate::excerpt::value_excerpt;
+use crate::{ErrorKind, MethodType};
 
 impl Envelope {
     /// Decode one frame, checking its size against `max_frame_bytes` first, with the default
@@ -94,7 +95,14 @@ impl Envelope {
                 args: fields.array("args")?,
             },
             Self::REPLY => Envelope::Reply { id: fields.uint("id")?, value: fields.any("value")? },
-            Self::ERROR => Envelope::Error { id: fields.uint("id")?, message: fields.string("message")? },
+            Self::ERROR => Envelope::Error {
+                id: fields.uint("id")?,
+                message: fields.string("message")?,
+                kind: match fields.optional("kind") {
+                    None => ErrorKind::Failed,
+                    Some(kind) => ErrorKind::from_code(kind.as_u64().ok_or_else(|| not_uint("kind", &kind))?),
+                },
+            },
             Self::EVENT => Envelope::Event {
                 name: fields.string("name")?,
                 value: fields.any("value")?,
@@ -118,6 +126,20 @@ impl Envelope {
             Self::HEARTBEAT => Envelope::Heartbeat,
             Self::ACK => Envelope::Ack { count: fields.u32("count")? },
             Self::GOODBYE => Envelope::Goodbye { id: fields.uint("id")? },
+            Self::SUBSCRIBE_CALLBACK => Envelope::SubscribeCallback {
+                id: fields.uint("id")?,
+                subscription: CallbackSubscription {
+                    event: fields.string("event")?,
+                    module: fields.string("module")?,
+                    method: fields.string("method")?,
+                    micro_message: fields.optional("message"),
+                },
+            },
+            Self::UNSUBSCRIBE_CALLBACK => Envelope::UnsubscribeCallback {
+                id: fields.uint("id")?,
+                event: fields.string("event")?,
+                module: fields.string("module")?,
+            },
             Self::CALLBACK => {
                 let module = fields.string("module")?;
                 let method = fields.string("method")?;
@@ -180,12 +202,13 @@ fn role(code: u64) -> Result<Role, ProtocolError> {
 fn method_info(value: Value) -> Result<MethodInfo, ProtocolError> {
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
     match &value {
-        Value::Array(parts) if parts.len() == 3 => Ok(MethodInfo {
+        Value::Array(parts) if matches!(parts.len(), 3 | 4) => Ok(MethodInfo {
             name: text(parts.first()).ok_or_else(|| bad("method name must be a string".into()))?,
             signature: text(parts.get(1)).ok_or_else(|| bad("method signature must be a string".into()))?,
             help: text(parts.get(2)).ok_or_else(|| bad("method help must be a string".into()))?,
+            types: parts.get(3).map(MethodType::from_value).transpose()?,
         }),
-        _ => Err(bad("each method must be [name, signature, help]".into())),
+        _ => Err(bad("each method must be [name, signature, help] or [name, signature, help, types]".into())),
     }
 }
 

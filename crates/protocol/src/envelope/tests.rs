@@ -2,6 +2,7 @@
 //! errors bad frames get.
 
 use super::*;
+use crate::ValueType;
 
 fn round_trip(envelope: Envelope) {
     let bytes = envelope.encode();
@@ -26,7 +27,10 @@ fn every_kind_round_trips() {
     });
     round_trip(Envelope::Post { id: 8, module: "M".into(), method: "m".into(), args: vec![] });
     round_trip(Envelope::Reply { id: 7, value: Value::F64(0.5) });
-    round_trip(Envelope::Error { id: 7, message: "no".into() });
+    round_trip(Envelope::Error { id: 7, message: "no".into(), kind: ErrorKind::Failed });
+    for kind in [ErrorKind::BadArgument, ErrorKind::Refused, ErrorKind::NotFound] {
+        round_trip(Envelope::Error { id: 7, message: "no".into(), kind });
+    }
     round_trip(Envelope::Event { name: "E".into(), value: Value::Nil, lost: 0 });
     round_trip(Envelope::Event { name: "E".into(), value: Value::Nil, lost: 3 });
     round_trip(Envelope::Callback {
@@ -44,6 +48,17 @@ fn every_kind_round_trips() {
             name: "echo".into(),
             signature: "(value: Value) -> Value".into(),
             help: "returns its argument".into(),
+            types: None,
+        }],
+    });
+    round_trip(Envelope::Register {
+        id: 1,
+        module: "Echo".into(),
+        methods: vec![MethodInfo {
+            name: "echo".into(),
+            signature: "(Value) -> Value".into(),
+            help: "returns its argument".into(),
+            types: Some(MethodType { params: vec![ValueType::Dynamic], returns: ValueType::Dynamic }),
         }],
     });
     round_trip(Envelope::Unregister { id: 2, module: "Echo".into() });
@@ -52,6 +67,58 @@ fn every_kind_round_trips() {
     round_trip(Envelope::Heartbeat);
     round_trip(Envelope::Ack { count: 256 });
     round_trip(Envelope::Goodbye { id: 7 });
+    let event = CallbackSubscription {
+        event: "FrontTactilTouched".into(),
+        module: "ReactToTouch".into(),
+        method: "onTouched".into(),
+        micro_message: None,
+    };
+    round_trip(Envelope::SubscribeCallback { id: 8, subscription: event.clone() });
+    let micro = CallbackSubscription { micro_message: Some("front".into()), ..event };
+    round_trip(Envelope::SubscribeCallback { id: 9, subscription: micro });
+    round_trip(Envelope::UnsubscribeCallback { id: 10, event: "E".into(), module: "M".into() });
+}
+
+/// A callback subscription is NAOqi's arguments in NAOqi's order after the id, the micro
+/// event's message last.
+#[test]
+fn callback_subscriptions_are_messages_of_their_own() {
+    let bytes = |items: Vec<Value>| {
+        let mut out = Vec::new();
+        rmpv::encode::write_value(&mut out, &Value::Array(items)).unwrap();
+        out
+    };
+    let subscription = |micro_message| CallbackSubscription {
+        event: "E".into(),
+        module: "M".into(),
+        method: "on".into(),
+        micro_message,
+    };
+    let event = Envelope::SubscribeCallback { id: 3, subscription: subscription(None) };
+    assert_eq!(event.encode(), bytes(vec![15.into(), 3.into(), "E".into(), "M".into(), "on".into()]));
+    let micro = Envelope::SubscribeCallback { id: 3, subscription: subscription(Some("m".into())) };
+    let micro_bytes = bytes(vec![15.into(), 3.into(), "E".into(), "M".into(), "on".into(), "m".into()]);
+    assert_eq!(micro.encode(), micro_bytes);
+    let unsubscribe = Envelope::UnsubscribeCallback { id: 4, event: "E".into(), module: "M".into() };
+    assert_eq!(unsubscribe.encode(), bytes(vec![16.into(), 4.into(), "E".into(), "M".into()]));
+    let short = Envelope::decode(&bytes(vec![15.into(), 3.into(), "E".into(), "M".into()]), 100);
+    assert!(short.unwrap_err().to_string().contains("missing field 4 (method)"));
+}
+
+/// A failure keeps the short form of peers from before kinds, and their errors read as
+/// failures; any other kind is a fourth field, a kind this version does not know a failure.
+#[test]
+fn error_kinds_are_a_trailing_field_that_old_errors_lack() {
+    let failed = Envelope::Error { id: 7, message: "no".into(), kind: ErrorKind::Failed };
+    assert_eq!(failed.encode(), b"\x93\x05\x07\xa2no");
+    let old = Envelope::decode(b"\x93\x05\x07\xa2no", 100).unwrap();
+    assert_eq!(old, failed);
+    let not_found = Envelope::Error { id: 7, message: "no".into(), kind: ErrorKind::NotFound };
+    assert_eq!(not_found.encode(), b"\x94\x05\x07\xa2no\x03");
+    let newer = Envelope::decode(b"\x94\x05\x07\xa2no\x09", 100).unwrap();
+    assert_eq!(newer, failed);
+    let bad = Envelope::decode(b"\x94\x05\x07\xa2no\xa1x", 100).unwrap_err();
+    assert!(bad.to_string().contains("field kind must be an unsigned integer"), "{bad}");
 }
 
 /// The bytes quoted in docs/protocol.md.

@@ -1,7 +1,9 @@
 //! Valid envelopes of every kind, with random contents: the corpus the mutations start from,
 //! and the values hostile frames are made of.
 
-use naobroker_protocol::{Envelope, MethodInfo, Role, Value};
+use naobroker_protocol::{
+    CallbackSubscription, Envelope, ErrorKind, MethodInfo, MethodType, Role, Value, ValueType,
+};
 
 use crate::rng::Rng;
 
@@ -90,7 +92,7 @@ fn id(rng: &mut Rng) -> u64 {
 }
 
 /// One envelope of each kind and form, `form` chosen in `0..ENVELOPE_FORMS`.
-pub(crate) const ENVELOPE_FORMS: usize = 17;
+pub(crate) const ENVELOPE_FORMS: usize = 20;
 
 pub(crate) fn envelope(rng: &mut Rng, form: usize) -> Envelope {
     match form {
@@ -108,14 +110,25 @@ pub(crate) fn envelope(rng: &mut Rng, form: usize) -> Envelope {
         3 => Envelope::Call { id: id(rng), module: text(rng), method: text(rng), args: values(rng) },
         4 => Envelope::Post { id: id(rng), module: text(rng), method: text(rng), args: values(rng) },
         5 => Envelope::Reply { id: id(rng), value: value(rng, 4) },
-        6 => Envelope::Error { id: id(rng), message: text(rng) },
+        6 => Envelope::Error {
+            id: id(rng),
+            message: text(rng),
+            kind: ErrorKind::from_code(rng.below(4) as u64),
+        },
         7 => Envelope::Event { name: text(rng), value: value(rng, 4), lost: 0 },
         8 => Envelope::Event { name: text(rng), value: value(rng, 4), lost: id(rng).max(1) },
         9 => Envelope::Register {
             id: id(rng),
             module: text(rng),
             methods: (0..rng.length(8))
-                .map(|_| MethodInfo { name: text(rng), signature: text(rng), help: text(rng) })
+                .map(|_| MethodInfo {
+                    name: text(rng),
+                    signature: text(rng),
+                    help: text(rng),
+                    types: rng
+                        .one_in(2)
+                        .then(|| MethodType { params: vec![ValueType::Int64], returns: ValueType::Void }),
+                })
                 .collect(),
         },
         10 => Envelope::Unregister { id: id(rng), module: text(rng) },
@@ -124,6 +137,16 @@ pub(crate) fn envelope(rng: &mut Rng, form: usize) -> Envelope {
         13 => Envelope::Heartbeat,
         14 => Envelope::Ack { count: rng.next() as u32 },
         15 => Envelope::Goodbye { id: id(rng) },
+        16 | 17 => Envelope::SubscribeCallback {
+            id: id(rng),
+            subscription: CallbackSubscription {
+                event: text(rng),
+                module: text(rng),
+                method: text(rng),
+                micro_message: (form == 17).then(|| value(rng, 2)),
+            },
+        },
+        18 => Envelope::UnsubscribeCallback { id: id(rng), event: text(rng), module: text(rng) },
         _ => Envelope::Callback {
             module: text(rng),
             method: text(rng),

@@ -142,7 +142,9 @@ fn request_id(envelope: &Envelope) -> Option<u64> {
         | Envelope::Register { id, .. }
         | Envelope::Unregister { id, .. }
         | Envelope::Subscribe { id, .. }
-        | Envelope::Unsubscribe { id, .. } => Some(*id),
+        | Envelope::Unsubscribe { id, .. }
+        | Envelope::SubscribeCallback { id, .. }
+        | Envelope::UnsubscribeCallback { id, .. } => Some(*id),
         _ => None,
     }
 }

@@ -219,7 +219,9 @@ fn register_module(
             continue;
         };
         let signature = qi_signature(&method.parameters_signature, &method.return_signature);
-        infos.push(MethodInfo { name: method.name.clone(), signature, help: method.description.clone() });
+        // Its own libqi signatures, in the text: a qi service has no Rust types.
+        let help = method.description.clone();
+        infos.push(MethodInfo { name: method.name.clone(), signature, help, types: None });
         methods.push(HostedMethod { uid: method.uid, name: method.name.clone(), params, returns });
     }
     if let Some(hosted) = connection.state.borrow_mut().hosted.services.get_mut(&name) {

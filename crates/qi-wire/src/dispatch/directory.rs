@@ -2,6 +2,7 @@
 //! answered from the service table; registering a service goes to `hosted.rs`.
 
 use naobroker_framework::wire::WirePort;
+use naobroker_framework::CallError;
 use naobroker_qi::{Message, QiValue, ServiceInfo, SERVICE_DIRECTORY};
 
 use crate::connection::hosted;
@@ -10,8 +11,8 @@ use crate::methods::Directory;
 use crate::services::DIRECTORY_NAME;
 
 /// What libqi's ServiceDirectory answers for a service it does not know.
-fn not_found(name: &str) -> String {
-    format!("Cannot find service '{name}' in index")
+fn not_found(name: &str) -> CallError {
+    CallError::not_found(format!("Cannot find service '{name}' in index"))
 }
 
 pub(crate) fn call(

@@ -35,7 +35,7 @@ fn envelope_of(message: Outbound<'_>) -> Envelope {
         }
         Outbound::Heartbeat => Envelope::Heartbeat,
         Outbound::Reply { id, value } => Envelope::Reply { id, value },
-        Outbound::Error { id, message } => Envelope::Error { id, message },
+        Outbound::Error { id, kind, message } => Envelope::Error { id, message, kind },
         Outbound::Call { id, module, method, args, post: false } => {
             Envelope::Call { id, module: module.to_owned(), method: method.to_owned(), args }
         }
