@@ -6,7 +6,7 @@ mod alias;
 mod capacity;
 mod request;
 
-pub use actuator::{Actuator, TimedCommand};
+pub use actuator::{Actuator, Buffer, TimedCommand};
 pub use alias::{AliasError, AliasTooLong, Aliases, MAX_ALIASES, MAX_ALIAS_MEMBERS_PER_ACTUATOR};
 pub use capacity::LengthChange;
 pub use request::{ActuatorCommands, Request, UnknownTarget, UnknownUpdateType, UpdateType};
@@ -39,7 +39,10 @@ const UNTOUCHED: usize = usize::MAX;
 
 /// Every actuator's buffer and interpolation state, and the values last sent.
 pub struct DcmCore {
+    /// What a cycle reads and writes for every actuator, dense; the buffers apart, read
+    /// when a command falls due.
     actuators: Vec<Actuator>,
+    buffers: Vec<Buffer>,
     conversions: Vec<Conversion>,
     capacity: usize,
     /// While a request is checked: each actuator's length after the groups seen so far,
@@ -49,6 +52,9 @@ pub struct DcmCore {
     sent: Vec<f64>,
     raw: Vec<i64>,
     fired: Vec<bool>,
+    /// The actuators that applied a command at the last cycle: their buffers shrank.
+    /// Preallocated to one entry per actuator.
+    applied: Vec<usize>,
 }
 
 impl DcmCore {
@@ -59,9 +65,10 @@ impl DcmCore {
             .iter()
             .map(|spec| {
                 let initial = spec.clamp(spec.initial);
-                Actuator::new(spec.kind == DeviceKind::Trigger, initial, start, capacity)
+                Actuator::new(spec.kind == DeviceKind::Trigger, initial, start)
             })
             .collect();
+        let buffers = model.actuators.iter().map(|_| Buffer::with_capacity(capacity)).collect();
         let conversions: Vec<Conversion> =
             (0..model.actuators.len()).map(|index| model.actuator_conversion(index)).collect();
         let raw: Vec<i64> = model
@@ -75,17 +82,19 @@ impl DcmCore {
         let count = actuators.len();
         DcmCore {
             actuators,
+            buffers,
             conversions,
             capacity,
             lengths: vec![UNTOUCHED; count],
             sent,
             raw,
             fired: vec![false; count],
+            applied: Vec::with_capacity(count),
         }
     }
 
     pub fn buffer_len(&self, index: usize) -> usize {
-        self.actuators[index].len()
+        self.buffers[index].len()
     }
 
     /// Apply a whole request, or nothing when any buffer would overflow.
@@ -105,7 +114,8 @@ impl DcmCore {
         }
         checked?;
         for group in request.groups() {
-            self.actuators[group.actuator].apply(group.update, &group.commands);
+            self.buffers[group.actuator].apply(group.update, &group.commands);
+            self.actuators[group.actuator].follow(&self.buffers[group.actuator]);
         }
         Ok(())
     }
@@ -116,7 +126,7 @@ impl DcmCore {
     fn check(&mut self, request: &Request) -> Result<(), Refusal> {
         for group in request.groups() {
             let would_hold = match self.lengths[group.actuator] {
-                UNTOUCHED => self.actuators[group.actuator].len_after(group.update, &group.commands),
+                UNTOUCHED => self.buffers[group.actuator].len_after(group.update, &group.commands),
                 before => LengthChange::of(group.update, group.commands.len()).after(before),
             };
             if would_hold > self.capacity {
@@ -130,14 +140,27 @@ impl DcmCore {
     /// Run one cycle at `now`: every actuator through the algorithm, values rounded to
     /// the hardware's precision. Returns the values actually sent.
     pub fn cycle(&mut self, now: DcmTime) -> &[f64] {
-        for (index, (actuator, conversion)) in self.actuators.iter_mut().zip(&self.conversions).enumerate() {
-            let (value, fired) = actuator.cycle(now);
-            let raw = conversion.to_hardware(value);
-            self.raw[index] = raw;
-            self.sent[index] = conversion.from_hardware(raw);
-            self.fired[index] = fired;
+        self.applied.clear();
+        let outputs = self.raw.iter_mut().zip(self.sent.iter_mut()).zip(self.fired.iter_mut());
+        let inputs = self.actuators.iter_mut().zip(self.buffers.iter_mut()).zip(&self.conversions);
+        for (index, (((actuator, buffer), conversion), ((raw, sent), fired))) in
+            inputs.zip(outputs).enumerate()
+        {
+            let (value, applied) = actuator.cycle(now, buffer);
+            if applied {
+                self.applied.push(index);
+            }
+            *fired = applied && actuator.is_trigger();
+            *raw = conversion.to_hardware(value);
+            *sent = conversion.from_hardware(*raw);
         }
         &self.sent
+    }
+
+    /// The actuators that applied a command at the last cycle, whose buffers shrank: the
+    /// only lengths a cycle changes.
+    pub fn applied(&self) -> &[usize] {
+        &self.applied
     }
 
     pub fn sent(&self) -> &[f64] {
@@ -161,17 +184,19 @@ impl DcmCore {
 
     /// Apply one command to one actuator (real-time hooks), if it fits.
     pub fn apply_one(&mut self, index: usize, update: UpdateType, command: TimedCommand) {
-        let actuator = &mut self.actuators[index];
+        let buffer = &mut self.buffers[index];
         let new = [command];
-        if actuator.len_after(update, &new) <= self.capacity {
-            actuator.apply(update, &new);
+        if buffer.len_after(update, &new) <= self.capacity {
+            buffer.apply(update, &new);
+            self.actuators[index].follow(buffer);
         }
     }
 
     /// `special("Reset")`: empty every buffer, keep the values being sent.
     pub fn clear_all_buffers(&mut self) {
-        for actuator in &mut self.actuators {
-            actuator.apply(UpdateType::ClearAll, &[]);
+        for (actuator, buffer) in self.actuators.iter_mut().zip(&mut self.buffers) {
+            buffer.apply(UpdateType::ClearAll, &[]);
+            actuator.follow(buffer);
         }
     }
 }
