@@ -155,8 +155,8 @@ fn dcm(period_us: u32, seconds: f64, priority: u8, cpu: usize, depth: usize) -> 
     let overruns = shared.stats.overruns.load(Ordering::Relaxed) - overruns_before;
     drop(cycle);
     Measured {
-        lateness: Samples(collected.iter().map(|r| r.lateness_us as f64).collect()),
-        compute: Samples(collected.iter().map(|r| f64::from(r.compute_us)).collect()),
+        lateness: Samples(collected.iter().map(|r| r.lateness_ns as f64 / 1000.0).collect()),
+        compute: Samples(collected.iter().map(|r| r.compute_ns as f64 / 1000.0).collect()),
         overruns,
     }
 }

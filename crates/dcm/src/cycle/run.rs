@@ -89,11 +89,11 @@ impl Cycle {
         self.core.cycle(time);
         self.hardware.write_actuators(time, self.core.sent(), self.core.raw(), self.core.fired());
         self.hardware.count_answers(&mut self.acks, &mut self.nacks);
-        let compute_ns = monotonic_ns() - woke_ns;
-        self.publish(cycle, time, compute_ns, lateness_ns);
+        let cycle_time_ns = monotonic_ns() - woke_ns;
+        self.publish(cycle, time, cycle_time_ns, lateness_ns);
         self.run_hooks(Phase::Post, cycle, time);
-        let compute_us = ((monotonic_ns() - woke_ns) / 1000) as u32;
-        let report = CycleReport { cycle, time, lateness_us: lateness_ns / 1000, compute_us };
+        let compute_ns = monotonic_ns() - woke_ns;
+        let report = CycleReport { cycle, time, lateness_ns, compute_ns };
         self.shared.stats.record(&report);
         self.shared.now_ms.store(time, Ordering::Release);
         self.shared.stats.cycles.store(cycle, Ordering::Release);
