@@ -55,6 +55,8 @@ pub struct DcmCore {
     /// The actuators that applied a command at the last cycle: their buffers shrank.
     /// Preallocated to one entry per actuator.
     applied: Vec<usize>,
+    /// `lastCycleTime`: the time of the last cycle, the same for every actuator.
+    last_cycle: DcmTime,
 }
 
 impl DcmCore {
@@ -90,6 +92,7 @@ impl DcmCore {
             raw,
             fired: vec![false; count],
             applied: Vec::with_capacity(count),
+            last_cycle: start,
         }
     }
 
@@ -138,7 +141,8 @@ impl DcmCore {
     }
 
     /// Run one cycle at `now`: every actuator through the algorithm, values rounded to
-    /// the hardware's precision. Returns the values actually sent.
+    /// the hardware's precision. Returns the values actually sent. A settled actuator (no
+    /// command, no new conversion) is skipped: its outputs stay what they were.
     pub fn cycle(&mut self, now: DcmTime) -> &[f64] {
         self.applied.clear();
         let outputs = self.raw.iter_mut().zip(self.sent.iter_mut()).zip(self.fired.iter_mut());
@@ -146,7 +150,10 @@ impl DcmCore {
         for (index, (((actuator, buffer), conversion), ((raw, sent), fired))) in
             inputs.zip(outputs).enumerate()
         {
-            let (value, applied) = actuator.cycle(now, buffer);
+            if actuator.is_settled() {
+                continue;
+            }
+            let (value, applied) = actuator.cycle(self.last_cycle, now, buffer);
             if applied {
                 self.applied.push(index);
             }
@@ -154,6 +161,7 @@ impl DcmCore {
             *raw = conversion.to_hardware(value);
             *sent = conversion.from_hardware(*raw);
         }
+        self.last_cycle = now;
         &self.sent
     }
 
@@ -180,6 +188,7 @@ impl DcmCore {
     /// An actuator's conversion, changed by calibration; used from the next cycle on.
     pub fn set_conversion(&mut self, index: usize, conversion: Conversion) {
         self.conversions[index] = conversion;
+        self.actuators[index].unsettle();
     }
 
     /// Apply one command to one actuator (real-time hooks), if it fits.
@@ -231,5 +240,34 @@ mod tests {
         assert_eq!(core.buffer_len(0), 4);
         let error = core.apply(&request, &model).unwrap_err();
         assert!(error.to_string().contains("would hold 5 timed commands, the limit is 4"), "{error}");
+    }
+
+    #[test]
+    fn a_settled_actuator_keeps_its_outputs_until_a_command_or_a_conversion_comes() {
+        let model = DeviceModel::new(RobotDescription::nao_v6()).unwrap();
+        let conversion = model.actuator_conversion(0);
+        let mut core = DcmCore::new(&model, 16, 0);
+        for now in (10..=100).step_by(10) {
+            core.cycle(now);
+        }
+        assert!(core.actuators[0].is_settled());
+        let (raw, sent) = (core.raw()[0], core.sent()[0]);
+        // Idle for ten cycles, it still interpolates from the last cycle's time and value.
+        let mut request = Request::default();
+        request.push(0, UpdateType::Merge, vec![TimedCommand { time: 200, value: sent + 1.0 }]);
+        core.apply(&request, &model).unwrap();
+        let expected = sent + 1.0 * 10.0 / 100.0;
+        assert_eq!(core.cycle(110)[0], conversion.from_hardware(conversion.to_hardware(expected)));
+        for now in (120..=210).step_by(10) {
+            core.cycle(now);
+        }
+        assert!(core.actuators[0].is_settled());
+        assert_eq!(core.raw()[0], conversion.to_hardware(sent + 1.0));
+        // A new conversion is used at the next cycle, settled or not.
+        let doubled = Conversion { gain: conversion.gain * 2.0, ..conversion };
+        core.set_conversion(0, doubled);
+        core.cycle(220);
+        assert_eq!(core.raw()[0], doubled.to_hardware(sent + 1.0));
+        assert_ne!(core.raw()[0], raw);
     }
 }

@@ -97,6 +97,7 @@ impl Buffer {
 
 /// The state of the seed's algorithm for one actuator: all that a cycle reads and writes
 /// while no command falls due, 40 bytes, so that the cycle walks a dense array of them.
+/// `lastCycleTime`, the same for every actuator, is the caller's.
 #[derive(Debug, Clone, Copy)]
 pub struct Actuator {
     /// A copy of the buffer's first command, when there is one.
@@ -109,8 +110,9 @@ pub struct Actuator {
     /// `lastCommandValue` / `lastCommandTime`: the last consumed timed command.
     last_value: f64,
     last_time: DcmTime,
-    /// `lastCycleTime`.
-    last_cycle: DcmTime,
+    /// Nothing buffered and nothing applied at its last cycle: every cycle sends the same
+    /// value until a command or a new conversion comes.
+    settled: bool,
 }
 
 impl Actuator {
@@ -123,12 +125,13 @@ impl Actuator {
             send_double: initial,
             last_value: initial,
             last_time: start,
-            last_cycle: start,
+            settled: false,
         }
     }
 
     /// Its buffer changed: the buffer's first command is the next one.
     pub fn follow(&mut self, buffer: &Buffer) {
+        self.settled = false;
         match buffer.commands.front() {
             Some(command) => {
                 (self.has_next, self.next_time, self.next_value) = (true, command.time, command.value)
@@ -154,11 +157,23 @@ impl Actuator {
         self.trigger
     }
 
-    /// One cycle of the seed's algorithm at `now`, taking from `buffer` the commands that
-    /// fall due. Returns the value to send (before rounding) and whether a command was
-    /// applied (for a trigger actuator: it fired).
+    /// Its output is what it was at its last cycle, whatever the time: a cycle may skip it.
     #[inline]
-    pub fn cycle(&mut self, now: DcmTime, buffer: &mut Buffer) -> (f64, bool) {
+    pub fn is_settled(&self) -> bool {
+        self.settled
+    }
+
+    /// Its output must be computed again (its conversion changed).
+    pub fn unsettle(&mut self) {
+        self.settled = false;
+    }
+
+    /// One cycle of the seed's algorithm at `now`, the previous one having been at
+    /// `last_cycle`, taking from `buffer` the commands that fall due. Returns the value to
+    /// send (before rounding) and whether a command was applied (for a trigger actuator: it
+    /// fired).
+    #[inline]
+    pub fn cycle(&mut self, last_cycle: DcmTime, now: DcmTime, buffer: &mut Buffer) -> (f64, bool) {
         let mut applied = false;
         if self.trigger {
             while let Some(command) = self.next() {
@@ -168,7 +183,7 @@ impl Actuator {
                 self.consume(command, buffer);
                 applied = true;
             }
-            self.last_cycle = now;
+            self.settled = !self.has_next && !applied;
             return (self.send_double, applied);
         }
         while let Some(command) = self.next() {
@@ -181,10 +196,10 @@ impl Actuator {
                 }
             } else {
                 // In the future: interpolate from the latest known point.
-                let (from_time, from_value) = if is_before(self.last_cycle, self.last_time) {
+                let (from_time, from_value) = if is_before(last_cycle, self.last_time) {
                     (self.last_time, self.last_value)
                 } else {
-                    (self.last_cycle, self.send_double)
+                    (last_cycle, self.send_double)
                 };
                 let dt1 = elapsed(from_time, now) as f64;
                 let dt2 = elapsed(from_time, command.time) as f64;
@@ -192,7 +207,7 @@ impl Actuator {
                 break;
             }
         }
-        self.last_cycle = now;
+        self.settled = !self.has_next && !applied;
         (self.send_double, applied)
     }
 }
@@ -241,11 +256,13 @@ mod tests {
         let (mut a, mut buffer) = (Actuator::new(true, 0.0, 0), Buffer::with_capacity(16));
         buffer.apply(UpdateType::Merge, &commands(&[(15, 1.0), (35, 2.0)]));
         a.follow(&buffer);
-        assert_eq!(a.cycle(10, &mut buffer), (0.0, false));
-        assert_eq!(a.cycle(20, &mut buffer), (1.0, true));
-        assert_eq!(a.cycle(30, &mut buffer), (1.0, false));
-        assert_eq!(a.cycle(40, &mut buffer), (2.0, true));
-        assert!(buffer.is_empty());
+        assert_eq!(a.cycle(0, 10, &mut buffer), (0.0, false));
+        assert_eq!(a.cycle(10, 20, &mut buffer), (1.0, true));
+        assert_eq!(a.cycle(20, 30, &mut buffer), (1.0, false));
+        assert_eq!(a.cycle(30, 40, &mut buffer), (2.0, true));
+        assert!(buffer.is_empty() && !a.is_settled());
+        assert_eq!(a.cycle(40, 50, &mut buffer), (2.0, false));
+        assert!(a.is_settled());
     }
 
     #[test]
