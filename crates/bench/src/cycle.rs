@@ -265,8 +265,8 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool, plot: Option<&Pat
 /// `naobench cycle-steps`: the cycle of `naobench cycle` (140 actuators, buffers `depth`
 /// deep, key frames 100 ms apart) on the manual clock, `cycles` cycles at `period_us` of DCM
 /// time each, for an instruction count that does not depend on the machine:
-/// `valgrind --tool=callgrind --toggle-collect='*run..Cycle*cycle*' naobench cycle-steps`
-/// counts the cycles' instructions alone (docs/dcm.md, "Cost of a cycle").
+/// callgrind with `--toggle-collect='*Cycle as naobroker_rt::thread::Cycle>::run'` counts
+/// the cycles' instructions alone (docs/dcm.md, "Cost of a cycle").
 pub fn steps(cycles: u64, period_us: u32, depth: usize) {
     let config = CycleConfig {
         period_us,
