@@ -14,7 +14,7 @@ use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleReport, CycleThread, Dcm
 use naobroker_plot::{histogram_panels, Distribution, Panel};
 use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rt::{make_realtime, monotonic_ns, sleep_until, ThreadSpec};
-use naobroker_rtslots::RtSlots;
+use naobroker_rtslots::{timestamp_now, RtSlots};
 
 use crate::stats::{print, Row, Samples};
 
@@ -70,7 +70,9 @@ impl Drop for BusyLoad {
     }
 }
 
-/// The floor: a bare clock_nanosleep loop with the same priority, on the same CPU.
+/// The floor: a bare clock_nanosleep loop with the same priority, on the same CPU. Its
+/// compute is an empty cycle's: wake-up to after the clocks a cycle reads (the publishing
+/// stamp, the end), what waking from the VM's idle state costs before any work.
 fn bare_loop(period_us: u32, seconds: f64, priority: u8, cpu: usize) -> Measured {
     let handle = std::thread::spawn(move || {
         let priority = Some(priority).filter(|&priority| priority > 0);
@@ -80,42 +82,37 @@ fn bare_loop(period_us: u32, seconds: f64, priority: u8, cpu: usize) -> Measured
         let period = i64::from(period_us) * 1000;
         let cycles = (seconds * 1e6 / f64::from(period_us)) as usize;
         let mut lateness = Vec::with_capacity(cycles);
+        let mut compute = Vec::with_capacity(cycles);
         let mut overruns = 0;
         let mut deadline = monotonic_ns();
         for _ in 0..cycles {
             deadline += period;
             sleep_until(deadline);
             let woke = monotonic_ns();
+            std::hint::black_box(timestamp_now());
+            compute.push((monotonic_ns() - woke) as f64 / 1000.0);
             lateness.push((woke - deadline) as f64 / 1000.0);
             if woke > deadline + period {
                 overruns += 1;
                 deadline += (woke - deadline) / period * period;
             }
         }
-        Measured { lateness: Samples(lateness), compute: Samples(Vec::new()), overruns }
+        Measured { lateness: Samples(lateness), compute: Samples(compute), overruns }
     });
     handle.join().unwrap()
 }
 
-/// The DCM cycle on the simulated robot, every actuator's buffer `depth` deep.
-fn dcm(period_us: u32, seconds: f64, priority: u8, cpu: usize, depth: usize) -> Measured {
+/// The DCM cycle on the simulated robot, its thread started on `clock`, every actuator's
+/// buffer filled `depth` deep.
+fn start(config: &CycleConfig, depth: usize) -> StartedCycle {
     let model = Arc::new(DeviceModel::new(RobotDescription::nao_v6()).unwrap());
     let (layout, dcm_slots) = DcmSlots::layout(&model);
     let slots = RtSlots::new(layout);
-    let config = CycleConfig {
-        period_us,
-        priority,
-        cpu: Some(cpu),
-        clock: ClockMode::Real,
-        start_time_ms: 0,
-        buffer_capacity: 4096,
-        ..CycleConfig::default()
-    };
-    let StartedCycle { thread: cycle, mut channels, mut reports, wake: _wake } =
-        CycleThread::start(Arc::clone(&model), Box::new(SimRobot::new(&model)), slots, dcm_slots, &config)
+    let mut started =
+        CycleThread::start(Arc::clone(&model), Box::new(SimRobot::new(&model)), slots, dcm_slots, config)
             .unwrap();
-    let shared = Arc::clone(cycle.shared());
-    let mut channel = channels.take("DCM").unwrap();
+    let shared = Arc::clone(started.thread.shared());
+    let mut channel = started.channels.take("DCM").unwrap();
     // A key frame every 100 ms whatever the depth: deeper buffers reach further into
     // the future, the number of commands falling due per cycle stays the same.
     for actuator in 0..model.actuators.len() {
@@ -128,6 +125,22 @@ fn dcm(period_us: u32, seconds: f64, priority: u8, cpu: usize, depth: usize) -> 
             std::thread::sleep(Duration::from_millis(5));
         }
     }
+    started
+}
+
+/// The DCM cycle on the simulated robot, every actuator's buffer `depth` deep.
+fn dcm(period_us: u32, seconds: f64, priority: u8, cpu: usize, depth: usize) -> Measured {
+    let config = CycleConfig {
+        period_us,
+        priority,
+        cpu: Some(cpu),
+        clock: ClockMode::Real,
+        start_time_ms: 0,
+        buffer_capacity: 4096,
+        ..CycleConfig::default()
+    };
+    let StartedCycle { thread: cycle, mut reports, .. } = start(&config, depth);
+    let shared = Arc::clone(cycle.shared());
     std::thread::sleep(Duration::from_millis(200));
     while reports.pop().is_ok() {}
     let overruns_before = shared.stats.overruns.load(Ordering::Relaxed);
@@ -142,13 +155,13 @@ fn dcm(period_us: u32, seconds: f64, priority: u8, cpu: usize, depth: usize) -> 
     let overruns = shared.stats.overruns.load(Ordering::Relaxed) - overruns_before;
     drop(cycle);
     Measured {
-        lateness: Samples(collected.iter().map(|r| r.lateness_us as f64).collect()),
-        compute: Samples(collected.iter().map(|r| f64::from(r.compute_us)).collect()),
+        lateness: Samples(collected.iter().map(|r| r.lateness_ns as f64 / 1000.0).collect()),
+        compute: Samples(collected.iter().map(|r| r.compute_ns as f64 / 1000.0).collect()),
         overruns,
     }
 }
 
-/// A table row; the floor has no compute time (empty samples print as "–").
+/// A table row (empty samples print as "–").
 fn row(name: String, measured: &Measured) -> Row {
     Row {
         name,
@@ -211,11 +224,13 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool, plot: Option<&Pat
             rows.push(row(format!("DCM, 140 actuators × 2000 commands (100 ms apart), {label}"), &measured));
             notes.push(format!(
                 "{label}: DCM − floor lateness p50 {:+.0} µs, p99 {:+.0} µs (target ≤ +20); \
-                 overruns {} vs {}",
+                 overruns {} vs {}; compute p50 {:.1} µs, an empty cycle's {:.1} µs (target ≤ 10)",
                 measured.lateness.p50() - floor.lateness.p50(),
                 measured.lateness.p99() - floor.lateness.p99(),
                 measured.overruns,
-                floor.overruns
+                floor.overruns,
+                measured.compute.p50(),
+                floor.compute.p50()
             ));
             panels.push(Panel {
                 title: label,
@@ -234,7 +249,8 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool, plot: Option<&Pat
     }
     notes.push(format!(
         "{seconds} s per configuration (floor and DCM in ABBA halves); priority {priority} SCHED_FIFO, \
-         CPU {cpu}; compute is wake-up to end of cycle (hooks included, none here)"
+         CPU {cpu}; compute is wake-up to end of cycle (hooks included, none here); the floor's \
+         compute is an empty cycle's: wake-up to after reading the clocks a cycle reads"
     ));
     print("cycle", &rows, &notes, json);
     if let Some(path) = plot {
@@ -244,4 +260,25 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool, plot: Option<&Pat
             Err(error) => eprintln!("naobench cycle: {error}"),
         }
     }
+}
+
+/// `naobench cycle-steps`: the cycle of `naobench cycle` (140 actuators, buffers `depth`
+/// deep, key frames 100 ms apart) on the manual clock, `cycles` cycles at `period_us` of DCM
+/// time each, for an instruction count that does not depend on the machine:
+/// callgrind with `--toggle-collect='*Cycle as naobroker_rt::thread::Cycle>::run'` counts
+/// the cycles' instructions alone (docs/dcm.md, "Cost of a cycle").
+pub fn steps(cycles: u64, period_us: u32, depth: usize) {
+    let config = CycleConfig {
+        period_us,
+        priority: 0,
+        clock: ClockMode::Manual,
+        start_time_ms: 0,
+        buffer_capacity: 4096,
+        ..CycleConfig::default()
+    };
+    let started = start(&config, depth);
+    let shared = Arc::clone(started.thread.shared());
+    // The requests are queued, not applied: the thread takes them in before the first cycle.
+    assert!(shared.step_blocking(cycles, Duration::from_secs(600)), "the cycles did not run");
+    eprintln!("naobench cycle-steps: {cycles} cycles of {period_us} µs, buffers {depth} deep");
 }

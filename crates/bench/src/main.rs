@@ -66,6 +66,16 @@ enum Command {
         #[arg(long, value_name = "FILE.png")]
         plot: Option<std::path::PathBuf>,
     },
+    /// The cycle of `cycle` on the manual clock, for counting its instructions with callgrind.
+    #[command(hide = true)]
+    CycleSteps {
+        #[arg(long, default_value_t = 1000)]
+        cycles: u64,
+        #[arg(long, default_value_t = 10_000)]
+        period_us: u32,
+        #[arg(long, default_value_t = 2000)]
+        depth: usize,
+    },
     /// LoLA sensor map → actuator map latency and missed answers of naobroker driving
     /// naobroker-lolasim, beside a bare client, the cores idle then busy.
     Lola {
@@ -141,6 +151,7 @@ fn main() {
         Command::Cycle { seconds, priority, cpu, plot } => {
             cycle::run(seconds, priority, cpu, cli.json, plot.as_deref())
         }
+        Command::CycleSteps { cycles, period_us, depth } => cycle::steps(cycles, period_us, depth),
         Command::Lola { seconds } => lola::run(seconds, cli.json),
         Command::Physics { seconds } => physics::run(seconds, cli.json),
         Command::Qi { calls, block } => qi::run(calls, block.max(1), cli.json),

@@ -6,7 +6,7 @@ mod alias;
 mod capacity;
 mod request;
 
-pub use actuator::{Actuator, TimedCommand};
+pub use actuator::{Actuator, Buffer, TimedCommand};
 pub use alias::{AliasError, AliasTooLong, Aliases, MAX_ALIASES, MAX_ALIAS_MEMBERS_PER_ACTUATOR};
 pub use capacity::LengthChange;
 pub use request::{ActuatorCommands, Request, UnknownTarget, UnknownUpdateType, UpdateType};
@@ -40,7 +40,10 @@ const UNTOUCHED: usize = usize::MAX;
 
 /// Every actuator's buffer and interpolation state, and the values last sent.
 pub struct DcmCore {
+    /// What a cycle reads and writes for every actuator, dense; the buffers apart, read
+    /// when a command falls due.
     actuators: Vec<Actuator>,
+    buffers: Vec<Buffer>,
     conversions: Vec<Conversion>,
     capacity: usize,
     /// While a request is checked: each actuator's length after the groups seen so far,
@@ -50,6 +53,11 @@ pub struct DcmCore {
     sent: Vec<f64>,
     raw: Vec<i64>,
     fired: Vec<bool>,
+    /// The actuators that applied a command at the last cycle: their buffers shrank.
+    /// Preallocated to one entry per actuator.
+    applied: Vec<usize>,
+    /// `lastCycleTime`: the time of the last cycle, the same for every actuator.
+    last_cycle: DcmTime,
 }
 
 impl DcmCore {
@@ -60,9 +68,10 @@ impl DcmCore {
             .iter()
             .map(|spec| {
                 let initial = spec.clamp(spec.initial);
-                Actuator::new(spec.kind == DeviceKind::Trigger, initial, start, capacity)
+                Actuator::new(spec.kind == DeviceKind::Trigger, initial, start)
             })
             .collect();
+        let buffers = model.actuators.iter().map(|_| Buffer::with_capacity(capacity)).collect();
         let conversions: Vec<Conversion> =
             (0..model.actuators.len()).map(|index| model.actuator_conversion(index)).collect();
         let raw: Vec<i64> = model
@@ -76,17 +85,20 @@ impl DcmCore {
         let count = actuators.len();
         DcmCore {
             actuators,
+            buffers,
             conversions,
             capacity,
             lengths: vec![UNTOUCHED; count],
             sent,
             raw,
             fired: vec![false; count],
+            applied: Vec::with_capacity(count),
+            last_cycle: start,
         }
     }
 
     pub fn buffer_len(&self, index: usize) -> usize {
-        self.actuators[index].len()
+        self.buffers[index].len()
     }
 
     /// Apply a whole request, or nothing when any buffer would overflow.
@@ -106,7 +118,8 @@ impl DcmCore {
         }
         checked?;
         for group in request.groups() {
-            self.actuators[group.actuator].apply(group.update, &group.commands);
+            self.buffers[group.actuator].apply(group.update, &group.commands);
+            self.actuators[group.actuator].follow(&self.buffers[group.actuator]);
         }
         Ok(())
     }
@@ -117,7 +130,7 @@ impl DcmCore {
     fn check(&mut self, request: &Request) -> Result<(), Refusal> {
         for group in request.groups() {
             let would_hold = match self.lengths[group.actuator] {
-                UNTOUCHED => self.actuators[group.actuator].len_after(group.update, &group.commands),
+                UNTOUCHED => self.buffers[group.actuator].len_after(group.update, &group.commands),
                 before => LengthChange::of(group.update, group.commands.len()).after(before),
             };
             if would_hold > self.capacity {
@@ -129,16 +142,34 @@ impl DcmCore {
     }
 
     /// Run one cycle at `now`: every actuator through the algorithm, values rounded to
-    /// the hardware's precision. Returns the values actually sent.
+    /// the hardware's precision. Returns the values actually sent. A settled actuator (no
+    /// command, no new conversion) is skipped: its outputs stay what they were.
     pub fn cycle(&mut self, now: DcmTime) -> &[f64] {
-        for (index, (actuator, conversion)) in self.actuators.iter_mut().zip(&self.conversions).enumerate() {
-            let (value, fired) = actuator.cycle(now);
-            let raw = conversion.to_hardware(value);
-            self.raw[index] = raw;
-            self.sent[index] = conversion.from_hardware(raw);
-            self.fired[index] = fired;
+        self.applied.clear();
+        let outputs = self.raw.iter_mut().zip(self.sent.iter_mut()).zip(self.fired.iter_mut());
+        let inputs = self.actuators.iter_mut().zip(self.buffers.iter_mut()).zip(&self.conversions);
+        for (index, (((actuator, buffer), conversion), ((raw, sent), fired))) in
+            inputs.zip(outputs).enumerate()
+        {
+            if actuator.is_settled() {
+                continue;
+            }
+            let (value, applied) = actuator.cycle(self.last_cycle, now, buffer);
+            if applied {
+                self.applied.push(index);
+            }
+            *fired = applied && actuator.is_trigger();
+            *raw = conversion.to_hardware(value);
+            *sent = conversion.from_hardware(*raw);
         }
+        self.last_cycle = now;
         &self.sent
+    }
+
+    /// The actuators that applied a command at the last cycle, whose buffers shrank: the
+    /// only lengths a cycle changes.
+    pub fn applied(&self) -> &[usize] {
+        &self.applied
     }
 
     pub fn sent(&self) -> &[f64] {
@@ -158,21 +189,24 @@ impl DcmCore {
     /// An actuator's conversion, changed by calibration; used from the next cycle on.
     pub fn set_conversion(&mut self, index: usize, conversion: Conversion) {
         self.conversions[index] = conversion;
+        self.actuators[index].unsettle();
     }
 
     /// Apply one command to one actuator (real-time hooks), if it fits.
     pub fn apply_one(&mut self, index: usize, update: UpdateType, command: TimedCommand) {
-        let actuator = &mut self.actuators[index];
+        let buffer = &mut self.buffers[index];
         let new = [command];
-        if actuator.len_after(update, &new) <= self.capacity {
-            actuator.apply(update, &new);
+        if buffer.len_after(update, &new) <= self.capacity {
+            buffer.apply(update, &new);
+            self.actuators[index].follow(buffer);
         }
     }
 
     /// `special("Reset")`: empty every buffer, keep the values being sent.
     pub fn clear_all_buffers(&mut self) {
-        for actuator in &mut self.actuators {
-            actuator.apply(UpdateType::ClearAll, &[]);
+        for (actuator, buffer) in self.actuators.iter_mut().zip(&mut self.buffers) {
+            buffer.apply(UpdateType::ClearAll, &[]);
+            actuator.follow(buffer);
         }
     }
 }
@@ -207,5 +241,34 @@ mod tests {
         assert_eq!(core.buffer_len(0), 4);
         let error = core.apply(&request, &model).unwrap_err();
         assert!(error.to_string().contains("would hold 5 timed commands, the limit is 4"), "{error}");
+    }
+
+    #[test]
+    fn a_settled_actuator_keeps_its_outputs_until_a_command_or_a_conversion_comes() {
+        let model = DeviceModel::new(RobotDescription::nao_v6()).unwrap();
+        let conversion = model.actuator_conversion(0);
+        let mut core = DcmCore::new(&model, 16, 0);
+        for now in (10..=100).step_by(10) {
+            core.cycle(now);
+        }
+        assert!(core.actuators[0].is_settled());
+        let (raw, sent) = (core.raw()[0], core.sent()[0]);
+        // Idle for ten cycles, it still interpolates from the last cycle's time and value.
+        let mut request = Request::default();
+        request.push(0, UpdateType::Merge, vec![TimedCommand { time: 200, value: sent + 1.0 }]);
+        core.apply(&request, &model).unwrap();
+        let expected = sent + 1.0 * 10.0 / 100.0;
+        assert_eq!(core.cycle(110)[0], conversion.from_hardware(conversion.to_hardware(expected)));
+        for now in (120..=210).step_by(10) {
+            core.cycle(now);
+        }
+        assert!(core.actuators[0].is_settled());
+        assert_eq!(core.raw()[0], conversion.to_hardware(sent + 1.0));
+        // A new conversion is used at the next cycle, settled or not.
+        let doubled = Conversion { gain: conversion.gain * 2.0, ..conversion };
+        core.set_conversion(0, doubled);
+        core.cycle(220);
+        assert_eq!(core.raw()[0], doubled.to_hardware(sent + 1.0));
+        assert_ne!(core.raw()[0], raw);
     }
 }

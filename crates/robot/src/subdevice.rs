@@ -47,10 +47,10 @@ pub struct Conversion {
 }
 
 impl Conversion {
-    /// The integer the hardware receives for `value`.
+    /// The integer the hardware receives for `value`: rounded half away from zero.
     #[inline]
     pub fn to_hardware(self, value: f64) -> i64 {
-        (value * self.gain + self.offset).round() as i64
+        round_to_i64(value * self.gain + self.offset)
     }
 
     /// The value an integer stands for: what was actually sent.
@@ -70,6 +70,23 @@ impl Conversion {
     #[inline]
     pub fn sensor_reading(self, value: f64) -> f64 {
         value * self.gain + self.offset
+    }
+}
+
+/// `x.round() as i64` in a few instructions: x86-64's baseline has no rounding instruction,
+/// and `f64::round` is a call into a software routine, once per actuator per cycle. A
+/// double's fractional part is exact, so the result is the same for every `x`: NaN gives 0,
+/// and values past `i64`'s range saturate, as the cast does.
+#[inline]
+fn round_to_i64(x: f64) -> i64 {
+    let truncated = x as i64;
+    let fraction = x - truncated as f64;
+    if fraction >= 0.5 {
+        truncated.saturating_add(1)
+    } else if fraction <= -0.5 {
+        truncated.saturating_sub(1)
+    } else {
+        truncated
     }
 }
 
@@ -130,5 +147,17 @@ mod tests {
         };
         assert_eq!(spec.to_hardware(0.5), 128);
         assert!((spec.from_hardware(128) - 128.0 / 255.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rounding_is_f64_round_cast() {
+        let halves = [0.5, 1.5, 2.5, 0.49999999999999994, 4503599627370495.5, 4503599627370497.0];
+        let extremes = [f64::NAN, f64::INFINITY, 1e19, 9.223372036854775e18, 0.0, 1e-300];
+        let steps = (-2000..2000).map(|i| f64::from(i) * 0.0137);
+        for x in halves.into_iter().chain(extremes).chain(steps) {
+            for x in [x, -x] {
+                assert_eq!(round_to_i64(x), x.round() as i64, "{x}");
+            }
+        }
     }
 }

@@ -49,6 +49,15 @@ impl RtSlots {
         self.values[index].store(value.to_bits(), Ordering::Relaxed);
     }
 
+    /// Write the consecutive slots from `first` on, one per value: a block of keys
+    /// (every actuator's value) in one pass, without checking each index.
+    #[inline]
+    pub fn set_block(&self, first: usize, values: impl IntoIterator<Item = f64>) {
+        for (slot, value) in self.values[first..].iter().zip(values) {
+            slot.store(value.to_bits(), Ordering::Relaxed);
+        }
+    }
+
     #[inline]
     pub fn get(&self, index: usize) -> f64 {
         f64::from_bits(self.values[index].load(Ordering::Relaxed))
@@ -123,6 +132,17 @@ mod tests {
         fast.read(&mut out);
         assert_eq!(out, [-2.0, 1.5]);
         assert_eq!(slots.fast_access(&["Other"]).unwrap_err(), NotRealTimeKey { key: "Other".into() });
+    }
+
+    #[test]
+    fn a_block_fills_consecutive_slots_and_stops_at_the_last() {
+        let mut layout = SlotLayout::new();
+        for name in ["Device/A", "Device/B", "Device/C"] {
+            layout.add(name, SlotKind::Float);
+        }
+        let slots = RtSlots::new(layout);
+        slots.set_block(1, [1.0, 2.0, 3.0]);
+        assert_eq!([slots.get(0), slots.get(1), slots.get(2)], [0.0, 1.0, 2.0]);
     }
 
     #[test]

@@ -13,34 +13,16 @@ pub struct TimedCommand {
     pub value: f64,
 }
 
-/// One actuator's timed-command buffer and the state of the seed's algorithm.
+/// One actuator's timed commands, sorted by time, preallocated to its capacity. Apart
+/// from its actuator's state ([`Actuator`]): a cycle reads it only when a command falls due.
 #[derive(Debug, Clone)]
-pub struct Actuator {
-    /// A copy of the buffer's first command: most cycles only need it, and it sits
-    /// in the dense actuator array while the buffer lives elsewhere on the heap.
-    next: Option<TimedCommand>,
+pub struct Buffer {
     commands: VecDeque<TimedCommand>,
-    trigger: bool,
-    /// `sendCommandDouble`: the last computed command, unrounded.
-    send_double: f64,
-    /// `lastCommandValue` / `lastCommandTime`: the last consumed timed command.
-    last_value: f64,
-    last_time: DcmTime,
-    /// `lastCycleTime`.
-    last_cycle: DcmTime,
 }
 
-impl Actuator {
-    pub fn new(trigger: bool, initial: f64, start: DcmTime, capacity: usize) -> Actuator {
-        Actuator {
-            next: None,
-            commands: VecDeque::with_capacity(capacity),
-            trigger,
-            send_double: initial,
-            last_value: initial,
-            last_time: start,
-            last_cycle: start,
-        }
+impl Buffer {
+    pub fn with_capacity(capacity: usize) -> Buffer {
+        Buffer { commands: VecDeque::with_capacity(capacity) }
     }
 
     pub fn len(&self) -> usize {
@@ -98,7 +80,8 @@ impl Actuator {
 
     /// Apply an update with new commands sorted by time, times distinct. A command at
     /// the same time as a buffered one replaces it: the later-sent wins.
-    /// The caller checks capacity first (`len_after`), so nothing allocates here.
+    /// The caller checks capacity first (`len_after`), so nothing allocates here; then
+    /// tells the actuator ([`Actuator::follow`]).
     pub fn apply(&mut self, update: UpdateType, new: &[TimedCommand]) {
         let cleared = self.cleared(update, new);
         self.commands.drain(cleared);
@@ -109,45 +92,114 @@ impl Actuator {
                 _ => self.commands.insert(at, *command),
             }
         }
-        self.next = self.commands.front().copied();
+    }
+}
+
+/// The state of the seed's algorithm for one actuator: all that a cycle reads and writes
+/// while no command falls due, 40 bytes, so that the cycle walks a dense array of them.
+/// `lastCycleTime`, the same for every actuator, is the caller's.
+#[derive(Debug, Clone, Copy)]
+pub struct Actuator {
+    /// A copy of the buffer's first command, when there is one.
+    has_next: bool,
+    next_time: DcmTime,
+    next_value: f64,
+    trigger: bool,
+    /// `sendCommandDouble`: the last computed command, unrounded.
+    send_double: f64,
+    /// `lastCommandValue` / `lastCommandTime`: the last consumed timed command.
+    last_value: f64,
+    last_time: DcmTime,
+    /// Nothing buffered and nothing applied at its last cycle: every cycle sends the same
+    /// value until a command or a new conversion comes.
+    settled: bool,
+}
+
+impl Actuator {
+    pub fn new(trigger: bool, initial: f64, start: DcmTime) -> Actuator {
+        Actuator {
+            has_next: false,
+            next_time: start,
+            next_value: initial,
+            trigger,
+            send_double: initial,
+            last_value: initial,
+            last_time: start,
+            settled: false,
+        }
     }
 
-    fn consume(&mut self, command: TimedCommand) {
+    /// Its buffer changed: the buffer's first command is the next one.
+    pub fn follow(&mut self, buffer: &Buffer) {
+        self.settled = false;
+        match buffer.commands.front() {
+            Some(command) => {
+                (self.has_next, self.next_time, self.next_value) = (true, command.time, command.value)
+            }
+            None => self.has_next = false,
+        }
+    }
+
+    #[inline]
+    fn next(&self) -> Option<TimedCommand> {
+        self.has_next.then_some(TimedCommand { time: self.next_time, value: self.next_value })
+    }
+
+    fn consume(&mut self, command: TimedCommand, buffer: &mut Buffer) {
         self.send_double = command.value;
         self.last_value = command.value;
         self.last_time = command.time;
-        self.commands.pop_front();
-        self.next = self.commands.front().copied();
+        buffer.commands.pop_front();
+        self.follow(buffer);
     }
 
-    /// One cycle of the seed's algorithm at `now`. Returns the value to send (before
-    /// rounding) and, for a trigger actuator, whether a command was applied.
-    pub fn cycle(&mut self, now: DcmTime) -> (f64, bool) {
+    pub fn is_trigger(&self) -> bool {
+        self.trigger
+    }
+
+    /// Its output is what it was at its last cycle, whatever the time: a cycle may skip it.
+    #[inline]
+    pub fn is_settled(&self) -> bool {
+        self.settled
+    }
+
+    /// Its output must be computed again (its conversion changed).
+    pub fn unsettle(&mut self) {
+        self.settled = false;
+    }
+
+    /// One cycle of the seed's algorithm at `now`, the previous one having been at
+    /// `last_cycle`, taking from `buffer` the commands that fall due. Returns the value to
+    /// send (before rounding) and whether a command was applied (for a trigger actuator: it
+    /// fired).
+    #[inline]
+    pub fn cycle(&mut self, last_cycle: DcmTime, now: DcmTime, buffer: &mut Buffer) -> (f64, bool) {
+        let mut applied = false;
         if self.trigger {
-            let mut fired = false;
-            while let Some(command) = self.next {
+            while let Some(command) = self.next() {
                 if is_before(now, command.time) {
                     break;
                 }
-                self.consume(command);
-                fired = true;
+                self.consume(command, buffer);
+                applied = true;
             }
-            self.last_cycle = now;
-            return (self.send_double, fired);
+            self.settled = !self.has_next && !applied;
+            return (self.send_double, applied);
         }
-        while let Some(command) = self.next {
+        while let Some(command) = self.next() {
             if !is_before(now, command.time) {
                 // In the past or right now: apply it and forget it.
-                self.consume(command);
+                self.consume(command, buffer);
+                applied = true;
                 if command.time == now {
                     break;
                 }
             } else {
                 // In the future: interpolate from the latest known point.
-                let (from_time, from_value) = if is_before(self.last_cycle, self.last_time) {
+                let (from_time, from_value) = if is_before(last_cycle, self.last_time) {
                     (self.last_time, self.last_value)
                 } else {
-                    (self.last_cycle, self.send_double)
+                    (last_cycle, self.send_double)
                 };
                 let dt1 = elapsed(from_time, now) as f64;
                 let dt2 = elapsed(from_time, command.time) as f64;
@@ -155,8 +207,8 @@ impl Actuator {
                 break;
             }
         }
-        self.last_cycle = now;
-        (self.send_double, false)
+        self.settled = !self.has_next && !applied;
+        (self.send_double, applied)
     }
 }
 
@@ -168,58 +220,60 @@ mod tests {
         pairs.iter().map(|&(time, value)| TimedCommand { time, value }).collect()
     }
 
-    fn times(actuator: &Actuator) -> Vec<DcmTime> {
-        actuator.commands().map(|c| c.time).collect()
+    fn times(buffer: &Buffer) -> Vec<DcmTime> {
+        buffer.commands().map(|c| c.time).collect()
+    }
+
+    /// A buffer holding `base`, then updated with `new`.
+    fn updated(base: &[TimedCommand], update: UpdateType, new: &[TimedCommand]) -> Buffer {
+        let mut buffer = Buffer::with_capacity(16);
+        buffer.apply(UpdateType::Merge, base);
+        buffer.apply(update, new);
+        buffer
     }
 
     #[test]
     fn update_types_follow_the_seed() {
         let base = commands(&[(10, 1.0), (20, 2.0), (30, 3.0), (40, 4.0)]);
         let new = commands(&[(25, 9.0), (35, 9.0)]);
-        let mut a = Actuator::new(false, 0.0, 0, 16);
-        a.apply(UpdateType::Merge, &base);
-        a.apply(UpdateType::Merge, &new);
-        assert_eq!(times(&a), [10, 20, 25, 30, 35, 40]);
-
-        let mut a = Actuator::new(false, 0.0, 0, 16);
-        a.apply(UpdateType::Merge, &base);
-        a.apply(UpdateType::ClearAll, &new);
-        assert_eq!(times(&a), [25, 35]);
-
-        let mut a = Actuator::new(false, 0.0, 0, 16);
-        a.apply(UpdateType::Merge, &base);
-        a.apply(UpdateType::ClearAfter, &new);
-        assert_eq!(times(&a), [10, 20, 25, 35]);
-
-        let mut a = Actuator::new(false, 0.0, 0, 16);
-        a.apply(UpdateType::Merge, &base);
-        a.apply(UpdateType::ClearBefore, &new);
-        assert_eq!(times(&a), [25, 35, 40]);
+        assert_eq!(times(&updated(&base, UpdateType::Merge, &new)), [10, 20, 25, 30, 35, 40]);
+        assert_eq!(times(&updated(&base, UpdateType::ClearAll, &new)), [25, 35]);
+        assert_eq!(times(&updated(&base, UpdateType::ClearAfter, &new)), [10, 20, 25, 35]);
+        assert_eq!(times(&updated(&base, UpdateType::ClearBefore, &new)), [25, 35, 40]);
     }
 
     #[test]
     fn same_time_later_sent_wins() {
-        let mut a = Actuator::new(false, 0.0, 0, 16);
-        a.apply(UpdateType::Merge, &commands(&[(10, 1.0)]));
-        assert_eq!(a.len_after(UpdateType::Merge, &commands(&[(10, 2.0)])), 1);
-        a.apply(UpdateType::Merge, &commands(&[(10, 2.0)]));
-        assert_eq!(a.commands().copied().collect::<Vec<_>>(), commands(&[(10, 2.0)]));
+        let mut buffer = Buffer::with_capacity(16);
+        buffer.apply(UpdateType::Merge, &commands(&[(10, 1.0)]));
+        assert_eq!(buffer.len_after(UpdateType::Merge, &commands(&[(10, 2.0)])), 1);
+        buffer.apply(UpdateType::Merge, &commands(&[(10, 2.0)]));
+        assert_eq!(buffer.commands().copied().collect::<Vec<_>>(), commands(&[(10, 2.0)]));
     }
 
     #[test]
     fn trigger_applies_past_commands_once_and_ignores_future_ones() {
-        let mut a = Actuator::new(true, 0.0, 0, 16);
-        a.apply(UpdateType::Merge, &commands(&[(15, 1.0), (35, 2.0)]));
-        assert_eq!(a.cycle(10), (0.0, false));
-        assert_eq!(a.cycle(20), (1.0, true));
-        assert_eq!(a.cycle(30), (1.0, false));
-        assert_eq!(a.cycle(40), (2.0, true));
+        let (mut a, mut buffer) = (Actuator::new(true, 0.0, 0), Buffer::with_capacity(16));
+        buffer.apply(UpdateType::Merge, &commands(&[(15, 1.0), (35, 2.0)]));
+        a.follow(&buffer);
+        assert_eq!(a.cycle(0, 10, &mut buffer), (0.0, false));
+        assert_eq!(a.cycle(10, 20, &mut buffer), (1.0, true));
+        assert_eq!(a.cycle(20, 30, &mut buffer), (1.0, false));
+        assert_eq!(a.cycle(30, 40, &mut buffer), (2.0, true));
+        assert!(buffer.is_empty() && !a.is_settled());
+        assert_eq!(a.cycle(40, 50, &mut buffer), (2.0, false));
+        assert!(a.is_settled());
     }
 
     #[test]
     fn buffers_sort_across_the_rollover() {
-        let mut a = Actuator::new(false, 0.0, i32::MAX - 50, 16);
-        a.apply(UpdateType::Merge, &commands(&[(i32::MIN + 10, 2.0), (i32::MAX - 10, 1.0)]));
-        assert_eq!(times(&a), [i32::MAX - 10, i32::MIN + 10]);
+        let mut buffer = Buffer::with_capacity(16);
+        buffer.apply(UpdateType::Merge, &commands(&[(i32::MIN + 10, 2.0), (i32::MAX - 10, 1.0)]));
+        assert_eq!(times(&buffer), [i32::MAX - 10, i32::MIN + 10]);
+    }
+
+    #[test]
+    fn the_state_a_cycle_walks_is_40_bytes() {
+        assert_eq!(std::mem::size_of::<Actuator>(), 40);
     }
 }
