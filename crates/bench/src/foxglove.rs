@@ -160,7 +160,8 @@ pub fn run(seconds: f64, runs: usize, json: bool) {
         measured[1].push(measure(&config, None, seconds, ticks));
         progress("foxglove", format_args!("run {run} of {runs}: with {VIEWERS} viewers coming and going"));
         let port = free_port();
-        let config = format!("[foxglove]\nlisten = \"127.0.0.1:{port}\"\n");
+        // All of them let in (the default max_viewers is 8).
+        let config = format!("[foxglove]\nlisten = \"127.0.0.1:{port}\"\nmax_viewers = {VIEWERS}\n");
         measured[2].push(measure(&config, Some(port), seconds, ticks));
     }
     let names = [

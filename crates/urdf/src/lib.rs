@@ -40,6 +40,8 @@ pub fn nao_v6() -> String {
 /// URDF's links are) and where the feet's force sensors are.
 #[derive(Debug, Clone)]
 pub struct ViewerModel {
+    /// The robot's name (the description's `name`, as `DCM.special("Config")` answers it).
+    pub robot: String,
     pub urdf: String,
     pub kinematics: Description,
     pub foot_sensors: Option<FootSensors>,
@@ -77,7 +79,7 @@ impl ViewerModel {
         });
         let joints = robot.limits.into_iter().map(|limits| limits.name).collect();
         let coupled = robot.physics.coupled;
-        Ok(ViewerModel { urdf, kinematics: robot.kinematics, foot_sensors, joints, coupled })
+        Ok(ViewerModel { robot: robot.name, urdf, kinematics: robot.kinematics, foot_sensors, joints, coupled })
     }
 }
 
