@@ -161,8 +161,8 @@ fn keygen(secret_file: Option<&std::path::Path>) -> Result<(), CallError> {
 /// The viewer's model of a robot description file, or of the shipped NAO V6.
 fn viewer_model(robot: Option<&std::path::Path>) -> Result<naobroker_urdf::ViewerModel, CallError> {
     let Some(path) = robot else { return Ok(naobroker_urdf::ViewerModel::nao_v6()) };
-    let text =
-        std::fs::read_to_string(path).map_err(|error| CallError::new(format!("{}: {error}", path.display())))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| CallError::new(format!("{}: {error}", path.display())))?;
     naobroker_urdf::ViewerModel::from_description(&text)
         .map_err(|error| CallError::new(format!("{}: {error}", path.display())))
 }

@@ -153,7 +153,9 @@ pub(crate) async fn admit(listener: TcpListener, server: SocketAddr, bounds: Vie
 
 /// Why a viewer beyond the bound is refused (short enough for a WebSocket close frame).
 pub(crate) fn refusal(max_viewers: usize) -> String {
-    format!("naobroker: {max_viewers} Foxglove viewers connected, at most {max_viewers} ([foxglove] max_viewers)")
+    format!(
+        "naobroker: {max_viewers} Foxglove viewers connected, at most {max_viewers} ([foxglove] max_viewers)"
+    )
 }
 
 /// Refuse a viewer as a WebSocket peer can read it: the handshake (with Foxglove's
@@ -162,7 +164,8 @@ pub(crate) fn refusal(max_viewers: usize) -> String {
 async fn refuse(viewer: TcpStream, max_viewers: usize) {
     let with_subprotocol = |request: &Request, mut response: Response| -> Result<Response, ErrorResponse> {
         let offered = request.headers().get("sec-websocket-protocol").and_then(|value| value.to_str().ok());
-        let foxglove = offered.and_then(|offered| offered.split(',').map(str::trim).find(|p| p.starts_with("foxglove.")));
+        let foxglove = offered
+            .and_then(|offered| offered.split(',').map(str::trim).find(|p| p.starts_with("foxglove.")));
         if let Some(Ok(protocol)) = foxglove.map(HeaderValue::from_str) {
             response.headers_mut().insert("sec-websocket-protocol", protocol);
         }
@@ -178,7 +181,12 @@ async fn refuse(viewer: TcpStream, max_viewers: usize) {
 /// Relay one viewer until either side closes; false when the viewer was cut off (the
 /// protocol's own messages alone overfilled its queue, or the server sent a frame beyond
 /// [`MAX_FRAME_BYTES`]).
-async fn relay(viewer: TcpStream, server: SocketAddr, counters: &ViewerCounters, queue_messages: usize) -> bool {
+async fn relay(
+    viewer: TcpStream,
+    server: SocketAddr,
+    counters: &ViewerCounters,
+    queue_messages: usize,
+) -> bool {
     let Ok(server) = TcpStream::connect(server).await else { return true };
     let _ = (viewer.set_nodelay(true), server.set_nodelay(true));
     let (from_viewer, to_viewer) = viewer.into_split();
@@ -219,7 +227,12 @@ async fn copy(from: OwnedReadHalf, to: OwnedWriteHalf) {
 /// The server's answer to the handshake, then its frames, to the viewer through its queue:
 /// the server's side is read as it comes, the viewer's written as it takes. False when the
 /// viewer was cut off.
-async fn forward(from: OwnedReadHalf, to: OwnedWriteHalf, counters: &ViewerCounters, queue_messages: usize) -> bool {
+async fn forward(
+    from: OwnedReadHalf,
+    to: OwnedWriteHalf,
+    counters: &ViewerCounters,
+    queue_messages: usize,
+) -> bool {
     let mut incoming: Vec<u8> = Vec::with_capacity(CHUNK_BYTES);
     let mut chunk = vec![0; CHUNK_BYTES];
     let mut outbox = Outbox::new(queue_messages, VIEWER_QUEUE_BYTES);

@@ -79,7 +79,14 @@ impl ViewerModel {
         });
         let joints = robot.limits.into_iter().map(|limits| limits.name).collect();
         let coupled = robot.physics.coupled;
-        Ok(ViewerModel { robot: robot.name, urdf, kinematics: robot.kinematics, foot_sensors, joints, coupled })
+        Ok(ViewerModel {
+            robot: robot.name,
+            urdf,
+            kinematics: robot.kinematics,
+            foot_sensors,
+            joints,
+            coupled,
+        })
     }
 }
 
