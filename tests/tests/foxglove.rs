@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use foxglove::messages::{FrameTransforms, JointStates, Timestamp};
+use foxglove::messages::{FrameTransforms, JointStates, Log, Timestamp};
 use futures::{SinkExt, StreamExt};
 use naobroker_e2e::cartesian::assert_close;
 use naobroker_e2e::free_port;
@@ -81,6 +81,21 @@ impl Viewer {
             .collect();
         let request = json!({"op": "subscribe", "subscriptions": subscriptions}).to_string();
         self.socket.send(Message::Text(request.into())).await.unwrap();
+    }
+
+    /// Cycles stepped one at a time until a message comes: a subscription takes effect in the
+    /// server's time, not the test's (a cycle stepped before it is not this viewer's).
+    fn first_data(&mut self, runtime: &tokio::runtime::Runtime, robot: &Robot) -> (u32, Vec<u8>) {
+        let started = Instant::now();
+        loop {
+            robot.step(1);
+            let next = runtime
+                .block_on(async { tokio::time::timeout(Duration::from_millis(200), self.data()).await });
+            if let Ok(data) = next {
+                return data;
+            }
+            assert!(started.elapsed() < PATIENCE, "no message after subscribing");
+        }
     }
 
     /// The next message data frame: its subscription id and payload.
@@ -281,11 +296,18 @@ fn a_viewer_that_never_reads_loses_messages_counted_while_another_receives_every
     runtime.block_on(stalled.subscribe(&["/tf", "/joint_states", "/robot_description"]));
     let mut reader = runtime.block_on(Viewer::connect(port));
     runtime.block_on(reader.subscribe(&["/tf", "/joint_states", "/robot_description"]));
+    // Cycles stepped until the reader's subscriptions took effect (the stalled viewer's did
+    // before: it subscribed first).
+    let mut primed = 1;
+    let mut read = 1;
+    while reader.first_data(&runtime, &robot).0 != 1 {
+        primed += 1;
+        read += 1;
+    }
     // Each cycle stepped alone, the reader taking its messages before the next: it misses
     // none and gets each cycle once (a cycle's joint states newer than the last's), while the
     // stalled viewer's queue and socket fill and it loses the oldest.
     const CYCLES: usize = 3000;
-    let mut read = 0;
     let mut last_stamp: Option<(u32, u32)> = None;
     for _ in 0..CYCLES {
         robot.step(1);
@@ -320,13 +342,18 @@ fn a_viewer_that_never_reads_loses_messages_counted_while_another_receives_every
     assert!(sent >= 2 * CYCLES as u64, "the reader got every cycle's transforms and joints: {sent}");
     assert!(received < sent, "the stalled viewer got {received} of {sent} messages");
     // What the view counted: the reader lost nothing; the stalled viewer lost what it did not
-    // get of what it was offered (the reader's messages, and the cycle before the reader
-    // subscribed if the view wrote it in between).
+    // get of what it was offered (the reader's messages, and the cycles stepped before the
+    // reader's subscriptions took effect).
     assert_eq!(viewer_counts(&robot, &reader), (sent, 0));
     let (stalled_sent, dropped) = viewer_counts(&robot, &stalled);
     assert_eq!(stalled_sent, received);
     let offered = received + dropped;
-    assert!((sent..=sent + 2).contains(&offered), "{received} received + {dropped} dropped, {sent} sent");
+    eprintln!("stalled viewer: {received} received, {dropped} dropped; reader: {sent} received");
+    let before_the_reader = 2 * primed + 2;
+    assert!(
+        (sent..=sent + before_the_reader).contains(&offered),
+        "{received} received + {dropped} dropped, {sent} sent"
+    );
     let stats = robot.call("Foxglove", "stats", vec![]);
     assert_eq!(field(&stats, "messages_dropped").as_u64(), Some(dropped));
 }
@@ -354,17 +381,15 @@ fn a_viewer_beyond_max_viewers_is_refused_with_the_reason_while_the_others_recei
     for viewer in [&mut first, &mut second] {
         runtime.block_on(viewer.subscribe(&["/joint_states"]));
     }
-    robot.step(1);
     for viewer in [&mut first, &mut second] {
-        assert_eq!(runtime.block_on(viewer.data()).0, 1);
+        assert_eq!(viewer.first_data(&runtime, &robot).0, 1);
     }
     // One leaves: a new viewer is let in.
     runtime.block_on(first.socket.close(None)).unwrap();
     await_viewers(&robot, 1);
     let mut third = runtime.block_on(Viewer::connect(port));
     runtime.block_on(third.subscribe(&["/joint_states"]));
-    robot.step(1);
-    assert_eq!(runtime.block_on(third.data()).0, 1);
+    assert_eq!(third.first_data(&runtime, &robot).0, 1);
     let stats = robot.call("Foxglove", "stats", vec![]);
     assert_eq!(field(&stats, "viewers_refused").as_u64(), Some(1));
 }
@@ -384,8 +409,7 @@ fn fifty_viewers_coming_and_going_leave_the_broker_as_it_was() {
         for _ in 0..50 {
             let mut viewer = runtime.block_on(Viewer::connect(port));
             runtime.block_on(viewer.subscribe(&["/tf", "/joint_states", "/robot_description"]));
-            robot.step(1);
-            runtime.block_on(viewer.data());
+            viewer.first_data(&runtime, robot);
             runtime.block_on(viewer.socket.close(None)).unwrap();
         }
     };
@@ -395,6 +419,7 @@ fn fifty_viewers_coming_and_going_leave_the_broker_as_it_was() {
     round(&robot);
     round(&robot);
     let after = rss_kb(robot.broker.pid());
+    eprintln!("RSS {before} kB before 100 viewers, {after} kB after");
     // Noise: the allocator's pages; a viewer's queue, schemas and socket left behind would
     // be tens of kilobytes each, megabytes for 100.
     assert!(after < before + 2048, "RSS {before} kB before 100 viewers, {after} kB after");
@@ -428,4 +453,53 @@ fn a_client_chooses_the_memory_keys_a_viewer_sees_within_the_bound() {
     let refused = robot.session.call("Foxglove", "setKeys", vec![too_many]).unwrap_err().message;
     assert_eq!(refused, "Foxglove.setKeys: 65 keys, at most 64");
     assert_eq!(robot.call("Foxglove", "getKeys", vec![]), keys, "a refused call changes nothing");
+}
+
+/// The next `/log` message within a second, if any.
+fn next_log(runtime: &tokio::runtime::Runtime, viewer: &mut Viewer) -> Option<Log> {
+    let next = runtime.block_on(async { tokio::time::timeout(Duration::from_secs(1), viewer.data()).await });
+    next.ok().map(|(_, payload)| Log::decode(payload.as_slice()).unwrap())
+}
+
+#[test]
+fn a_viewer_of_log_gets_the_brokers_lines_in_dcm_time_but_never_the_views_own() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, ""));
+    let dcm_time_ms = robot.step(3);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut viewer = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(viewer.subscribe(&["/log"]));
+    let raise = |message: &str| {
+        let line = vec!["WARN".into(), "probe::arm".into(), message.into()];
+        robot.call("ServiceDirectory", "log", line);
+    };
+    // The view follows the broker's lines once a viewer subscribes to /log: a line raised
+    // until one shows.
+    let started = Instant::now();
+    let first = loop {
+        assert!(started.elapsed() < PATIENCE, "no line on /log");
+        raise("arm hot");
+        if let Some(log) = next_log(&runtime, &mut viewer) {
+            break log;
+        }
+    };
+    assert_eq!((first.message.as_str(), first.file.as_str()), ("arm hot", "probe::arm"));
+    assert_eq!(first.timestamp, Some(dcm_stamp(dcm_time_ms)), "stamped with DCM time");
+    // Another viewer comes and goes: the SDK's server logs it ("Registered client ..."), a
+    // line about a viewer that is not sent to the viewers.
+    let other = runtime.block_on(Viewer::connect(port));
+    drop(other);
+    await_viewers(&robot, 1);
+    raise("after the other viewer");
+    let mut seen = Vec::new();
+    loop {
+        let log = next_log(&runtime, &mut viewer).expect("the line raised after the other viewer left");
+        if log.message == "after the other viewer" {
+            break;
+        }
+        seen.push(log.message);
+    }
+    assert!(seen.iter().all(|message| message == "arm hot"), "the view's own lines on /log: {seen:?}");
+    let stats = robot.call("Foxglove", "stats", vec![]);
+    assert!(field(&stats, "own_log_lines").as_u64().unwrap() > 0, "{stats}");
 }

@@ -16,7 +16,7 @@ use futures::SinkExt;
 use naobroker_framework::Value;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
+use tokio_tungstenite::tungstenite::handshake::server::{Callback, ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
@@ -162,7 +162,20 @@ pub(crate) fn refusal(max_viewers: usize) -> String {
 /// subprotocol when offered), an error status naming the bound, and a close frame "try again
 /// later" with the same reason.
 async fn refuse(viewer: TcpStream, max_viewers: usize) {
-    let with_subprotocol = |request: &Request, mut response: Response| -> Result<Response, ErrorResponse> {
+    let Ok(mut socket) = tokio_tungstenite::accept_hdr_async(viewer, FoxgloveSubprotocol).await else {
+        return;
+    };
+    let reason = refusal(max_viewers);
+    let status = serde_json::json!({"op": "status", "level": 2, "message": reason}).to_string();
+    let _ = socket.send(Message::Text(status.into())).await;
+    let _ = socket.close(Some(CloseFrame { code: CloseCode::Again, reason: reason.into() })).await;
+}
+
+/// The handshake's answer names Foxglove's subprotocol when the viewer offers it.
+struct FoxgloveSubprotocol;
+
+impl Callback for FoxgloveSubprotocol {
+    fn on_request(self, request: &Request, mut response: Response) -> Result<Response, ErrorResponse> {
         let offered = request.headers().get("sec-websocket-protocol").and_then(|value| value.to_str().ok());
         let foxglove = offered
             .and_then(|offered| offered.split(',').map(str::trim).find(|p| p.starts_with("foxglove.")));
@@ -170,12 +183,7 @@ async fn refuse(viewer: TcpStream, max_viewers: usize) {
             response.headers_mut().insert("sec-websocket-protocol", protocol);
         }
         Ok(response)
-    };
-    let Ok(mut socket) = tokio_tungstenite::accept_hdr_async(viewer, with_subprotocol).await else { return };
-    let reason = refusal(max_viewers);
-    let status = serde_json::json!({"op": "status", "level": 2, "message": reason}).to_string();
-    let _ = socket.send(Message::Text(status.into())).await;
-    let _ = socket.close(Some(CloseFrame { code: CloseCode::Again, reason: reason.into() })).await;
+    }
 }
 
 /// Relay one viewer until either side closes; false when the viewer was cut off (the
