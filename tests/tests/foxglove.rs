@@ -503,3 +503,20 @@ fn a_viewer_of_log_gets_the_brokers_lines_in_dcm_time_but_never_the_views_own() 
     let stats = robot.call("Foxglove", "stats", vec![]);
     assert!(field(&stats, "own_log_lines").as_u64().unwrap() > 0, "{stats}");
 }
+
+#[test]
+fn a_connection_that_never_shakes_hands_gives_its_place_up() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, "max_viewers = 1"));
+    let idle = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    await_viewers(&robot, 1);
+    // Its place is given up after the handshake's patience (5 s): a viewer is let in.
+    await_viewers(&robot, 0);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut viewer = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(viewer.subscribe(&["/joint_states"]));
+    assert_eq!(viewer.first_data(&runtime, &robot).0, 1);
+    let stats = robot.call("Foxglove", "stats", vec![]);
+    assert_eq!(field(&stats, "viewers_cut_off").as_u64(), Some(1));
+    drop(idle);
+}

@@ -29,6 +29,9 @@ use crate::bounds::{MAX_FRAME_BYTES, VIEWER_QUEUE_BYTES};
 const REFUSING_AT_ONCE: usize = 4;
 /// How long a refused viewer's handshake and farewell may take.
 const REFUSAL_PATIENCE: Duration = Duration::from_secs(2);
+/// How long a viewer may take to complete the WebSocket handshake before its place is given
+/// up (a connection that sends nothing would hold it forever).
+const HANDSHAKE_PATIENCE: Duration = Duration::from_secs(5);
 /// The longest HTTP answer to the handshake the server may send.
 const MAX_HANDSHAKE_BYTES: usize = 16 * 1024;
 /// What is read from a socket at a time.
@@ -186,9 +189,9 @@ impl Callback for FoxgloveSubprotocol {
     }
 }
 
-/// Relay one viewer until either side closes; false when the viewer was cut off (the
-/// protocol's own messages alone overfilled its queue, or the server sent a frame beyond
-/// [`MAX_FRAME_BYTES`]).
+/// Relay one viewer until either side closes; false when the viewer was cut off (no
+/// handshake within [`HANDSHAKE_PATIENCE`], the protocol's own messages alone overfilled its
+/// queue, or the server sent a frame beyond [`MAX_FRAME_BYTES`]).
 async fn relay(
     viewer: TcpStream,
     server: SocketAddr,
@@ -245,8 +248,12 @@ async fn forward(
     let mut chunk = vec![0; CHUNK_BYTES];
     let mut outbox = Outbox::new(queue_messages, VIEWER_QUEUE_BYTES);
     let mut upgraded = false;
+    // A connection that never completes the handshake gives its place up.
+    let handshake = tokio::time::sleep(HANDSHAKE_PATIENCE);
+    tokio::pin!(handshake);
     loop {
         tokio::select! {
+            () = &mut handshake, if !upgraded => return false,
             ready = from.readable() => {
                 if ready.is_err() {
                     return true;
