@@ -124,7 +124,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         robot: Option<std::path::PathBuf>,
     },
-    /// Broker and DCM counters.
+    /// Broker, DCM and (when it is on) Foxglove live view counters.
     Stats,
     /// Make a CURVE key pair (docs/security.md). With SECRET_FILE, the secret key is
     /// written there (readable by its owner only) and the public key printed; without,
