@@ -1,13 +1,15 @@
 //! The Foxglove live view against a client that speaks as Foxglove does (WebSocket
 //! subprotocol `foxglove.sdk.v1`, JSON advertisements, binary message frames): joint states
-//! and link transforms checked against ALMemory and ALMotion.getTransform, a viewer that
-//! never reads losing messages while another receives them all, viewers coming and going
-//! without the broker growing.
+//! and link transforms checked against ALMemory and ALMotion.getTransform and stamped with the
+//! cycle's DCM time, a viewer that never reads losing messages (counted) while another
+//! receives every cycle once, a viewer beyond `max_viewers` refused with the reason, viewers
+//! coming and going without the broker growing.
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use foxglove::messages::{FrameTransforms, JointStates};
+use foxglove::messages::{FrameTransforms, JointStates, Log, Timestamp};
 use futures::{SinkExt, StreamExt};
 use naobroker_e2e::cartesian::assert_close;
 use naobroker_e2e::free_port;
@@ -18,6 +20,7 @@ use prost::Message as _;
 use serde_json::{json, Value as Json};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
@@ -27,20 +30,30 @@ const PATIENCE: Duration = Duration::from_secs(20);
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-/// A viewer: its socket and the channels the server advertised (topic → id).
+/// A viewer: its socket, its address as the broker sees it, and the channels the server
+/// advertised (topic → id).
 struct Viewer {
     socket: Socket,
+    address: SocketAddr,
     channels: HashMap<String, u64>,
+}
+
+/// A WebSocket connection to the view as Foxglove opens it (subprotocol `foxglove.sdk.v1`).
+async fn open(port: u16) -> Socket {
+    let mut request = format!("ws://127.0.0.1:{port}").into_client_request().unwrap();
+    request.headers_mut().insert("Sec-WebSocket-Protocol", "foxglove.sdk.v1".parse().unwrap());
+    let (socket, response) = tokio_tungstenite::connect_async(request).await.expect("the view accepts");
+    assert_eq!(response.headers()["sec-websocket-protocol"], "foxglove.sdk.v1");
+    socket
 }
 
 impl Viewer {
     /// Connect with Foxglove's subprotocol and take the server's advertisements.
     async fn connect(port: u16) -> Viewer {
-        let mut request = format!("ws://127.0.0.1:{port}").into_client_request().unwrap();
-        request.headers_mut().insert("Sec-WebSocket-Protocol", "foxglove.sdk.v1".parse().unwrap());
-        let (socket, response) = tokio_tungstenite::connect_async(request).await.expect("the view accepts");
-        assert_eq!(response.headers()["sec-websocket-protocol"], "foxglove.sdk.v1");
-        let mut viewer = Viewer { socket, channels: HashMap::new() };
+        let socket = open(port).await;
+        let MaybeTlsStream::Plain(stream) = socket.get_ref() else { panic!("a plain TCP stream") };
+        let address = stream.local_addr().unwrap();
+        let mut viewer = Viewer { socket, address, channels: HashMap::new() };
         while !viewer.channels.contains_key("/tf") {
             let Message::Text(text) = viewer.next().await else { continue };
             let message: Json = serde_json::from_str(&text).unwrap();
@@ -68,6 +81,21 @@ impl Viewer {
             .collect();
         let request = json!({"op": "subscribe", "subscriptions": subscriptions}).to_string();
         self.socket.send(Message::Text(request.into())).await.unwrap();
+    }
+
+    /// Cycles stepped one at a time until a message comes: a subscription takes effect in the
+    /// server's time, not the test's (a cycle stepped before it is not this viewer's).
+    fn first_data(&mut self, runtime: &tokio::runtime::Runtime, robot: &Robot) -> (u32, Vec<u8>) {
+        let started = Instant::now();
+        loop {
+            robot.step(1);
+            let next = runtime
+                .block_on(async { tokio::time::timeout(Duration::from_millis(200), self.data()).await });
+            if let Ok(data) = next {
+                return data;
+            }
+            assert!(started.elapsed() < PATIENCE, "no message after subscribing");
+        }
     }
 
     /// The next message data frame: its subscription id and payload.
@@ -137,12 +165,24 @@ fn a_viewer_sees_the_joints_and_the_links_as_almemory_and_get_transform_say() {
     let angles: Vec<Value> = [0.6, 0.4, -0.9, 0.5].map(Value::from).to_vec();
     robot.motion("setAngles", vec![Value::Array(names), Value::Array(angles), 1.0.into()]);
     robot.step(100);
+    // The joints held where they are sensed (the simulated sensors are noisy): ALMotion's
+    // sensed model, which its thread updates after the DCM's cycle, and the view's, posed by
+    // each cycle's sensed angles, then agree whichever cycle each is at.
+    let sensed = floats(&robot.call("ALMemory", "getListData", vec![Value::Array(sensor_keys())]));
+    for (joint, angle) in JOINTS.iter().zip(&sensed) {
+        let sensor = format!("{joint}/Position/Sensor/Value");
+        robot.call("DCM", "simulateSensor", vec![sensor.into(), (*angle).into()]);
+    }
+    robot.step(5);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let mut viewer = runtime.block_on(Viewer::connect(port));
     runtime.block_on(viewer.subscribe(&["/joint_states", "/tf"]));
-    // The view writes each new cycle: one more, then what it sends must come to rest on it.
-    robot.step(1);
+    // The view writes each new cycle: one more, then what it sends must come to rest on it,
+    // stamped with that cycle's DCM time (as `naocli record` stamps it).
+    let dcm_time_ms = robot.step(1);
+    let stamp = dcm_stamp(dcm_time_ms);
     let joints = floats(&robot.call("ALMemory", "getListData", vec![Value::Array(sensor_keys())]));
+    assert_eq!(joints, sensed);
     let expected: Vec<[[f64; 4]; 4]> = ["LArm", "RLeg", "HeadPitch", "CameraBottom"]
         .iter()
         .map(|frame| {
@@ -161,11 +201,14 @@ fn a_viewer_sees_the_joints_and_the_links_as_almemory_and_get_transform_say() {
             let got: Vec<f64> = states.joints.iter().map(|joint| joint.position.unwrap()).collect();
             let names: Vec<&str> = states.joints.iter().map(|joint| joint.name.as_str()).collect();
             assert_eq!(names, JOINTS);
-            joints_seen |= got == joints;
+            joints_seen |= got == joints && states.timestamp == Some(stamp);
         } else {
             let transforms = FrameTransforms::decode(payload.as_slice()).unwrap();
             let world = transforms.transforms.iter().find(|t| t.child_frame_id == "Torso").unwrap();
             assert_eq!(world.parent_frame_id, "odom");
+            if world.timestamp != Some(stamp) {
+                continue;
+            }
             let got: Vec<[[f64; 4]; 4]> = ["LArm", "RLeg", "HeadPitch", "CameraBottom"]
                 .iter()
                 .map(|frame| in_torso(&transforms, frame))
@@ -201,6 +244,42 @@ fn a_viewer_gets_the_robot_description_on_subscribing_and_events_as_raised() {
     assert_eq!(serde_json::from_slice::<Json>(&payload).unwrap(), json!({"value": 7}));
 }
 
+/// A DCM time (ms) as a message's timestamp.
+fn dcm_stamp(dcm_time_ms: i64) -> Timestamp {
+    Timestamp::new((dcm_time_ms / 1000) as u32, (dcm_time_ms % 1000) as u32 * 1_000_000)
+}
+
+/// A field of a map `Foxglove.stats()` answers.
+fn field<'a>(map: &'a Value, name: &str) -> &'a Value {
+    let Value::Map(entries) = map else { panic!("not a map: {map}") };
+    entries.iter().find(|(key, _)| key.as_str() == Some(name)).map(|(_, value)| value).unwrap()
+}
+
+/// What the view counted of a viewer: messages sent and dropped.
+fn viewer_counts(robot: &Robot, viewer: &Viewer) -> (u64, u64) {
+    let stats = robot.call("Foxglove", "stats", vec![]);
+    let Value::Array(viewers) = field(&stats, "viewers") else { panic!("{stats}") };
+    let address = viewer.address.to_string();
+    let counted = viewers.iter().find(|counted| field(counted, "address").as_str() == Some(&address));
+    let counted = counted.unwrap_or_else(|| panic!("{address} not in {stats}"));
+    let count = |name| field(counted, name).as_u64().unwrap();
+    (count("messages_sent"), count("messages_dropped"))
+}
+
+/// The viewers the view has connected, once the number comes to `expected`.
+fn await_viewers(robot: &Robot, expected: usize) {
+    let started = Instant::now();
+    loop {
+        let stats = robot.call("Foxglove", "stats", vec![]);
+        let Value::Array(viewers) = field(&stats, "viewers") else { panic!("{stats}") };
+        if viewers.len() == expected {
+            return;
+        }
+        assert!(started.elapsed() < PATIENCE, "{} viewers, expected {expected}: {stats}", viewers.len());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn sensor_keys() -> Vec<Value> {
     JOINTS
         .iter()
@@ -209,7 +288,7 @@ fn sensor_keys() -> Vec<Value> {
 }
 
 #[test]
-fn a_viewer_that_never_reads_loses_messages_while_another_receives_every_cycle() {
+fn a_viewer_that_never_reads_loses_messages_counted_while_another_receives_every_cycle_once() {
     let port = free_port();
     let robot = Robot::start_with(&view_config(port, "viewer_queue = 8"));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -217,15 +296,30 @@ fn a_viewer_that_never_reads_loses_messages_while_another_receives_every_cycle()
     runtime.block_on(stalled.subscribe(&["/tf", "/joint_states", "/robot_description"]));
     let mut reader = runtime.block_on(Viewer::connect(port));
     runtime.block_on(reader.subscribe(&["/tf", "/joint_states", "/robot_description"]));
+    // Cycles stepped until the reader's subscriptions took effect (the stalled viewer's did
+    // before: it subscribed first).
+    let mut primed = 1;
+    let mut read = 1;
+    while reader.first_data(&runtime, &robot).0 != 1 {
+        primed += 1;
+        read += 1;
+    }
     // Each cycle stepped alone, the reader taking its messages before the next: it misses
-    // none, while the stalled viewer's queue and socket fill and it loses the oldest.
+    // none and gets each cycle once (a cycle's joint states newer than the last's), while the
+    // stalled viewer's queue and socket fill and it loses the oldest.
     const CYCLES: usize = 3000;
-    let mut read = 0;
+    let mut last_stamp: Option<(u32, u32)> = None;
     for _ in 0..CYCLES {
         robot.step(1);
         loop {
             let (subscription, payload) = runtime.block_on(reader.data());
             read += 1;
+            if subscription == 2 {
+                let stamp = JointStates::decode(payload.as_slice()).unwrap().timestamp.unwrap();
+                let stamp = (stamp.sec(), stamp.nsec());
+                assert!(last_stamp < Some(stamp), "a cycle sent again: {stamp:?} after {last_stamp:?}");
+                last_stamp = Some(stamp);
+            }
             if subscription == 1 {
                 assert!(!FrameTransforms::decode(payload.as_slice()).unwrap().transforms.is_empty());
                 break;
@@ -241,12 +335,63 @@ fn a_viewer_that_never_reads_loses_messages_while_another_receives_every_cycle()
                 count += usize::from(matches!(message, Message::Binary(_)));
             }
         });
-        count
+        count as u64
     };
-    let sent = read + drain(&mut reader);
+    let sent = (read + drain(&mut reader)) as u64;
     let received = drain(&mut stalled);
-    assert!(sent >= 2 * CYCLES, "the reader got every cycle's transforms and joints: {sent}");
+    assert!(sent >= 2 * CYCLES as u64, "the reader got every cycle's transforms and joints: {sent}");
     assert!(received < sent, "the stalled viewer got {received} of {sent} messages");
+    // What the view counted: the reader lost nothing; the stalled viewer lost what it did not
+    // get of what it was offered (the reader's messages, and the cycles stepped before the
+    // reader's subscriptions took effect).
+    assert_eq!(viewer_counts(&robot, &reader), (sent, 0));
+    let (stalled_sent, dropped) = viewer_counts(&robot, &stalled);
+    assert_eq!(stalled_sent, received);
+    let offered = received + dropped;
+    eprintln!("stalled viewer: {received} received, {dropped} dropped; reader: {sent} received");
+    let before_the_reader = 2 * primed + 2;
+    assert!(
+        (sent..=sent + before_the_reader).contains(&offered),
+        "{received} received + {dropped} dropped, {sent} sent"
+    );
+    let stats = robot.call("Foxglove", "stats", vec![]);
+    assert_eq!(field(&stats, "messages_dropped").as_u64(), Some(dropped));
+}
+
+#[test]
+fn a_viewer_beyond_max_viewers_is_refused_with_the_reason_while_the_others_receive() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, "max_viewers = 2"));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut first = runtime.block_on(Viewer::connect(port));
+    let mut second = runtime.block_on(Viewer::connect(port));
+    // The third: the handshake, an error status naming the bound, and "try again later".
+    let reason = "naobroker: 2 Foxglove viewers connected, at most 2 ([foxglove] max_viewers)";
+    let mut refused = runtime.block_on(open(port));
+    let next = |socket: &mut Socket| {
+        let next = runtime.block_on(async { tokio::time::timeout(PATIENCE, socket.next()).await });
+        next.expect("a message in time").expect("a message").expect("a WebSocket message")
+    };
+    let Message::Text(status) = next(&mut refused) else { panic!("a status first") };
+    let status: Json = serde_json::from_str(&status).unwrap();
+    assert_eq!(status, json!({"op": "status", "level": 2, "message": reason}));
+    let Message::Close(Some(close)) = next(&mut refused) else { panic!("then a close frame") };
+    assert_eq!((close.code, close.reason.as_str()), (CloseCode::Again, reason));
+    // The two let in go on receiving.
+    for viewer in [&mut first, &mut second] {
+        runtime.block_on(viewer.subscribe(&["/joint_states"]));
+    }
+    for viewer in [&mut first, &mut second] {
+        assert_eq!(viewer.first_data(&runtime, &robot).0, 1);
+    }
+    // One leaves: a new viewer is let in.
+    runtime.block_on(first.socket.close(None)).unwrap();
+    await_viewers(&robot, 1);
+    let mut third = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(third.subscribe(&["/joint_states"]));
+    assert_eq!(third.first_data(&runtime, &robot).0, 1);
+    let stats = robot.call("Foxglove", "stats", vec![]);
+    assert_eq!(field(&stats, "viewers_refused").as_u64(), Some(1));
 }
 
 fn rss_kb(pid: u32) -> u64 {
@@ -264,8 +409,7 @@ fn fifty_viewers_coming_and_going_leave_the_broker_as_it_was() {
         for _ in 0..50 {
             let mut viewer = runtime.block_on(Viewer::connect(port));
             runtime.block_on(viewer.subscribe(&["/tf", "/joint_states", "/robot_description"]));
-            robot.step(1);
-            runtime.block_on(viewer.data());
+            viewer.first_data(&runtime, robot);
             runtime.block_on(viewer.socket.close(None)).unwrap();
         }
     };
@@ -275,9 +419,12 @@ fn fifty_viewers_coming_and_going_leave_the_broker_as_it_was() {
     round(&robot);
     round(&robot);
     let after = rss_kb(robot.broker.pid());
+    eprintln!("RSS {before} kB before 100 viewers, {after} kB after");
     // Noise: the allocator's pages; a viewer's queue, schemas and socket left behind would
     // be tens of kilobytes each, megabytes for 100.
     assert!(after < before + 2048, "RSS {before} kB before 100 viewers, {after} kB after");
+    // And the view forgot every one of them.
+    await_viewers(&robot, 0);
 }
 
 #[test]
@@ -306,4 +453,70 @@ fn a_client_chooses_the_memory_keys_a_viewer_sees_within_the_bound() {
     let refused = robot.session.call("Foxglove", "setKeys", vec![too_many]).unwrap_err().message;
     assert_eq!(refused, "Foxglove.setKeys: 65 keys, at most 64");
     assert_eq!(robot.call("Foxglove", "getKeys", vec![]), keys, "a refused call changes nothing");
+}
+
+/// The next `/log` message within a second, if any.
+fn next_log(runtime: &tokio::runtime::Runtime, viewer: &mut Viewer) -> Option<Log> {
+    let next = runtime.block_on(async { tokio::time::timeout(Duration::from_secs(1), viewer.data()).await });
+    next.ok().map(|(_, payload)| Log::decode(payload.as_slice()).unwrap())
+}
+
+#[test]
+fn a_viewer_of_log_gets_the_brokers_lines_in_dcm_time_but_never_the_views_own() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, ""));
+    let dcm_time_ms = robot.step(3);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut viewer = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(viewer.subscribe(&["/log"]));
+    let raise = |message: &str| {
+        let line = vec!["WARN".into(), "probe::arm".into(), message.into()];
+        robot.call("ServiceDirectory", "log", line);
+    };
+    // The view follows the broker's lines once a viewer subscribes to /log: a line raised
+    // until one shows.
+    let started = Instant::now();
+    let first = loop {
+        assert!(started.elapsed() < PATIENCE, "no line on /log");
+        raise("arm hot");
+        if let Some(log) = next_log(&runtime, &mut viewer) {
+            break log;
+        }
+    };
+    assert_eq!((first.message.as_str(), first.file.as_str()), ("arm hot", "probe::arm"));
+    assert_eq!(first.timestamp, Some(dcm_stamp(dcm_time_ms)), "stamped with DCM time");
+    // Another viewer comes and goes: the SDK's server logs it ("Registered client ..."), a
+    // line about a viewer that is not sent to the viewers.
+    let other = runtime.block_on(Viewer::connect(port));
+    drop(other);
+    await_viewers(&robot, 1);
+    raise("after the other viewer");
+    let mut seen = Vec::new();
+    loop {
+        let log = next_log(&runtime, &mut viewer).expect("the line raised after the other viewer left");
+        if log.message == "after the other viewer" {
+            break;
+        }
+        seen.push(log.message);
+    }
+    assert!(seen.iter().all(|message| message == "arm hot"), "the view's own lines on /log: {seen:?}");
+    let stats = robot.call("Foxglove", "stats", vec![]);
+    assert!(field(&stats, "own_log_lines").as_u64().unwrap() > 0, "{stats}");
+}
+
+#[test]
+fn a_connection_that_never_shakes_hands_gives_its_place_up() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, "max_viewers = 1"));
+    let idle = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    await_viewers(&robot, 1);
+    // Its place is given up after the handshake's patience (5 s): a viewer is let in.
+    await_viewers(&robot, 0);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut viewer = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(viewer.subscribe(&["/joint_states"]));
+    assert_eq!(viewer.first_data(&runtime, &robot).0, 1);
+    let stats = robot.call("Foxglove", "stats", vec![]);
+    assert_eq!(field(&stats, "viewers_cut_off").as_u64(), Some(1));
+    drop(idle);
 }

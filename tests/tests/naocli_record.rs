@@ -229,3 +229,31 @@ fn a_recording_of_the_earlier_format_still_plots() {
     assert!(plotted.status.success(), "{}", String::from_utf8_lossy(&plotted.stderr));
     assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
 }
+
+/// `--robot FILE`: the recording's and the URDF's robot description. A description of another
+/// robot than the broker runs is refused before anything is recorded, naming both.
+#[test]
+fn a_recording_of_another_robots_description_is_refused_and_urdf_takes_the_file() {
+    let broker = TestBroker::start("");
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../robots/nao-v6.toml");
+    let description = std::fs::read_to_string(shipped).unwrap();
+    let other = broker.dir.join("other.toml");
+    std::fs::write(&other, description.replacen("name = \"NAO V6\"", "name = \"Other NAO\"", 1)).unwrap();
+    let out = broker.dir.join("other.mcap");
+    let output = Command::new(bin("naocli"))
+        .args(["--url", &broker.url, "record", "DCM/Time", "--robot"])
+        .arg(&other)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{said}");
+    assert!(
+        said.contains("\"NAO V6\"") && said.contains("\"Other NAO\"") && said.contains("--robot"),
+        "{said}"
+    );
+    assert!(!out.exists(), "nothing recorded");
+    let urdf = Command::new(bin("naocli")).args(["urdf", "--robot"]).arg(&other).output().unwrap();
+    assert!(String::from_utf8(urdf.stdout).unwrap().contains("<robot name=\"Other NAO\">"));
+}

@@ -102,6 +102,9 @@ enum Command {
         events: Vec<String>,
         #[arg(long, value_name = "FILE.mcap")]
         out: std::path::PathBuf,
+        /// The robot description the broker runs (its `[dcm] robot`) [default: the shipped NAO V6].
+        #[arg(long, value_name = "FILE")]
+        robot: Option<std::path::PathBuf>,
     },
     /// Plot recorded keys (all when none named) over the seconds since the recording's start
     /// into a PNG. Needs no broker.
@@ -117,8 +120,11 @@ enum Command {
     Urdf {
         #[arg(long, value_name = "FILE.urdf")]
         out: Option<std::path::PathBuf>,
+        /// The robot description to write the URDF of [default: the shipped NAO V6].
+        #[arg(long, value_name = "FILE")]
+        robot: Option<std::path::PathBuf>,
     },
-    /// Broker and DCM counters.
+    /// Broker, DCM and (when it is on) Foxglove live view counters.
     Stats,
     /// Make a CURVE key pair (docs/security.md). With SECRET_FILE, the secret key is
     /// written there (readable by its owner only) and the public key printed; without,
@@ -152,8 +158,17 @@ fn keygen(secret_file: Option<&std::path::Path>) -> Result<(), CallError> {
 }
 
 /// `naocli urdf`: the shipped robot description's URDF, to a file or stdout.
-fn urdf(out: Option<&std::path::Path>) -> Result<(), CallError> {
-    let urdf = naobroker_urdf::nao_v6();
+/// The viewer's model of a robot description file, or of the shipped NAO V6.
+fn viewer_model(robot: Option<&std::path::Path>) -> Result<naobroker_urdf::ViewerModel, CallError> {
+    let Some(path) = robot else { return Ok(naobroker_urdf::ViewerModel::nao_v6()) };
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| CallError::new(format!("{}: {error}", path.display())))?;
+    naobroker_urdf::ViewerModel::from_description(&text)
+        .map_err(|error| CallError::new(format!("{}: {error}", path.display())))
+}
+
+fn urdf(out: Option<&std::path::Path>, robot: Option<&std::path::Path>) -> Result<(), CallError> {
+    let urdf = viewer_model(robot)?.urdf;
     match out {
         Some(path) => {
             std::fs::write(path, urdf).map_err(|error| CallError::new(format!("{}: {error}", path.display())))
@@ -174,8 +189,8 @@ async fn run(cli: Cli) -> Result<(), CallError> {
     if let Command::Plot { recording, keys, out } = &cli.command {
         return plot::plot(recording, keys, out);
     }
-    if let Command::Urdf { out } = &cli.command {
-        return urdf(out.as_deref());
+    if let Command::Urdf { out, robot } = &cli.command {
+        return urdf(out.as_deref(), robot.as_deref());
     }
     let session = ClientSession::connect(&cli.url, "naocli").await?;
     let result = run_on(&session, cli).await;
@@ -241,9 +256,14 @@ async fn run_on(session: &ClientSession, cli: Cli) -> Result<(), CallError> {
         Command::Stats => {
             let broker = session.call("ServiceDirectory", "stats", vec![], false).await?;
             let dcm = session.call("DCM", "stats", vec![], false).await.unwrap_or(Value::Nil);
-            print_line(&to_json(&Value::Map(vec![("broker".into(), broker), ("dcm".into(), dcm)])))?;
+            // The live view's, when it is on.
+            let foxglove = session.call("Foxglove", "stats", vec![], false).await.unwrap_or(Value::Nil);
+            let stats = vec![("broker".into(), broker), ("dcm".into(), dcm), ("foxglove".into(), foxglove)];
+            print_line(&to_json(&Value::Map(stats)))?;
         }
-        Command::Record { keys, events, out } => record::record(session, &keys, &events, &out).await?,
+        Command::Record { keys, events, out, robot } => {
+            record::record(session, &viewer_model(robot.as_deref())?, &keys, &events, &out).await?
+        }
         Command::Keygen { .. } | Command::Plot { .. } | Command::Urdf { .. } => {
             unreachable!("answered before connecting")
         }

@@ -1,6 +1,7 @@
 //! The MCAP files `naocli record` writes and `naocli plot` reads (docs/recording.md): the
 //! robot's channels (the live view's: joint states, transforms, sensors), one channel per
-//! recorded key and per recorded event (JSON messages with a JSON schema), log time = DCM time.
+//! key the user asked for and per recorded event (JSON messages with a JSON schema), log time
+//! = DCM time, as the live view stamps its messages.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -9,7 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use foxglove::{Context, McapWriterHandle, PartialMetadata, RawChannel, Schema};
-use naobroker_foxglove::robot::{log_json, CycleKeys, CyclePose, Decimation, RobotChannels, SensedPose};
+use naobroker_foxglove::robot::{
+    log_json, log_time_ns, CycleKeys, CyclePose, Decimation, RobotChannels, SensedPose,
+};
 use naobroker_urdf::ViewerModel;
 use serde_json::json;
 
@@ -71,16 +74,14 @@ pub(crate) struct RecordingFile {
     writer: McapWriterHandle<BufWriter<File>>,
     robot: RobotChannels,
     pose: SensedPose,
-    keys: Vec<Arc<RawChannel>>,
+    /// Every key asked of `DCM.record`, in a row's order: the robot's, then the user's that
+    /// are not among them.
+    recorded: Vec<String>,
+    /// The user's keys: each one's channel and where its value is in a row.
+    keys: Vec<(Arc<RawChannel>, usize)>,
     events: BTreeMap<String, Arc<RawChannel>>,
     /// Whether the robot description was written (once, with the first cycle).
     described: bool,
-}
-
-/// Milliseconds of DCM time as MCAP nanoseconds (the clock is not negative on a robot;
-/// a negative start time reads as 0).
-fn nanoseconds(dcm_time_ms: i64) -> u64 {
-    dcm_time_ms.max(0) as u64 * 1_000_000
 }
 
 fn json_channel(
@@ -98,49 +99,72 @@ fn json_channel(
 }
 
 impl RecordingFile {
-    /// A new file recording `keys` beside the robot's channels (of the shipped NAO V6).
-    pub(crate) fn create(path: &Path, keys: &[String]) -> Result<RecordingFile, McapFileError> {
+    /// A new file recording `model`'s robot channels and the user's `keys` (each asked of the
+    /// DCM once, whether or not the robot's channels take it too).
+    pub(crate) fn create(
+        path: &Path,
+        model: &ViewerModel,
+        keys: &[String],
+    ) -> Result<RecordingFile, McapFileError> {
         let name = path.display().to_string();
         let file = File::create(path).map_err(|source| McapFileError::Io { path: name.clone(), source })?;
         let context = Context::new();
-        let model = ViewerModel::nao_v6();
         let cycle_keys = CycleKeys::new(model.joints.clone());
-        let pose = SensedPose::new(&model, &cycle_keys)?;
+        let pose = SensedPose::new(model, &cycle_keys)?;
+        let mut recorded = cycle_keys.keys.clone();
+        let mut user = Vec::with_capacity(keys.len());
+        for key in keys {
+            let slot = recorded.iter().position(|known| known == key).unwrap_or_else(|| {
+                recorded.push(key.clone());
+                recorded.len() - 1
+            });
+            if !user.iter().any(|(_, known)| *known == slot) {
+                user.push((json_channel(&context, key, KEY_SCHEMA_NAME, key_schema()), slot));
+            }
+        }
         // Every cycle recorded: the slow channels too.
         let every_cycle = Decimation { battery: 1, sonar: 1 };
-        let robot = RobotChannels::new(&context, &model, cycle_keys, every_cycle);
-        let keys =
-            keys.iter().map(|key| json_channel(&context, key, KEY_SCHEMA_NAME, key_schema())).collect();
+        let robot = RobotChannels::new(&context, model, cycle_keys, every_cycle);
         let writer = context
             .mcap_writer()
             .create(BufWriter::new(file))
             .map_err(|source| McapFileError::Writer { path: name.clone(), source })?;
         let events = BTreeMap::new();
-        Ok(RecordingFile { path: name, context, writer, robot, pose, keys, events, described: false })
+        Ok(RecordingFile {
+            path: name,
+            context,
+            writer,
+            robot,
+            pose,
+            recorded,
+            keys: user,
+            events,
+            described: false,
+        })
     }
 
-    /// The robot's keys, recorded after the user's.
-    pub(crate) fn robot_keys(&self) -> &[String] {
-        &self.robot.keys().keys
+    /// The keys to ask `DCM.record` for, in a row's order.
+    pub(crate) fn recorded_keys(&self) -> &[String] {
+        &self.recorded
     }
 
-    /// One cycle: the user's keys' values, then the robot's.
+    /// One cycle: the values of [`RecordingFile::recorded_keys`].
     pub(crate) fn cycle(&mut self, dcm_time_ms: i64, cycle: u64, values: &[f64]) {
-        let time = nanoseconds(dcm_time_ms);
+        if values.len() < self.recorded.len() {
+            return;
+        }
+        let time = log_time_ns(dcm_time_ms);
         if !self.described {
             // Once, at the first cycle's time, as the live view sends it to a new viewer.
             let description = self.robot.robot_description_message();
             self.robot.robot_description().log_with_meta(&description, PartialMetadata::with_log_time(time));
             self.described = true;
         }
-        let (user, robot) = values.split_at(self.keys.len().min(values.len()));
-        for (channel, value) in self.keys.iter().zip(user) {
-            let message = json!({"dcm_time_ms": dcm_time_ms, "cycle": cycle, "value": value});
+        for (channel, slot) in &self.keys {
+            let message = json!({"dcm_time_ms": dcm_time_ms, "cycle": cycle, "value": values[*slot]});
             log_json(channel, time, &message);
         }
-        if robot.len() < self.robot_keys().len() {
-            return;
-        }
+        let robot = &values[..self.robot.keys().keys.len()];
         let (in_torso, torso_in_robot) = self.pose.update(self.robot.keys(), robot);
         // A recording has no walk odometry: the robot stays where it started.
         let pose = CyclePose { in_torso, torso_in_world: Some(torso_in_robot), odometry: None };
@@ -155,7 +179,7 @@ impl RecordingFile {
             .entry(event.to_owned())
             .or_insert_with(|| json_channel(context, event, EVENT_SCHEMA_NAME, event_schema()));
         let message = json!({"dcm_time_ms": dcm_time_ms, "event": event, "value": value});
-        log_json(channel, nanoseconds(dcm_time_ms), &message);
+        log_json(channel, log_time_ns(dcm_time_ms), &message);
     }
 
     /// Write the summary and index: the file is complete.
@@ -187,4 +211,26 @@ pub(crate) fn read_keys(path: &Path) -> Result<KeySeries, McapFileError> {
         }
     }
     Ok(series)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_the_robot_channels_take_too_is_asked_of_the_dcm_once() {
+        let path = std::env::temp_dir().join(format!("naocli-keys-{}.mcap", std::process::id()));
+        let model = ViewerModel::nao_v6();
+        let sensor = "Device/SubDeviceList/HeadYaw/Position/Sensor/Value".to_owned();
+        let keys = [sensor.clone(), "DCM/Time".to_owned(), sensor.clone(), "DCM/Time".to_owned()];
+        let file = RecordingFile::create(&path, &model, &keys).unwrap();
+        let robot = CycleKeys::new(model.joints.clone()).keys;
+        let recorded = file.recorded_keys();
+        assert_eq!(recorded.len(), robot.len() + 1, "the robot's keys, then DCM/Time alone");
+        assert_eq!(recorded[robot.len()], "DCM/Time");
+        let slots: Vec<usize> = file.keys.iter().map(|(_, slot)| *slot).collect();
+        assert_eq!(slots, [robot.iter().position(|key| *key == sensor).unwrap(), robot.len()]);
+        file.finish().unwrap();
+        std::fs::remove_file(&path).unwrap();
+    }
 }

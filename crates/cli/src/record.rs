@@ -1,11 +1,14 @@
-//! `naocli record KEY... [--event NAME...] --out FILE.mcap`: every DCM cycle's values of the
-//! keys (through `DCM.record`'s `DCM/Record/<id>` rows) and the named events, written to an
-//! MCAP file until Ctrl-C (or SIGTERM), with progress on stderr (docs/recording.md).
+//! `naocli record KEY... [--event NAME...] [--robot FILE] --out FILE.mcap`: every DCM cycle's
+//! robot channels and values of the keys (through `DCM.record`'s `DCM/Record/<id>` rows) and
+//! the named events, written to an MCAP file until Ctrl-C (or SIGTERM), with progress on stderr
+//! (docs/recording.md).
 
 use std::path::Path;
 use std::time::Duration;
 
+use naobroker_foxglove::robot::DcmClock;
 use naobroker_framework::{CallError, ClientSession, Value};
+use naobroker_urdf::ViewerModel;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
 
@@ -28,7 +31,7 @@ struct Tally {
     cycles: u64,
     gaps: u64,
     last_cycle: Option<u64>,
-    last_raw_time: Option<i32>,
+    clock: DcmClock,
     dcm_time_ms: i64,
 }
 
@@ -37,12 +40,9 @@ impl Tally {
         if let Some(last) = self.last_cycle {
             self.gaps += cycle.saturating_sub(last + 1);
         }
-        self.dcm_time_ms = match self.last_raw_time {
-            Some(last) => self.dcm_time_ms + i64::from(raw_time.wrapping_sub(last)),
-            None => i64::from(raw_time),
-        };
+        self.dcm_time_ms = self.clock.advance(raw_time);
         self.cycles += 1;
-        (self.last_cycle, self.last_raw_time) = (Some(cycle), Some(raw_time));
+        self.last_cycle = Some(cycle);
     }
 
     fn summary(&self) -> String {
@@ -93,9 +93,29 @@ async fn follow_events(
     Ok(received)
 }
 
+/// The robot the broker runs, by `DCM.special("Config")`'s name: the recording's model must
+/// be its (the shipped NAO V6's, or `--robot FILE`'s).
+async fn check_robot(session: &ClientSession, model: &ViewerModel) -> Result<(), CallError> {
+    let config = session.call("DCM", "special", vec!["Config".into()], false).await?;
+    let running = match &config {
+        Value::Map(entries) => entries.iter().find(|(key, _)| key.as_str() == Some("robot")),
+        _ => None,
+    };
+    let running = running.and_then(|(_, name)| name.as_str()).unwrap_or("");
+    if running != model.robot {
+        return Err(CallError::new(format!(
+            "the broker runs the robot {running:?}, the recording's description is {:?}: pass its \
+             description with --robot FILE (the broker's [dcm] robot)",
+            model.robot
+        )));
+    }
+    Ok(())
+}
+
 /// Record until interrupted; the file is complete (summary and index written) on return.
 pub(crate) async fn record(
     session: &ClientSession,
+    model: &ViewerModel,
     keys: &[String],
     events: &[String],
     out: &Path,
@@ -103,9 +123,9 @@ pub(crate) async fn record(
     let io = |error: std::io::Error| CallError::new(format!("signals: {error}"));
     let (mut interrupt, mut terminate) =
         (signal(SignalKind::interrupt()).map_err(io)?, signal(SignalKind::terminate()).map_err(io)?);
-    let mut file = RecordingFile::create(out, keys)?;
-    let recorded = keys.iter().chain(file.robot_keys());
-    let names = Value::Array(recorded.map(|key| Value::from(key.as_str())).collect());
+    check_robot(session, model).await?;
+    let mut file = RecordingFile::create(out, model, keys)?;
+    let names = Value::Array(file.recorded_keys().iter().map(|key| Value::from(key.as_str())).collect());
     let id = session.call("DCM", "record", vec![names], false).await?;
     let id = id.as_u64().ok_or_else(|| CallError::new(format!("DCM.record answered {id}")))?;
     let mut rows = session.subscribe(&format!("DCM/Record/{id}")).await?;

@@ -9,3 +9,10 @@ pub const MAX_EVENTS: usize = 64;
 pub const MAX_KEYS_RATE_HZ: f64 = 50.0;
 /// The longest ALMemory key `/memory` takes, in bytes.
 pub const MAX_KEY_BYTES: usize = 256;
+/// The most viewers `[foxglove] max_viewers` may let in at once.
+pub const MAX_VIEWERS: usize = 256;
+/// Bytes a viewer's queue holds at most, beside `[foxglove] viewer_queue` messages.
+pub const VIEWER_QUEUE_BYTES: usize = 8 << 20;
+/// The largest WebSocket frame relayed to a viewer; a viewer sent a larger one is cut off
+/// (the view's largest are the channels' advertisements and the robot description, well below).
+pub const MAX_FRAME_BYTES: usize = 16 << 20;

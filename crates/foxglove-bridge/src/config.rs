@@ -5,7 +5,7 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 
 use serde::Deserialize;
 
-use crate::bounds::{MAX_EVENTS, MAX_KEYS_RATE_HZ};
+use crate::bounds::{MAX_EVENTS, MAX_KEYS_RATE_HZ, MAX_VIEWERS};
 use crate::error::FoxgloveError;
 use crate::module::check_keys;
 
@@ -21,8 +21,10 @@ pub struct FoxgloveConfig {
     pub keys_rate_hz: f64,
     /// Events, each on `/events/<name>` as it is raised.
     pub events: Vec<String>,
-    /// Messages a viewer's queue holds: a viewer further behind loses the oldest.
+    /// Messages a viewer's queue holds: a viewer further behind loses the oldest (counted).
     pub viewer_queue: usize,
+    /// Viewers connected at once at most: one more is refused, with the reason.
+    pub max_viewers: usize,
 }
 
 impl Default for FoxgloveConfig {
@@ -49,6 +51,7 @@ impl Default for FoxgloveConfig {
             .map(String::from)
             .to_vec(),
             viewer_queue: 1024,
+            max_viewers: 8,
         }
     }
 }
@@ -65,6 +68,9 @@ impl FoxgloveConfig {
         }
         if self.viewer_queue == 0 {
             return Err(FoxgloveError::ViewerQueue);
+        }
+        if !(1..=MAX_VIEWERS).contains(&self.max_viewers) {
+            return Err(FoxgloveError::MaxViewers(self.max_viewers));
         }
         let Some(listen) = &self.listen else { return Ok(None) };
         let bad = || FoxgloveError::BadAddress(listen.clone());
@@ -111,5 +117,9 @@ mod tests {
         assert!(matches!(events.check(), Err(FoxgloveError::TooManyEvents(65))));
         let rate = FoxgloveConfig { keys_rate_hz: 51.0, ..Default::default() };
         assert!(matches!(rate.check(), Err(FoxgloveError::KeysRate(_))));
+        for viewers in [0, MAX_VIEWERS + 1] {
+            let config = FoxgloveConfig { max_viewers: viewers, ..Default::default() };
+            assert!(matches!(config.check(), Err(FoxgloveError::MaxViewers(_))), "{viewers}");
+        }
     }
 }

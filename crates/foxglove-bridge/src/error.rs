@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use crate::bounds::{MAX_EVENTS, MAX_KEYS_RATE_HZ};
+use crate::bounds::{MAX_EVENTS, MAX_KEYS_RATE_HZ, MAX_VIEWERS};
 
 #[derive(Debug, Error)]
 pub enum FoxgloveError {
@@ -22,6 +22,8 @@ pub enum FoxgloveError {
     KeysRate(f64),
     #[error("[foxglove] viewer_queue: at least 1 message")]
     ViewerQueue,
+    #[error("[foxglove] max_viewers {0}: expected 1 to {MAX_VIEWERS}")]
+    MaxViewers(usize),
     #[error("the robot description has no URDF: {0}")]
     Model(#[from] naobroker_urdf::UrdfError),
     #[error("the live view's keys: {0}")]

@@ -8,11 +8,14 @@
 mod bounds;
 mod config;
 mod error;
+mod gate;
 mod live;
 mod module;
 pub mod robot;
 
-pub use bounds::{MAX_EVENTS, MAX_KEYS, MAX_KEYS_RATE_HZ, MAX_KEY_BYTES};
+pub use bounds::{
+    MAX_EVENTS, MAX_FRAME_BYTES, MAX_KEYS, MAX_KEYS_RATE_HZ, MAX_KEY_BYTES, MAX_VIEWERS, VIEWER_QUEUE_BYTES,
+};
 pub use config::FoxgloveConfig;
 pub use error::FoxgloveError;
 pub use live::{start, LiveSources, LiveView};

@@ -1,32 +1,35 @@
-//! The live view: the Foxglove SDK's WebSocket server on a thread of its own, fed from what the
-//! real-time threads already publish (the DCM's real-time slots, ALMotion's Cartesian data and
-//! walk odometry), read on that thread without ever making a real-time thread wait; events and
-//! log lines forwarded from the broker's thread as they are raised.
+//! The live view: the Foxglove SDK's WebSocket server on a thread of its own behind the viewers'
+//! door (src/gate.rs), fed from what the real-time threads already publish (the DCM's real-time
+//! slots, the walk's odometry), read on that thread without ever making a real-time thread
+//! wait; events and log lines forwarded from the broker's thread as they are raised. Every
+//! message is stamped with DCM time, as `naocli record`'s are, so that a live view and a
+//! recording of the same run line up.
 
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use foxglove::messages::{log::Level, Log};
 use foxglove::websocket::{ChannelView, Client, ServerListener};
-use foxglove::{Channel, Context, RawChannel, WebSocketServer, WebSocketServerHandle};
+use foxglove::{Channel, ChannelId, Context, RawChannel, WebSocketServer, WebSocketServerHandle};
 use naobroker_dcm_module::DcmHandle;
 use naobroker_framework::{Broker, Value};
-use naobroker_kinematics::{Model, Transform};
 use naobroker_memory::Store;
-use naobroker_motion::cartesian::{Kinematics, Source};
 use naobroker_motion::runner::MotionShared;
 use naobroker_robot::device::RobotDescription;
 use naobroker_rtslots::FastAccess;
 use naobroker_urdf::ViewerModel;
 use serde_json::{json, Value as Json};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
 
 use crate::config::FoxgloveConfig;
 use crate::error::FoxgloveError;
+use crate::gate::{self, Door, ViewerBounds};
 use crate::module::{Counters, FoxgloveModule, SharedKeys};
-use crate::robot::{self, CycleKeys, CyclePose, Decimation, RobotChannels};
+use crate::robot::{self, CycleKeys, CyclePose, DcmClock, Decimation, RobotChannels, SensedPose};
 
 /// The broker's log lines, as `naocli log` gets them.
 const LOG_EVENT: &str = "ServiceDirectory/Log";
@@ -34,10 +37,14 @@ const LOG_EVENT: &str = "ServiceDirectory/Log";
 /// about; they change slower than the joints).
 const BATTERY_EVERY_CYCLES: u64 = 100;
 const SONAR_EVERY_CYCLES: u64 = 10;
+/// The crates whose log lines are the view's own (its server's, the door's, the WebSocket
+/// library's): kept off `/log`, where a line about a viewer would go to that viewer.
+const VIEW_TARGETS: [&str; 4] = ["foxglove", "naobroker_foxglove", "tungstenite", "tokio_tungstenite"];
 
 /// What the live view reads, all of it already published by the broker's parts.
 pub struct LiveSources {
     pub dcm: DcmHandle,
+    /// The walk's odometry.
     pub motion: Arc<MotionShared>,
     pub store: Arc<Store>,
     pub broker: Broker,
@@ -52,6 +59,7 @@ pub struct LiveView {
     thread: Option<JoinHandle<()>>,
     forwarders: Vec<actix_rt::task::JoinHandle<()>>,
     counters: Arc<Counters>,
+    door: Arc<Door>,
     keys: SharedKeys,
     /// Wakes the view's thread where it waits for a viewer (to stop it).
     wake: mpsc::SyncSender<()>,
@@ -65,7 +73,11 @@ impl LiveView {
 
     /// The `Foxglove` module: `/memory`'s keys set at run time, the counters.
     pub fn module(&self) -> FoxgloveModule {
-        FoxgloveModule { keys: Arc::clone(&self.keys), counters: Arc::clone(&self.counters) }
+        FoxgloveModule {
+            keys: Arc::clone(&self.keys),
+            counters: Arc::clone(&self.counters),
+            door: Arc::clone(&self.door),
+        }
     }
 }
 
@@ -91,7 +103,10 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
     let keys = CycleKeys::new(joints);
     let names: Vec<&str> = keys.keys.iter().map(String::as_str).collect();
     let values = sources.dcm.fast_access(&names)?;
-    let cycle = sources.dcm.fast_access(&["DCM/Cycle"])?;
+    let cycle = sources.dcm.fast_access(&["DCM/Cycle", "DCM/Time"])?;
+    // The model's frames posed by each cycle's sensed angles, as ALMotion.getTransform(name,
+    // FRAME_TORSO, true) has them: the transforms and the joint states of one cycle agree.
+    let pose = SensedPose::new(&model, &keys).ok();
     let context = Context::new();
     let decimation = Decimation { battery: BATTERY_EVERY_CYCLES, sonar: SONAR_EVERY_CYCLES };
     let channels = Arc::new(RobotChannels::new(&context, &model, keys, decimation));
@@ -106,12 +121,13 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
             (event.clone(), channel)
         })
         .collect();
-    let frames = frame_slots(&model);
     let keys: SharedKeys = Arc::new(Mutex::new(config.keys.clone()));
     let counters = Arc::new(Counters::default());
+    let door = Arc::new(Door::default());
     let stop = Arc::new(AtomicBool::new(false));
     // One wake-up waiting is enough: the thread looks at every channel when it wakes.
     let (wake, woken) = mpsc::sync_channel(1);
+    let (log_wanted, mut log_watched) = watch::channel(false);
     let feed = Feed {
         woken,
         _context: Arc::clone(&context),
@@ -119,7 +135,7 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
         values,
         cycle,
         motion: sources.motion,
-        frames,
+        pose,
         memory,
         memory_keys: Arc::clone(&keys),
         memory_period: Duration::from_secs_f64(1.0 / config.keys_rate_hz),
@@ -128,16 +144,25 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
         counters: Arc::clone(&counters),
         stop: Arc::clone(&stop),
     };
+    let listener = Latched {
+        channels: Arc::clone(&channels),
+        wake: wake.clone(),
+        log: log.id(),
+        log_viewers: AtomicUsize::new(0),
+        log_wanted,
+    };
+    // The SDK's server on a loopback port of its own: viewers come through the door.
     let server = WebSocketServer::new()
         .name("naobroker")
         .context(&context)
-        .bind(address.ip().to_string(), address.port())
-        .message_backlog_size(config.viewer_queue)
-        .listener(Arc::new(Latched { channels: Arc::clone(&channels), wake: wake.clone() }));
+        .bind(Ipv4Addr::LOCALHOST.to_string(), 0)
+        .listener(Arc::new(listener));
+    let bounds = ViewerBounds { max_viewers: config.max_viewers, queue_messages: config.viewer_queue };
+    let entrance = Entrance { address, bounds, door: Arc::clone(&door) };
     let (started, bound) = mpsc::channel();
     let thread = std::thread::Builder::new()
         .name("foxglove".into())
-        .spawn(move || serve(server, address, feed, started))
+        .spawn(move || serve(server, entrance, feed, started))
         .map_err(|error| FoxgloveError::Server(error.to_string()))?;
     let address = match bound.recv() {
         Ok(Ok(address)) => address,
@@ -151,34 +176,70 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
         .into_iter()
         .map(|(event, channel)| {
             let mut stream = sources.broker.subscribe_local(&event);
+            let dcm = sources.dcm.clone();
             actix_rt::spawn(async move {
+                let mut clock = DcmClock::default();
                 while let Some(raised) = stream.next().await {
                     if channel.has_sinks() {
-                        robot::log_json(&channel, unix_ns(), &json!({ "value": json_of(&raised.value) }));
+                        let stamp = robot::log_time_ns(clock.advance(dcm.shared().now()));
+                        robot::log_json(&channel, stamp, &json!({ "value": json_of(&raised.value) }));
                     }
                 }
             })
         })
         .collect();
-    let mut lines = sources.broker.subscribe_local(LOG_EVENT);
+    let (broker, dcm, shown) = (sources.broker, sources.dcm, Arc::clone(&counters));
     forwarders.push(actix_rt::spawn(async move {
-        while let Some(line) = lines.next().await {
-            if log.has_sinks() {
-                log.log(&log_message(&line.value));
+        let mut clock = DcmClock::default();
+        loop {
+            // Subscribed to the broker's lines only while a viewer subscribes to /log: the
+            // broker formats no line for a view nobody reads.
+            if log_watched.wait_for(|wanted| *wanted).await.is_err() {
+                return;
+            }
+            let mut lines = broker.subscribe_local(LOG_EVENT);
+            loop {
+                tokio::select! {
+                    line = lines.next() => {
+                        let Some(line) = line else { return };
+                        if is_own(&line.value) {
+                            shown.own_log_lines.fetch_add(1, Ordering::Relaxed);
+                        } else if log.has_sinks() {
+                            let stamp = robot::log_time_ns(clock.advance(dcm.shared().now()));
+                            log.log_with_time(&log_message(&line.value, stamp), stamp);
+                        }
+                    }
+                    changed = log_watched.changed() => {
+                        if changed.is_err() || !*log_watched.borrow() {
+                            break;
+                        }
+                    }
+                }
             }
         }
     }));
     tracing::info!(%address, "Foxglove live view: open ws://{address} in Foxglove or Lichtblick");
-    Ok(Some(LiveView { address, stop, thread: Some(thread), forwarders, counters, keys, wake }))
+    Ok(Some(LiveView { address, stop, thread: Some(thread), forwarders, counters, door, keys, wake }))
 }
 
-/// The thread's life: the server on a runtime of its own, then the feed until stopped.
+/// Where viewers come in: the configured address, its bounds, its counters.
+struct Entrance {
+    address: SocketAddr,
+    bounds: ViewerBounds,
+    door: Arc<Door>,
+}
+
+/// The thread's life: the door and the server on a runtime of its own, then the feed until
+/// stopped.
 fn serve(
     server: WebSocketServer,
-    address: SocketAddr,
+    entrance: Entrance,
     feed: Feed,
     started: mpsc::Sender<Result<SocketAddr, FoxgloveError>>,
 ) {
+    let failed = |error: &dyn std::fmt::Display| {
+        let _ = started.send(Err(FoxgloveError::Server(error.to_string())));
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .thread_name("foxglove-io")
@@ -186,30 +247,36 @@ fn serve(
         .build()
     {
         Ok(runtime) => runtime,
-        Err(error) => {
-            let _ = started.send(Err(FoxgloveError::Server(error.to_string())));
-            return;
-        }
+        Err(error) => return failed(&error),
     };
-    let handle: WebSocketServerHandle = match runtime.block_on(server.start()) {
-        Ok(handle) => handle,
-        Err(error) => {
-            let _ = started.send(Err(FoxgloveError::Server(error.to_string())));
-            return;
-        }
+    let opened = runtime.block_on(async {
+        let door = TcpListener::bind(entrance.address).await.map_err(|error| error.to_string())?;
+        let handle: WebSocketServerHandle = server.start().await.map_err(|error| error.to_string())?;
+        Ok::<_, String>((door, handle))
+    });
+    let (door, handle) = match opened {
+        Ok(opened) => opened,
+        Err(error) => return failed(&error),
     };
     // The port the system chose when the configuration said 0.
-    let _ = started.send(Ok(SocketAddr::new(address.ip(), handle.port())));
+    let address = door.local_addr().unwrap_or(entrance.address);
+    let server_address = SocketAddr::from((Ipv4Addr::LOCALHOST, handle.port()));
+    runtime.spawn(gate::admit(door, server_address, entrance.bounds, entrance.door));
+    let _ = started.send(Ok(address));
     feed.run();
     let _ = handle.stop();
     runtime.shutdown_timeout(Duration::from_secs(1));
 }
 
-/// The robot description goes to each viewer as it subscribes (it never changes), and a
-/// subscription wakes the view's thread if it waits for one.
+/// The robot description goes to each viewer as it subscribes (it never changes); a
+/// subscription wakes the view's thread if it waits for one; the log lines are followed while
+/// a viewer subscribes to `/log`.
 struct Latched {
     channels: Arc<RobotChannels>,
     wake: mpsc::SyncSender<()>,
+    log: ChannelId,
+    log_viewers: AtomicUsize,
+    log_wanted: watch::Sender<bool>,
 }
 
 impl ServerListener for Latched {
@@ -219,19 +286,16 @@ impl ServerListener for Latched {
         if channel.id() == description.id() {
             description.log_to_sink(&self.channels.robot_description_message(), client.sink_id());
         }
+        if channel.id() == self.log && self.log_viewers.fetch_add(1, Ordering::Relaxed) == 0 {
+            self.log_wanted.send_replace(true);
+        }
     }
-}
 
-/// Where each of the published frames is among ALMotion's: the model's frames (Torso, the
-/// joints, the effectors) by name.
-fn frame_slots(model: &ViewerModel) -> Vec<Option<usize>> {
-    let Ok(kinematic_model) = Model::from_description(&model.kinematics) else { return Vec::new() };
-    let kinematics = Kinematics::new(kinematic_model, |_| None);
-    let description = &model.kinematics;
-    let names = std::iter::once(robot::ROOT_FRAME)
-        .chain(description.joints.iter().map(|joint| joint.name.as_str()))
-        .chain(description.effectors.iter().map(|effector| effector.name.as_str()));
-    names.map(|name| kinematics.frame_slot(name)).collect()
+    fn on_unsubscribe(&self, _client: Client, channel: ChannelView) {
+        if channel.id() == self.log && self.log_viewers.fetch_sub(1, Ordering::Relaxed) == 1 {
+            self.log_wanted.send_replace(false);
+        }
+    }
 }
 
 /// The view's thread's work: each new DCM cycle's messages, and the user's keys at their rate.
@@ -242,9 +306,11 @@ struct Feed {
     _context: Arc<Context>,
     channels: Arc<RobotChannels>,
     values: FastAccess,
+    /// `DCM/Cycle` and `DCM/Time`.
     cycle: FastAccess,
     motion: Arc<MotionShared>,
-    frames: Vec<Option<usize>>,
+    /// None: the description has no kinematic model, and `/tf` no transforms.
+    pose: Option<SensedPose>,
     memory: Arc<RawChannel>,
     memory_keys: SharedKeys,
     memory_period: Duration,
@@ -255,11 +321,11 @@ struct Feed {
 }
 
 impl Feed {
-    fn run(self) {
+    fn run(mut self) {
         let mut values = vec![0.0; self.values.len()];
-        // The last cycle written: its number, the slots' stamp (a DCM cycle ends by stamping
-        // them) and ALMotion's cycles (its frames come a little after the DCM's cycle).
-        let mut last: Option<(u64, u64, u64)> = None;
+        let mut clock = DcmClock::default();
+        // The last cycle written (its number); each is written once.
+        let mut last: Option<u64> = None;
         let mut next_memory = Instant::now();
         // Twice a cycle: a new cycle is seen within half a period.
         let nap = self.period / 2;
@@ -275,18 +341,14 @@ impl Feed {
                 continue;
             }
             std::thread::sleep(nap);
+            let stamp = slots.updated_us();
+            let (cycle, dcm_time) = (self.cycle.get(0) as u64, self.cycle.get(1) as i32);
             let now = Instant::now();
             if now >= next_memory {
                 next_memory = now + self.memory_period;
-                self.log_memory();
+                self.log_memory(robot::log_time_ns(clock.advance(dcm_time)));
             }
-            if !self.channels.has_sinks() {
-                continue;
-            }
-            let stamp = slots.updated_us();
-            let cycle = self.cycle.get(0) as u64;
-            let motion_cycles = self.motion.cycles();
-            if last == Some((cycle, stamp, motion_cycles)) {
+            if !self.channels.has_sinks() || last == Some(cycle) {
                 continue;
             }
             self.values.read(&mut values);
@@ -294,42 +356,26 @@ impl Feed {
                 // A cycle ended while the values were read: read them again at the next look.
                 continue;
             }
-            if let Some((last_cycle, _, _)) = last {
+            if let Some(last_cycle) = last {
                 let skipped = cycle.saturating_sub(last_cycle + 1);
                 self.counters.cycles_skipped.fetch_add(skipped, Ordering::Relaxed);
             }
-            last = Some((cycle, stamp, motion_cycles));
-            let stamp = unix_ns();
-            let pose = self.pose();
-            let pose = pose.as_ref().map(|pose| CyclePose {
-                in_torso: &pose.in_torso,
-                torso_in_world: Some(pose.torso_in_world),
-                odometry: Some(pose.odometry),
+            last = Some(cycle);
+            let time = robot::log_time_ns(clock.advance(dcm_time));
+            let odometry = (self.motion.walk.position(false), self.motion.walk.velocity());
+            let keys = self.channels.keys();
+            let pose = self.pose.as_mut().map(|pose| pose.update(keys, &values));
+            let pose = pose.map(|(in_torso, torso_in_robot)| CyclePose {
+                in_torso,
+                torso_in_world: Some(robot::torso_in_world(odometry.0, &torso_in_robot)),
+                odometry: Some(odometry),
             });
-            self.channels.log_cycle(cycle, stamp, &values, pose.as_ref());
+            self.channels.log_cycle(cycle, time, &values, pose.as_ref());
             self.counters.cycles_sent.fetch_add(1, Ordering::Relaxed);
         }
     }
 
-    /// ALMotion's last published frames (sensed angles), FRAME_TORSO in the world, and the
-    /// walk's odometry; none without a kinematic model.
-    fn pose(&self) -> Option<LivePose> {
-        let published = self.motion.cartesian.as_ref()?;
-        let (in_torso, torso_in_robot) = published.read(|snapshot| {
-            let frames: Vec<Transform> = self
-                .frames
-                .iter()
-                .map(|slot| slot.map_or(Transform::IDENTITY, |slot| snapshot.transform(Source::Sensed, slot)))
-                .collect();
-            (frames, snapshot.torso_in_robot(Source::Sensed))
-        });
-        let walk = &self.motion.walk;
-        let place = walk.position(false);
-        let torso_in_world = robot::torso_in_world(place, &torso_in_robot);
-        Some(LivePose { in_torso, torso_in_world, odometry: (place, walk.velocity()) })
-    }
-
-    fn log_memory(&self) {
+    fn log_memory(&self, stamp: u64) {
         if !self.memory.has_sinks() {
             return;
         }
@@ -341,50 +387,68 @@ impl Feed {
             .iter()
             .map(|key| (key.clone(), self.store.get(key).as_ref().map_or(Json::Null, json_of)))
             .collect();
-        robot::log_json(&self.memory, unix_ns(), &Json::Object(keys));
+        robot::log_json(&self.memory, stamp, &Json::Object(keys));
     }
-}
-
-/// What ALMotion last published of the robot's pose.
-struct LivePose {
-    in_torso: Vec<Transform>,
-    torso_in_world: Transform,
-    odometry: ([f64; 3], [f64; 3]),
-}
-
-fn unix_ns() -> u64 {
-    naobroker_rtslots::timestamp_now() * 1000
 }
 
 fn json_of(value: &Value) -> Json {
     serde_json::to_value(value).unwrap_or_else(|_| Json::String(value.to_string()))
 }
 
-/// A `ServiceDirectory/Log` line as Foxglove's Log.
-fn log_message(line: &Value) -> Log {
-    let field = |name: &str| match line {
-        Value::Map(entries) => entries
-            .iter()
-            .find(|(key, _)| key.as_str() == Some(name))
-            .and_then(|(_, value)| value.as_str())
-            .unwrap_or("")
-            .to_owned(),
-        _ => String::new(),
-    };
-    let level = match field("level").to_ascii_uppercase().as_str() {
+/// A `ServiceDirectory/Log` line's field.
+fn field<'a>(line: &'a Value, name: &str) -> &'a str {
+    let Value::Map(entries) = line else { return "" };
+    let value = entries.iter().find(|(key, _)| key.as_str() == Some(name)).map(|(_, value)| value);
+    value.and_then(Value::as_str).unwrap_or("")
+}
+
+/// Whether a log line is the view's own ([`VIEW_TARGETS`]).
+fn is_own(line: &Value) -> bool {
+    let target = field(line, "target");
+    VIEW_TARGETS.contains(&target.split("::").next().unwrap_or(target))
+}
+
+/// A `ServiceDirectory/Log` line as Foxglove's Log, stamped `stamp` (ns of DCM time).
+fn log_message(line: &Value, stamp: u64) -> Log {
+    let level = match field(line, "level").to_ascii_uppercase().as_str() {
         "ERROR" => Level::Error,
         "WARN" | "WARNING" => Level::Warning,
         "INFO" => Level::Info,
         "DEBUG" | "TRACE" => Level::Debug,
         _ => Level::Unknown,
     };
-    let target = field("target");
     Log {
-        timestamp: Some(robot::timestamp(unix_ns())),
+        timestamp: Some(robot::timestamp(stamp)),
         level: level as i32,
-        message: field("message"),
-        name: field("module"),
-        file: target,
+        message: field(line, "message").to_owned(),
+        name: field(line, "module").to_owned(),
+        file: field(line, "target").to_owned(),
         line: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(target: &str) -> Value {
+        Value::Map(vec![
+            ("level".into(), "INFO".into()),
+            ("target".into(), target.into()),
+            ("message".into(), "Registered client 127.0.0.1:5000".into()),
+        ])
+    }
+
+    #[test]
+    fn the_views_own_lines_are_told_apart() {
+        for own in ["foxglove::websocket::server", "naobroker_foxglove::gate", "tungstenite::protocol"] {
+            assert!(is_own(&line(own)), "{own}");
+        }
+        for other in ["naobroker_motion::walk", "naobroker", "foxglovex"] {
+            assert!(!is_own(&line(other)), "{other}");
+        }
+        let log = log_message(&line("naobroker_motion::walk"), 1_500_000_000);
+        assert_eq!((log.level, log.file.as_str()), (Level::Info as i32, "naobroker_motion::walk"));
+        assert_eq!(log.timestamp, Some(robot::timestamp(1_500_000_000)));
     }
 }

@@ -4,10 +4,11 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use naobroker_framework::{CallError, Methods, Module};
+use naobroker_framework::{CallError, Methods, Module, Value};
 use thiserror::Error;
 
 use crate::bounds::{MAX_KEYS, MAX_KEY_BYTES};
+use crate::gate::Door;
 
 /// What the live view counts.
 #[derive(Debug, Default)]
@@ -17,6 +18,9 @@ pub(crate) struct Counters {
     /// DCM cycles that passed between two looks of the view's thread (a viewer sees the
     /// latest cycle; a recording has them all).
     pub(crate) cycles_skipped: AtomicU64,
+    /// Log lines not shown on `/log` because the view raised them itself (its server's lines
+    /// about a viewer would otherwise go to that viewer, and feed themselves).
+    pub(crate) own_log_lines: AtomicU64,
 }
 
 /// The keys `/memory` shows, shared with the view's thread.
@@ -25,6 +29,7 @@ pub(crate) type SharedKeys = Arc<Mutex<Vec<String>>>;
 pub struct FoxgloveModule {
     pub(crate) keys: SharedKeys,
     pub(crate) counters: Arc<Counters>,
+    pub(crate) door: Arc<Door>,
 }
 
 /// A list of keys `setKeys` or `[foxglove] keys` does not take.
@@ -77,13 +82,19 @@ impl Module for FoxgloveModule {
         .add("getKeys", "The ALMemory keys /memory shows.", |this, _, ()| Ok(lock(&this.keys).clone()))
         .add(
             "stats",
-            "[cycles sent to viewers, cycles between two looks of the view's thread].",
+            "The live view's counters: DCM cycles sent and skipped, each viewer connected (address, \
+             messages sent and dropped), messages dropped in all, viewers refused and cut off, the view's \
+             own log lines kept off /log.",
             |this, _, ()| {
                 let counters = &this.counters;
-                Ok(vec![
-                    counters.cycles_sent.load(Ordering::Relaxed),
-                    counters.cycles_skipped.load(Ordering::Relaxed),
-                ])
+                let count = |counter: &AtomicU64| Value::from(counter.load(Ordering::Relaxed));
+                let mut stats = vec![
+                    ("cycles_sent".into(), count(&counters.cycles_sent)),
+                    ("cycles_skipped".into(), count(&counters.cycles_skipped)),
+                    ("own_log_lines".into(), count(&counters.own_log_lines)),
+                ];
+                stats.extend(this.door.stats());
+                Ok(Value::Map(stats))
             },
         );
     }

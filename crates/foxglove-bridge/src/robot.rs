@@ -272,9 +272,9 @@ impl RobotChannels {
     }
 
     /// Write one cycle's messages: `values` of [`CycleKeys::keys`], `pose` (when the robot
-    /// has a kinematic model), stamped `unix_ns`. A channel nobody listens to costs nothing.
-    pub fn log_cycle(&self, cycle: u64, unix_ns: u64, values: &[f64], pose: Option<&CyclePose<'_>>) {
-        let stamp = Some(timestamp(unix_ns));
+    /// has a kinematic model), stamped `time_ns`. A channel nobody listens to costs nothing.
+    pub fn log_cycle(&self, cycle: u64, time_ns: u64, values: &[f64], pose: Option<&CyclePose<'_>>) {
+        let stamp = Some(timestamp(time_ns));
         let joints = &self.keys.joints;
         let joint = |index: usize, field: usize| values[JOINT_KEYS.len() * index + field];
         for (channel, field) in [(&self.joint_states, 0), (&self.commanded, 1)] {
@@ -288,7 +288,7 @@ impl RobotChannels {
                         ..Default::default()
                     })
                     .collect();
-                channel.log_with_time(&JointStates { timestamp: stamp, joints: states }, unix_ns);
+                channel.log_with_time(&JointStates { timestamp: stamp, joints: states }, time_ns);
             }
         }
         if self.joint_motors.has_sinks() {
@@ -304,7 +304,7 @@ impl RobotChannels {
                     (name.clone(), motor)
                 })
                 .collect();
-            log_json(&self.joint_motors, unix_ns, &Json::Object(motors));
+            log_json(&self.joint_motors, time_ns, &Json::Object(motors));
         }
         let others = &values[self.keys.others()..];
         let (imu, rest) = others.split_at(IMU_KEYS.len());
@@ -316,11 +316,11 @@ impl RobotChannels {
                 "gyroscope": {"x": imu[2], "y": imu[3], "z": imu[4]},
                 "accelerometer": {"x": imu[5], "y": imu[6], "z": imu[7]},
             });
-            log_json(&self.inertial_unit, unix_ns, &message);
+            log_json(&self.inertial_unit, time_ns, &message);
         }
         if self.foot_pressure.has_sinks() {
             let message = self.foot_pressure_message(fsr, pose);
-            log_json(&self.foot_pressure, unix_ns, &message);
+            log_json(&self.foot_pressure, time_ns, &message);
         }
         if cycle.is_multiple_of(self.decimation.battery) && self.battery.has_sinks() {
             let message = json!({
@@ -329,18 +329,18 @@ impl RobotChannels {
                 "current_a": battery[2],
                 "temperature_c": battery[3],
             });
-            log_json(&self.battery, unix_ns, &message);
+            log_json(&self.battery, time_ns, &message);
         }
         if cycle.is_multiple_of(self.decimation.sonar) && self.sonar.has_sinks() {
-            log_json(&self.sonar, unix_ns, &json!({"left_m": sonar[0], "right_m": sonar[1]}));
+            log_json(&self.sonar, time_ns, &json!({"left_m": sonar[0], "right_m": sonar[1]}));
         }
         if let Some(pose) = pose {
-            self.log_pose(unix_ns, pose);
+            self.log_pose(time_ns, pose);
         }
     }
 
-    fn log_pose(&self, unix_ns: u64, pose: &CyclePose<'_>) {
-        let stamp = Some(timestamp(unix_ns));
+    fn log_pose(&self, time_ns: u64, pose: &CyclePose<'_>) {
+        let stamp = Some(timestamp(time_ns));
         if self.transforms.has_sinks() {
             let mut transforms: Vec<FrameTransform> = Vec::with_capacity(self.frames.len() + 1);
             if let Some(torso) = &pose.torso_in_world {
@@ -352,7 +352,7 @@ impl RobotChannels {
                 let local = parent_in_torso.inverse().then(child);
                 transforms.push(frame_transform(stamp, &self.frames[*parent].0, name, &local));
             }
-            self.transforms.log_with_time(&FrameTransforms { transforms }, unix_ns);
+            self.transforms.log_with_time(&FrameTransforms { transforms }, time_ns);
         }
         if let (true, Some(([x, y, theta], [vx, vy, vtheta]))) = (self.odometry.has_sinks(), pose.odometry) {
             let message = Odometry {
@@ -370,7 +370,7 @@ impl RobotChannels {
                 velocity_covariance: vec![0.0; 36],
                 ..Default::default()
             };
-            self.odometry.log_with_time(&message, unix_ns);
+            self.odometry.log_with_time(&message, time_ns);
         }
     }
 
@@ -420,12 +420,38 @@ impl RobotChannels {
 }
 
 /// Write a JSON message on a JSON channel.
-pub fn log_json(channel: &RawChannel, unix_ns: u64, message: &Json) {
-    channel.log_with_meta(message.to_string().as_bytes(), foxglove::PartialMetadata::with_log_time(unix_ns));
+pub fn log_json(channel: &RawChannel, time_ns: u64, message: &Json) {
+    channel.log_with_meta(message.to_string().as_bytes(), foxglove::PartialMetadata::with_log_time(time_ns));
 }
 
-pub fn timestamp(unix_ns: u64) -> Timestamp {
-    Timestamp::new((unix_ns / 1_000_000_000) as u32, (unix_ns % 1_000_000_000) as u32)
+/// DCM time (`DCM.getTime`'s int32 milliseconds, which roll over) unrolled into a clock that
+/// only goes on: the first reading as it is, then each the one before plus the difference.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DcmClock {
+    last: Option<i32>,
+    unrolled_ms: i64,
+}
+
+impl DcmClock {
+    /// The unrolled time of a new reading.
+    pub fn advance(&mut self, dcm_time_ms: i32) -> i64 {
+        self.unrolled_ms = match self.last {
+            Some(last) => self.unrolled_ms + i64::from(dcm_time_ms.wrapping_sub(last)),
+            None => i64::from(dcm_time_ms),
+        };
+        self.last = Some(dcm_time_ms);
+        self.unrolled_ms
+    }
+}
+
+/// Unrolled DCM time as a message's log time in nanoseconds: every message of the live view
+/// and of a recording is stamped so (the clock is not negative on a robot; before 0 reads as 0).
+pub fn log_time_ns(dcm_time_ms: i64) -> u64 {
+    dcm_time_ms.max(0) as u64 * 1_000_000
+}
+
+pub fn timestamp(time_ns: u64) -> Timestamp {
+    Timestamp::new((time_ns / 1_000_000_000) as u32, (time_ns % 1_000_000_000) as u32)
 }
 
 fn frame_transform(
@@ -482,6 +508,15 @@ pub fn torso_in_world([x, y, theta]: [f64; 3], torso_in_robot: &Transform) -> Tr
 mod tests {
     use super::*;
     use naobroker_kinematics::transform::{rotate, rpy_to_rotation};
+
+    #[test]
+    fn dcm_time_is_unrolled_past_the_int32_rollover() {
+        let mut clock = DcmClock::default();
+        assert_eq!(clock.advance(i32::MAX - 5), i64::from(i32::MAX) - 5);
+        assert_eq!(clock.advance(i32::MIN + 4), i64::from(i32::MAX) + 5);
+        assert_eq!(log_time_ns(12), 12_000_000);
+        assert_eq!(log_time_ns(-3), 0);
+    }
 
     #[test]
     fn the_quaternion_turns_as_the_rotation_does() {

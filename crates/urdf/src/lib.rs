@@ -39,6 +39,8 @@ pub fn nao_v6() -> String {
 /// URDF's links are) and where the feet's force sensors are.
 #[derive(Debug, Clone)]
 pub struct ViewerModel {
+    /// The robot's name (the description's `name`, as `DCM.special("Config")` answers it).
+    pub robot: String,
     pub urdf: String,
     pub kinematics: Description,
     pub foot_sensors: Option<FootSensors>,
@@ -77,7 +79,7 @@ impl ViewerModel {
         });
         let joints = robot.joints.iter().map(|joint| joint.name.clone()).collect();
         let coupled = physics.map(|physics| physics.coupled.clone()).unwrap_or_default();
-        Ok(ViewerModel { urdf, kinematics, foot_sensors, joints, coupled })
+        Ok(ViewerModel { robot: robot.name.clone(), urdf, kinematics, foot_sensors, joints, coupled })
     }
 }
 

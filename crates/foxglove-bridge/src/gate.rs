@@ -1,0 +1,475 @@
+//! The viewers' door: the live view's advertised port, in front of the SDK's server, which
+//! listens on a loopback port of its own. The SDK (0.30.3) accepts every connection and drops
+//! a slow client's oldest messages without counting them (its only trace is a log line at most
+//! every 30 s); so the door refuses a viewer beyond `[foxglove] max_viewers` with the reason,
+//! and relays each viewer's WebSocket frames through a queue of its own, reading the SDK's side
+//! as fast as it writes: what a slow viewer loses is lost here, and counted per viewer.
+
+use std::collections::VecDeque;
+use std::io::ErrorKind;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use futures::SinkExt;
+use naobroker_framework::Value;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_tungstenite::tungstenite::handshake::server::{Callback, ErrorResponse, Request, Response};
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::bounds::{MAX_FRAME_BYTES, VIEWER_QUEUE_BYTES};
+
+/// Refusals under way at once at most (each a WebSocket handshake, a status and a close);
+/// connections beyond the bound that come faster are closed without a word.
+const REFUSING_AT_ONCE: usize = 4;
+/// How long a refused viewer's handshake and farewell may take.
+const REFUSAL_PATIENCE: Duration = Duration::from_secs(2);
+/// How long a viewer may take to complete the WebSocket handshake before its place is given
+/// up (a connection that sends nothing would hold it forever).
+const HANDSHAKE_PATIENCE: Duration = Duration::from_secs(5);
+/// The longest HTTP answer to the handshake the server may send.
+const MAX_HANDSHAKE_BYTES: usize = 16 * 1024;
+/// What is read from a socket at a time.
+const CHUNK_BYTES: usize = 64 * 1024;
+/// A message data frame's opcode (binary, final) and the Foxglove protocol's opcode for
+/// message data, its payload's first byte: the only frames a slow viewer may lose.
+const BINARY_FINAL: u8 = 0x82;
+const MESSAGE_DATA: u8 = 0x01;
+
+/// What the door counts of one viewer.
+#[derive(Debug)]
+pub(crate) struct ViewerCounters {
+    address: SocketAddr,
+    /// Messages written to the viewer's socket.
+    sent: AtomicU64,
+    /// Messages dropped because the viewer's queue was full.
+    dropped: AtomicU64,
+}
+
+/// The viewers connected, and what the door counted of all of them.
+#[derive(Debug, Default)]
+pub(crate) struct Door {
+    viewers: Mutex<Vec<Arc<ViewerCounters>>>,
+    /// Connections refused beyond `max_viewers`.
+    refused: AtomicU64,
+    /// Messages dropped for viewers that have left.
+    dropped_before: AtomicU64,
+    /// Viewers disconnected because the protocol's own messages alone overfilled their queue.
+    cut_off: AtomicU64,
+}
+
+impl Door {
+    fn viewers(&self) -> MutexGuard<'_, Vec<Arc<ViewerCounters>>> {
+        self.viewers.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A new viewer's counters, or none when `max_viewers` are connected.
+    fn enter(&self, address: SocketAddr, max_viewers: usize) -> Option<Arc<ViewerCounters>> {
+        let mut viewers = self.viewers();
+        if viewers.len() >= max_viewers {
+            return None;
+        }
+        let counters =
+            Arc::new(ViewerCounters { address, sent: AtomicU64::new(0), dropped: AtomicU64::new(0) });
+        viewers.push(Arc::clone(&counters));
+        Some(counters)
+    }
+
+    fn leave(&self, counters: &Arc<ViewerCounters>) {
+        self.viewers().retain(|viewer| !Arc::ptr_eq(viewer, counters));
+        self.dropped_before.fetch_add(counters.dropped.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+
+    /// `Foxglove.stats()`'s viewer part: each viewer connected (address, messages sent and
+    /// dropped), the messages dropped in all (viewers gone included), refusals and cut-offs.
+    pub(crate) fn stats(&self) -> Vec<(Value, Value)> {
+        let viewers = self.viewers();
+        let mut dropped = self.dropped_before.load(Ordering::Relaxed);
+        let each: Vec<Value> = viewers
+            .iter()
+            .map(|viewer| {
+                let viewer_dropped = viewer.dropped.load(Ordering::Relaxed);
+                dropped += viewer_dropped;
+                Value::Map(vec![
+                    ("address".into(), viewer.address.to_string().into()),
+                    ("messages_sent".into(), viewer.sent.load(Ordering::Relaxed).into()),
+                    ("messages_dropped".into(), viewer_dropped.into()),
+                ])
+            })
+            .collect();
+        vec![
+            ("viewers".into(), Value::Array(each)),
+            ("messages_dropped".into(), dropped.into()),
+            ("viewers_refused".into(), self.refused.load(Ordering::Relaxed).into()),
+            ("viewers_cut_off".into(), self.cut_off.load(Ordering::Relaxed).into()),
+        ]
+    }
+}
+
+/// How many viewers, and how much each one's queue holds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ViewerBounds {
+    pub(crate) max_viewers: usize,
+    pub(crate) queue_messages: usize,
+}
+
+/// Take the viewers that come to `listener`, each relayed to the SDK's server at `server`
+/// (runs until the view's runtime shuts down).
+pub(crate) async fn admit(listener: TcpListener, server: SocketAddr, bounds: ViewerBounds, door: Arc<Door>) {
+    let refusing = Arc::new(AtomicUsize::new(0));
+    loop {
+        let (viewer, address) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(_) => {
+                // Out of file descriptors, most likely: let some go before taking more.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let Some(counters) = door.enter(address, bounds.max_viewers) else {
+            door.refused.fetch_add(1, Ordering::Relaxed);
+            if refusing.fetch_add(1, Ordering::Relaxed) < REFUSING_AT_ONCE {
+                let refusing = Arc::clone(&refusing);
+                tokio::spawn(async move {
+                    let _ = tokio::time::timeout(REFUSAL_PATIENCE, refuse(viewer, bounds.max_viewers)).await;
+                    refusing.fetch_sub(1, Ordering::Relaxed);
+                });
+            } else {
+                refusing.fetch_sub(1, Ordering::Relaxed);
+            }
+            continue;
+        };
+        let door = Arc::clone(&door);
+        tokio::spawn(async move {
+            if !relay(viewer, server, &counters, bounds.queue_messages).await {
+                door.cut_off.fetch_add(1, Ordering::Relaxed);
+            }
+            door.leave(&counters);
+        });
+    }
+}
+
+/// Why a viewer beyond the bound is refused (short enough for a WebSocket close frame).
+pub(crate) fn refusal(max_viewers: usize) -> String {
+    format!(
+        "naobroker: {max_viewers} Foxglove viewers connected, at most {max_viewers} ([foxglove] max_viewers)"
+    )
+}
+
+/// Refuse a viewer as a WebSocket peer can read it: the handshake (with Foxglove's
+/// subprotocol when offered), an error status naming the bound, and a close frame "try again
+/// later" with the same reason.
+async fn refuse(viewer: TcpStream, max_viewers: usize) {
+    let Ok(mut socket) = tokio_tungstenite::accept_hdr_async(viewer, FoxgloveSubprotocol).await else {
+        return;
+    };
+    let reason = refusal(max_viewers);
+    let status = serde_json::json!({"op": "status", "level": 2, "message": reason}).to_string();
+    let _ = socket.send(Message::Text(status.into())).await;
+    let _ = socket.close(Some(CloseFrame { code: CloseCode::Again, reason: reason.into() })).await;
+}
+
+/// The handshake's answer names Foxglove's subprotocol when the viewer offers it.
+struct FoxgloveSubprotocol;
+
+impl Callback for FoxgloveSubprotocol {
+    fn on_request(self, request: &Request, mut response: Response) -> Result<Response, ErrorResponse> {
+        let offered = request.headers().get("sec-websocket-protocol").and_then(|value| value.to_str().ok());
+        let foxglove = offered
+            .and_then(|offered| offered.split(',').map(str::trim).find(|p| p.starts_with("foxglove.")));
+        if let Some(Ok(protocol)) = foxglove.map(HeaderValue::from_str) {
+            response.headers_mut().insert("sec-websocket-protocol", protocol);
+        }
+        Ok(response)
+    }
+}
+
+/// Relay one viewer until either side closes; false when the viewer was cut off (no
+/// handshake within [`HANDSHAKE_PATIENCE`], the protocol's own messages alone overfilled its
+/// queue, or the server sent a frame beyond [`MAX_FRAME_BYTES`]).
+async fn relay(
+    viewer: TcpStream,
+    server: SocketAddr,
+    counters: &ViewerCounters,
+    queue_messages: usize,
+) -> bool {
+    let Ok(server) = TcpStream::connect(server).await else { return true };
+    let _ = (viewer.set_nodelay(true), server.set_nodelay(true));
+    let (from_viewer, to_viewer) = viewer.into_split();
+    let (from_server, to_server) = server.into_split();
+    tokio::select! {
+        () = copy(from_viewer, to_server) => true,
+        kept = forward(from_server, to_viewer, counters, queue_messages) => kept,
+    }
+}
+
+/// The viewer's requests to the server, as they come (the server reads them at once).
+async fn copy(from: OwnedReadHalf, to: OwnedWriteHalf) {
+    let mut chunk = vec![0; CHUNK_BYTES];
+    loop {
+        if from.readable().await.is_err() {
+            return;
+        }
+        let read = match from.try_read(&mut chunk) {
+            Ok(0) => return,
+            Ok(read) => read,
+            Err(error) if error.kind() == ErrorKind::WouldBlock => continue,
+            Err(_) => return,
+        };
+        let mut rest = &chunk[..read];
+        while !rest.is_empty() {
+            if to.writable().await.is_err() {
+                return;
+            }
+            match to.try_write(rest) {
+                Ok(written) => rest = &rest[written..],
+                Err(error) if error.kind() == ErrorKind::WouldBlock => {}
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+/// The server's answer to the handshake, then its frames, to the viewer through its queue:
+/// the server's side is read as it comes, the viewer's written as it takes. False when the
+/// viewer was cut off.
+async fn forward(
+    from: OwnedReadHalf,
+    to: OwnedWriteHalf,
+    counters: &ViewerCounters,
+    queue_messages: usize,
+) -> bool {
+    let mut incoming: Vec<u8> = Vec::with_capacity(CHUNK_BYTES);
+    let mut chunk = vec![0; CHUNK_BYTES];
+    let mut outbox = Outbox::new(queue_messages, VIEWER_QUEUE_BYTES);
+    let mut upgraded = false;
+    // A connection that never completes the handshake gives its place up.
+    let handshake = tokio::time::sleep(HANDSHAKE_PATIENCE);
+    tokio::pin!(handshake);
+    loop {
+        tokio::select! {
+            () = &mut handshake, if !upgraded => return false,
+            ready = from.readable() => {
+                if ready.is_err() {
+                    return true;
+                }
+                match from.try_read(&mut chunk) {
+                    Ok(0) => return true,
+                    Ok(read) => incoming.extend_from_slice(&chunk[..read]),
+                    Err(error) if error.kind() == ErrorKind::WouldBlock => continue,
+                    Err(_) => return true,
+                }
+                let mut taken = 0;
+                if !upgraded {
+                    // The server's HTTP answer to the handshake comes before any frame.
+                    let Some(end) = incoming.windows(4).position(|window| window == b"\r\n\r\n") else {
+                        if incoming.len() > MAX_HANDSHAKE_BYTES {
+                            return false;
+                        }
+                        continue;
+                    };
+                    taken = end + 4;
+                    outbox.push(incoming[..taken].to_vec(), &counters.dropped);
+                    upgraded = true;
+                }
+                while let Some(length) = frame_length(&incoming[taken..]) {
+                    if length > MAX_FRAME_BYTES {
+                        return false;
+                    }
+                    if incoming.len() - taken < length {
+                        break;
+                    }
+                    let frame = incoming[taken..taken + length].to_vec();
+                    taken += length;
+                    if !outbox.push(frame, &counters.dropped) {
+                        return false;
+                    }
+                }
+                incoming.drain(..taken);
+            }
+            ready = to.writable(), if !outbox.is_empty() => {
+                if ready.is_err() {
+                    return true;
+                }
+                match outbox.write_to(&to, &counters.sent) {
+                    Ok(()) => {}
+                    Err(error) if error.kind() == ErrorKind::WouldBlock => {}
+                    Err(_) => return true,
+                }
+            }
+        }
+    }
+}
+
+/// The length of the WebSocket frame that starts `bytes` (header included), once its header
+/// is all there.
+fn frame_length(bytes: &[u8]) -> Option<usize> {
+    let second = *bytes.get(1)?;
+    let (header, payload) = match second & 0x7f {
+        126 => (4, u64::from(u16::from_be_bytes(bytes.get(2..4)?.try_into().ok()?))),
+        127 => (10, u64::from_be_bytes(bytes.get(2..10)?.try_into().ok()?)),
+        short => (2, u64::from(short)),
+    };
+    let mask = if second & 0x80 != 0 { 4 } else { 0 };
+    Some(usize::try_from(payload).unwrap_or(usize::MAX).saturating_add(header + mask))
+}
+
+/// Whether a whole frame is a message data frame: a message on a channel, which a slow viewer
+/// may lose (everything else is the protocol's own: advertisements, server info, status).
+fn is_message_data(frame: &[u8]) -> bool {
+    let Some(&second) = frame.get(1) else { return false };
+    let header = match second & 0x7f {
+        126 => 4,
+        127 => 10,
+        _ => 2,
+    };
+    frame[0] == BINARY_FINAL && second & 0x80 == 0 && frame.get(header) == Some(&MESSAGE_DATA)
+}
+
+/// A viewer's queue: at most `max_messages` frames and `max_bytes` (a lone frame always
+/// fits); when full, the oldest message data frame goes, counted.
+struct Outbox {
+    frames: VecDeque<(Vec<u8>, bool)>,
+    bytes: usize,
+    /// How much of the front frame is written.
+    written: usize,
+    max_messages: usize,
+    max_bytes: usize,
+}
+
+impl Outbox {
+    fn new(max_messages: usize, max_bytes: usize) -> Outbox {
+        Outbox { frames: VecDeque::new(), bytes: 0, written: 0, max_messages, max_bytes }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    /// Queue a frame, dropping the oldest message data frames (never the one being written)
+    /// to make room; false when the protocol's own frames alone fill the queue.
+    fn push(&mut self, frame: Vec<u8>, dropped: &AtomicU64) -> bool {
+        let droppable = is_message_data(&frame);
+        while !self.frames.is_empty()
+            && (self.frames.len() >= self.max_messages || self.bytes + frame.len() > self.max_bytes)
+        {
+            let writing = usize::from(self.written > 0);
+            let oldest = self.frames.iter().skip(writing).position(|(_, droppable)| *droppable);
+            match oldest {
+                Some(index) => {
+                    let (old, _) = self.frames.remove(writing + index).expect("a frame found there");
+                    self.bytes -= old.len();
+                    dropped.fetch_add(1, Ordering::Relaxed);
+                }
+                None if droppable => {
+                    dropped.fetch_add(1, Ordering::Relaxed);
+                    return true;
+                }
+                None => return false,
+            }
+        }
+        self.bytes += frame.len();
+        self.frames.push_back((frame, droppable));
+        true
+    }
+
+    /// Write what the viewer's socket takes of the front frame.
+    fn write_to(&mut self, to: &OwnedWriteHalf, sent: &AtomicU64) -> std::io::Result<()> {
+        let Some((frame, droppable)) = self.frames.front() else { return Ok(()) };
+        self.written += to.try_write(&frame[self.written..])?;
+        if self.written == frame.len() {
+            if *droppable {
+                sent.fetch_add(1, Ordering::Relaxed);
+            }
+            self.bytes -= frame.len();
+            self.written = 0;
+            self.frames.pop_front();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An unmasked frame as a server sends it.
+    fn frame(first: u8, payload: &[u8]) -> Vec<u8> {
+        let mut frame = vec![first];
+        match payload.len() {
+            short @ 0..=125 => frame.push(short as u8),
+            medium @ 126..=0xffff => {
+                frame.push(126);
+                frame.extend_from_slice(&(medium as u16).to_be_bytes());
+            }
+            long => {
+                frame.push(127);
+                frame.extend_from_slice(&(long as u64).to_be_bytes());
+            }
+        }
+        frame.extend_from_slice(payload);
+        frame
+    }
+
+    fn data(size: usize) -> Vec<u8> {
+        let mut payload = vec![7; size];
+        payload[0] = MESSAGE_DATA;
+        frame(BINARY_FINAL, &payload)
+    }
+
+    #[test]
+    fn frames_are_measured_whatever_their_length_field() {
+        for size in [0, 125, 126, 0xffff, 0x10000] {
+            let bytes = frame(BINARY_FINAL, &vec![1; size]);
+            assert_eq!(frame_length(&bytes), Some(bytes.len()));
+            assert_eq!(frame_length(&bytes[..1]), None);
+        }
+        assert_eq!(frame_length(&[0x82, 127, 0, 0]), None, "a header cut short");
+    }
+
+    #[test]
+    fn only_message_data_is_droppable() {
+        assert!(is_message_data(&data(300)));
+        assert!(!is_message_data(&frame(0x81, br#"{"op":"advertise"}"#)), "text: the protocol's own");
+        assert!(!is_message_data(&frame(BINARY_FINAL, &[0x02, 0, 0])), "binary time, not message data");
+    }
+
+    #[test]
+    fn a_full_queue_drops_its_oldest_messages_and_keeps_the_protocols_own() {
+        let dropped = AtomicU64::new(0);
+        let mut outbox = Outbox::new(3, usize::MAX);
+        let advertise = frame(0x81, b"{}");
+        assert!(outbox.push(advertise.clone(), &dropped));
+        for size in [10, 11, 12, 13] {
+            assert!(outbox.push(data(size), &dropped));
+        }
+        assert_eq!(dropped.load(Ordering::Relaxed), 2);
+        let kept: Vec<usize> = outbox.frames.iter().map(|(frame, _)| frame.len()).collect();
+        assert_eq!(kept, [advertise.len(), 14, 15]);
+        // Three advertisements: nothing droppable left for a fourth, the viewer is cut off.
+        let mut control = Outbox::new(3, usize::MAX);
+        for _ in 0..3 {
+            assert!(control.push(advertise.clone(), &dropped));
+        }
+        assert!(control.push(data(10), &dropped), "a message into a queue of the protocol's own is dropped");
+        assert!(!control.push(advertise, &dropped));
+    }
+
+    #[test]
+    fn the_queue_is_bounded_in_bytes_too() {
+        let dropped = AtomicU64::new(0);
+        let mut outbox = Outbox::new(100, 1000);
+        for _ in 0..10 {
+            assert!(outbox.push(data(300), &dropped));
+        }
+        assert!(outbox.bytes <= 1000, "{}", outbox.bytes);
+        assert_eq!(dropped.load(Ordering::Relaxed), 7);
+        let mut lone = Outbox::new(100, 1000);
+        assert!(lone.push(data(5000), &dropped), "a lone frame beyond the bytes always fits");
+    }
+}
