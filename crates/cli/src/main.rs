@@ -157,16 +157,17 @@ fn keygen(secret_file: Option<&std::path::Path>) -> Result<(), CallError> {
     print_line(&public)
 }
 
-/// `naocli urdf`: the shipped robot description's URDF, to a file or stdout.
 /// The viewer's model of a robot description file, or of the shipped NAO V6.
 fn viewer_model(robot: Option<&std::path::Path>) -> Result<naobroker_urdf::ViewerModel, CallError> {
     let Some(path) = robot else { return Ok(naobroker_urdf::ViewerModel::nao_v6()) };
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| CallError::new(format!("{}: {error}", path.display())))?;
-    naobroker_urdf::ViewerModel::from_description(&text)
+    let robot = naobroker_robot::device::RobotDescription::load(path)
+        .map_err(|error| CallError::bad_argument(error.to_string()))?;
+    naobroker_urdf::ViewerModel::from_description(&robot)
         .map_err(|error| CallError::new(format!("{}: {error}", path.display())))
 }
 
+/// `naocli urdf`: a robot description's URDF (the shipped NAO V6's by default), to a file or
+/// stdout.
 fn urdf(out: Option<&std::path::Path>, robot: Option<&std::path::Path>) -> Result<(), CallError> {
     let urdf = viewer_model(robot)?.urdf;
     match out {
