@@ -25,6 +25,9 @@ pub struct Config {
     /// `[foxglove]`: the live view for Foxglove and Lichtblick (docs/visualisation.md), off
     /// unless configured.
     pub foxglove: naobroker_foxglove::FoxgloveConfig,
+    /// `[zenoh]`: the robot on a Zenoh network with the rest of the team (docs/team.md), off
+    /// unless the section is there.
+    pub zenoh: Option<naobroker_zenoh::ZenohConfig>,
 }
 
 /// `[broker]`.

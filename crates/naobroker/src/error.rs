@@ -51,6 +51,8 @@ pub enum StartError {
     QiListen(#[from] naobroker_qi_wire::QiListenError),
     #[error(transparent)]
     Foxglove(#[from] naobroker_foxglove::FoxgloveError),
+    #[error(transparent)]
+    Zenoh(#[from] naobroker_zenoh::ZenohError),
     #[error("cannot read the robot description for the Foxglove view: {0}")]
     RobotFile(#[source] std::io::Error),
 }

@@ -107,14 +107,14 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
         let thread = std::thread::Builder::new()
             .name("zenoh".into())
             .spawn(move || {
-                let opened = open(zenoh, &keys, &events, asked_sender, &counters).and_then(|(session, parts)| {
-                    let real_time = RealTime::declare(&session, &keys, &store, every)
-                        .map_err(|error| ZenohError::Start(error.to_string()))?;
-                    let (events, presence, queryables) = parts;
-                    let feed =
-                        Feed { session, keys, store, items, events, modules, counters, stop, nap };
-                    Ok(Declared { feed, real_time, presence, _queryables: queryables })
-                });
+                let opened =
+                    open(zenoh, &keys, &events, asked_sender, &counters).and_then(|(session, parts)| {
+                        let real_time = RealTime::declare(&session, &keys, &store, every)
+                            .map_err(|error| ZenohError::Start(error.to_string()))?;
+                        let (events, presence, queryables) = parts;
+                        let feed = Feed { session, keys, store, items, events, modules, counters, stop, nap };
+                        Ok(Declared { feed, real_time, presence, _queryables: queryables })
+                    });
                 match opened {
                     Ok(declared) => {
                         let _ = started.send(Ok(()));
@@ -146,7 +146,10 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
         stop: Arc::clone(&stop),
     };
     let spawn = |name: &str, work: Box<dyn FnOnce() + Send>| {
-        std::thread::Builder::new().name(name.into()).spawn(work).map_err(|e| ZenohError::Start(e.to_string()))
+        std::thread::Builder::new()
+            .name(name.into())
+            .spawn(work)
+            .map_err(|e| ZenohError::Start(e.to_string()))
     };
     let query_thread = spawn("zenoh-queries", Box::new(move || answerer.run(asked)))?;
     let answer_stop = Arc::clone(&stop);
@@ -183,7 +186,8 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
             });
         }
     }));
-    tracing::info!(robot = %keys.robot(), "Zenoh: the robot is on the network as naobroker/{}/**", keys.robot());
+    let robot = keys.robot();
+    tracing::info!(robot, "Zenoh: the robot is on the network as naobroker/{robot}/**");
     Ok(ZenohBridge {
         robot: checked.robot,
         counters,
@@ -222,8 +226,12 @@ fn open(
             }
         }
     };
-    let memory =
-        session.declare_queryable(keys.memory_space()).callback(queue(Asked::Memory)).wait().map_err(failed)?;
-    let calls = session.declare_queryable(keys.call_space()).callback(queue(Asked::Call)).wait().map_err(failed)?;
+    let memory = session
+        .declare_queryable(keys.memory_space())
+        .callback(queue(Asked::Memory))
+        .wait()
+        .map_err(failed)?;
+    let calls =
+        session.declare_queryable(keys.call_space()).callback(queue(Asked::Call)).wait().map_err(failed)?;
     Ok((session, (events, presence, [memory, calls])))
 }

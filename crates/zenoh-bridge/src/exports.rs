@@ -138,7 +138,10 @@ mod tests {
             ])
         );
         assert_eq!(acl["rules"][0]["permission"], "deny");
-        assert_eq!(acl["subjects"], json!([{ "id": "everyone" }, { "id": "movers", "usernames": ["coach"] }]));
+        assert_eq!(
+            acl["subjects"],
+            json!([{ "id": "everyone" }, { "id": "movers", "usernames": ["coach"] }])
+        );
         // Zenoh itself takes it.
         let mut config = zenoh::Config::default();
         config.insert_json5("access_control", &acl.to_string()).unwrap();

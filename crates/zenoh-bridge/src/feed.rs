@@ -52,7 +52,12 @@ impl RealTime {
         let mut publishers = Vec::with_capacity(layout.len());
         for name in layout.names() {
             publishers.push(if is_plain_key(name) {
-                Some(session.declare_publisher(keys.memory(name)).encoding(Encoding::APPLICATION_JSON).wait()?)
+                Some(
+                    session
+                        .declare_publisher(keys.memory(name))
+                        .encoding(Encoding::APPLICATION_JSON)
+                        .wait()?,
+                )
             } else {
                 None
             });
@@ -109,7 +114,9 @@ impl RealTime {
             *previous = value;
             let Some(publisher) = &self.publishers[index] else { continue };
             let payload = match self.kinds[index] {
-                SlotKind::Float => serde_json::Number::from_f64(value).map_or("null".into(), |n| n.to_string()),
+                SlotKind::Float => {
+                    serde_json::Number::from_f64(value).map_or("null".into(), |n| n.to_string())
+                }
                 SlotKind::Int => (value as i64).to_string(),
                 SlotKind::Bool => (value != 0.0).to_string(),
             };

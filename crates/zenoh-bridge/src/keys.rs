@@ -9,9 +9,7 @@ pub const ROOT: &str = "naobroker";
 /// Zenoh's reserved characters (`*`, `$`, `?`, `#`). An ALMemory key that is not has no
 /// Zenoh key: it is neither published nor answered (docs/team.md).
 pub(crate) fn is_plain_key(text: &str) -> bool {
-    !text.is_empty()
-        && text.split('/').all(|chunk| !chunk.is_empty())
-        && !text.contains(['*', '$', '?', '#'])
+    !text.is_empty() && text.split('/').all(|chunk| !chunk.is_empty()) && !text.contains(['*', '$', '?', '#'])
 }
 
 /// One robot's keys.

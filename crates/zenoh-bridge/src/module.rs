@@ -67,10 +67,17 @@ impl Module for ZenohModule {
         m.add("robot", "The robot's name, in every key: naobroker/<robot>/...", |this, _, ()| {
             Ok(this.robot.clone())
         })
-        .add("stats", "{counter: count}: values and events put, dropped, queries refused.", |this, _, ()| {
-            let entries =
-                this.counters.named().into_iter().map(|(name, count)| (Value::from(name), Value::from(count)));
-            Ok(Value::Map(entries.collect()))
-        });
+        .add(
+            "stats",
+            "{counter: count}: values and events put, dropped, queries refused.",
+            |this, _, ()| {
+                let entries = this
+                    .counters
+                    .named()
+                    .into_iter()
+                    .map(|(name, count)| (Value::from(name), Value::from(count)));
+                Ok(Value::Map(entries.collect()))
+            },
+        );
     }
 }

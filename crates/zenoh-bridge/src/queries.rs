@@ -12,7 +12,9 @@ use zenoh::key_expr::KeyExpr;
 use zenoh::query::Query;
 use zenoh::Wait;
 
-use crate::bounds::{MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, MAX_MEMORY_REPLIES, MAX_MEMORY_REPLY_BYTES};
+use crate::bounds::{
+    MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, MAX_MEMORY_REPLIES, MAX_MEMORY_REPLY_BYTES,
+};
 use crate::exports::Exports;
 use crate::keys::{is_plain_key, KeySpace, ROOT};
 use crate::module::Counters;
@@ -95,7 +97,8 @@ impl Answerer {
             return;
         }
         let Some(target) = self.keys.call_target(key) else {
-            let message = format!("{key}: a call's key is {ROOT}/{}/call/<Module>/<method>", self.keys.robot());
+            let message =
+                format!("{key}: a call's key is {ROOT}/{}/call/<Module>/<method>", self.keys.robot());
             return refuse(&query, &self.counters, &message);
         };
         let (module, method) = (target.module.to_owned(), target.method.to_owned());
@@ -145,7 +148,9 @@ fn memory_replies(
             for key in store.keys() {
                 let Some(key_expr) = is_plain_key(&key).then(|| matching(&key)).flatten() else { continue };
                 if found.len() == MAX_MEMORY_REPLIES {
-                    return Err(format!("{asked} matches more than {MAX_MEMORY_REPLIES} ALMemory keys: narrow it"));
+                    return Err(format!(
+                        "{asked} matches more than {MAX_MEMORY_REPLIES} ALMemory keys: narrow it"
+                    ));
                 }
                 if let Some(value) = store.get(&key) {
                     found.push((key_expr, value));
@@ -183,10 +188,7 @@ fn arguments(payload: Option<std::borrow::Cow<'_, [u8]>>) -> Result<Vec<Value>, 
         return Ok(Vec::new());
     }
     if payload.len() > MAX_CALL_PAYLOAD_BYTES {
-        return Err(format!(
-            "the arguments take {} bytes, at most {MAX_CALL_PAYLOAD_BYTES}",
-            payload.len()
-        ));
+        return Err(format!("the arguments take {} bytes, at most {MAX_CALL_PAYLOAD_BYTES}", payload.len()));
     }
     serde_json::from_slice(&payload)
         .map_err(|error| format!("the payload is the arguments as a JSON array: {error}"))
@@ -215,11 +217,7 @@ pub(crate) fn within_limits(limits: &Limits, args: &[Value]) -> Result<(), CallE
 }
 
 /// The answer thread: each call's outcome sent back to the peer that asked.
-pub(crate) fn answer(
-    answers: mpsc::Receiver<Answer>,
-    in_flight: Arc<AtomicUsize>,
-    stop: Arc<AtomicBool>,
-) {
+pub(crate) fn answer(answers: mpsc::Receiver<Answer>, in_flight: Arc<AtomicUsize>, stop: Arc<AtomicBool>) {
     while !stop.load(Ordering::Relaxed) {
         let Answer { query, result } = match answers.recv_timeout(STOP_LOOK) {
             Ok(answer) => answer,
@@ -257,7 +255,10 @@ mod tests {
     fn asked(key_expr: &str, store: &Store) -> Result<Vec<String>, String> {
         let keys = KeySpace::new("nao-a");
         let replies = memory_replies(&KeyExpr::try_from(key_expr).unwrap(), &keys, store)?;
-        Ok(replies.into_iter().map(|(key, payload)| format!("{key}={}", String::from_utf8(payload).unwrap())).collect())
+        Ok(replies
+            .into_iter()
+            .map(|(key, payload)| format!("{key}={}", String::from_utf8(payload).unwrap()))
+            .collect())
     }
 
     #[test]
@@ -267,7 +268,10 @@ mod tests {
         store.insert("odd*key", Value::from(1), EntryKind::Data, None).unwrap();
         let positions = asked("naobroker/nao-a/memory/Device/SubDeviceList/*/Position/Sensor/Value", &store);
         assert_eq!(positions.unwrap().len(), 2);
-        assert_eq!(asked("naobroker/*/memory/Team/Role", &store).unwrap(), ["naobroker/nao-a/memory/Team/Role=\"striker\""]);
+        assert_eq!(
+            asked("naobroker/*/memory/Team/Role", &store).unwrap(),
+            ["naobroker/nao-a/memory/Team/Role=\"striker\""]
+        );
         assert_eq!(asked("naobroker/nao-b/memory/Team/Role", &store).unwrap(), Vec::<String>::new());
         assert_eq!(asked("naobroker/nao-a/memory/No/Such/Key", &store).unwrap(), Vec::<String>::new());
         // A key Zenoh cannot name is not listed.

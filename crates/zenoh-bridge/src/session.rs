@@ -15,7 +15,13 @@ pub(crate) fn zenoh_config(
     exports: &Exports,
 ) -> Result<zenoh::Config, ZenohError> {
     let mut settings: Vec<(&str, Json)> = vec![
-        ("mode", json!(match config.mode { Mode::Peer => "peer", Mode::Client => "client" })),
+        (
+            "mode",
+            json!(match config.mode {
+                Mode::Peer => "peer",
+                Mode::Client => "client",
+            }),
+        ),
         ("scouting/multicast/enabled", json!(config.scouting)),
         ("transport/link/rx/max_message_size", json!(MAX_MESSAGE_BYTES)),
     ];
