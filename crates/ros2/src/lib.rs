@@ -23,18 +23,20 @@
 //! let node_token = node.token().unwrap();
 //! let publisher_token =
 //!     node.publisher_token(1, naoqi_driver::JOINT_STATES, &JointState::TYPE, &Qos::keep_last(10)).unwrap();
-//! assert!(publisher_token.starts_with(&node_token));
+//! assert!(node_token.ends_with("/0/0/NN/%/%/naoqi_driver"));
+//! assert!(publisher_token.contains("/0/1/MP/%/%/naoqi_driver/%joint_states/sensor_msgs::"));
 //! // Each sample: the CDR payload and the attachment.
+//! let stamp_ns = 1_700_000_000_250_000_000;
 //! let message = JointState {
-//!     header: Header { stamp: Time::from_nanos(1_700_000_000_250_000_000), frame_id: String::new() },
+//!     header: Header { stamp: Time::from_nanos(stamp_ns), frame_id: String::new() },
 //!     name: vec!["HeadYaw".into()],
 //!     position: vec![0.1],
 //!     ..JointState::default()
 //! };
 //! let mut payload = Vec::new();
 //! message.encode_into(&mut payload);
-//! let attachment = Attachment { sequence: 1, timestamp_ns: 1_700_000_000_250_000_000, gid: [7; 16] }.encode();
-//! assert_eq!((payload.len(), attachment.len()), (56, 33));
+//! let attachment = Attachment { sequence: 1, timestamp_ns: stamp_ns, gid: [7; 16] }.encode();
+//! assert_eq!((payload.len(), attachment.len()), (60, 33));
 //! ```
 //!
 //! Taking `/cmd_vel`: subscribe to `node.topic_key(naoqi_driver::CMD_VEL, &Twist::TYPE)`,

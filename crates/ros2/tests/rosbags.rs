@@ -172,7 +172,10 @@ fn odometry() -> (Odometry, Json) {
             "covariance": message.pose_covariance.to_vec(),
         },
         "twist": {
-            "twist": {"linear": vector_json(&message.twist.linear), "angular": vector_json(&message.twist.angular)},
+            "twist": {
+                "linear": vector_json(&message.twist.linear),
+                "angular": vector_json(&message.twist.angular),
+            },
             "covariance": message.twist_covariance.to_vec(),
         },
     });
