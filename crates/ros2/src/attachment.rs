@@ -9,9 +9,19 @@
 //! (0.2.3 and before) do not understand it.
 
 use thiserror::Error;
+use xxhash_rust::xxh3::xxh3_128;
 
 /// A publisher's global id: 16 bytes, unique in the ROS graph.
 pub type Gid = [u8; 16];
+
+/// The GID rmw_zenoh gives the entity of a liveliness token: XXH3's 128-bit hash of the
+/// token, its low 64 bits then its high 64 bits, each little-endian (rmw_zenoh's `Entity`
+/// copies the two halves from memory). Every rmw_zenoh node computes it from the token it
+/// sees, and `ros2 topic info -v` prints it; attaching the same GID to the publisher's
+/// samples keeps the two in agreement.
+pub fn gid_of_token(token: &str) -> Gid {
+    xxh3_128(token.as_bytes()).to_le_bytes()
+}
 
 /// The per-publication metadata rmw_zenoh attaches to each sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +31,7 @@ pub struct Attachment {
     pub sequence: i64,
     /// When the sample was published, in nanoseconds since the Unix epoch.
     pub timestamp_ns: i64,
-    /// The publisher's id.
+    /// The publisher's id ([`gid_of_token`] of its liveliness token).
     pub gid: Gid,
 }
 

@@ -7,7 +7,8 @@
 //! Publishing the joint states, as the Zenoh adapter does it (with `zenoh` in its hands):
 //!
 //! ```
-//! use naobroker_ros2::{naoqi_driver, Attachment, CdrMessage, Header, JointState, Node, Qos, Time};
+//! use naobroker_ros2::{gid_of_token, naoqi_driver, Attachment, CdrMessage, Header, JointState};
+//! use naobroker_ros2::{Node, Qos, Time};
 //!
 //! let node = Node {
 //!     domain_id: 0,
@@ -35,7 +36,8 @@
 //! };
 //! let mut payload = Vec::new();
 //! message.encode_into(&mut payload);
-//! let attachment = Attachment { sequence: 1, timestamp_ns: stamp_ns, gid: [7; 16] }.encode();
+//! let gid = gid_of_token(&publisher_token);
+//! let attachment = Attachment { sequence: 1, timestamp_ns: stamp_ns, gid }.encode();
 //! assert_eq!((payload.len(), attachment.len()), (60, 33));
 //! ```
 //!
@@ -51,7 +53,7 @@ pub mod messages;
 pub mod naoqi_driver;
 pub mod types;
 
-pub use attachment::{Attachment, AttachmentError, Gid};
+pub use attachment::{gid_of_token, Attachment, AttachmentError, Gid};
 pub use cdr::CdrError;
 pub use keys::{fully_qualified_name, topic_key, Durability, History, NameError, Node, Qos, Reliability};
 pub use messages::{

@@ -2,7 +2,17 @@
 //! ("Publishers"): sequence number and timestamp as little-endian int64, a GID length byte
 //! of 16, the GID.
 
-use naobroker_ros2::{Attachment, AttachmentError};
+use naobroker_ros2::{gid_of_token, Attachment, AttachmentError};
+
+#[test]
+fn a_gid_is_xxh3_128_of_the_token_low_half_first() {
+    // XXH3-128 of no bytes is 0x99aa06d3014798d8_6001c324468d497f (xxHash's own sanity check,
+    // low half 0x6001c324468d497f); rmw_zenoh copies the low half first, little-endian.
+    let mut expected = 0x6001_c324_468d_497f_u64.to_le_bytes().to_vec();
+    expected.extend_from_slice(&0x99aa_06d3_0147_98d8_u64.to_le_bytes());
+    assert_eq!(gid_of_token("").to_vec(), expected);
+    assert_ne!(gid_of_token("@ros2_lv/0/ab/0/1/MP"), gid_of_token("@ros2_lv/0/ab/0/2/MP"));
+}
 
 #[test]
 fn the_attachment_is_33_bytes_in_the_design_documents_order() {
