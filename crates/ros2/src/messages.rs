@@ -3,7 +3,9 @@
 //! tf2_msgs and nav_msgs.
 
 use crate::cdr::{CdrError, Reader, Writer};
-use crate::types::{MessageType, IMU, JOINT_STATE, ODOMETRY, TF_MESSAGE, TWIST};
+use crate::types::{
+    MessageType, HEADER, IMU, JOINT_STATE, ODOMETRY, TF_MESSAGE, TIME, TRANSFORM_STAMPED, TWIST,
+};
 
 /// A message this crate encodes, with the type rmw_zenoh names it by.
 pub trait CdrMessage {
@@ -43,6 +45,14 @@ impl Time {
     }
 }
 
+impl CdrMessage for Time {
+    const TYPE: MessageType = TIME;
+
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        self.write(&mut Writer::new(out));
+    }
+}
+
 /// std_msgs/Header: when and in which frame.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Header {
@@ -54,6 +64,14 @@ impl Header {
     fn write(&self, out: &mut Writer) {
         self.stamp.write(out);
         out.string(&self.frame_id);
+    }
+}
+
+impl CdrMessage for Header {
+    const TYPE: MessageType = HEADER;
+
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        self.write(&mut Writer::new(out));
     }
 }
 
@@ -185,6 +203,14 @@ impl TransformStamped {
         out.string(&self.child_frame_id);
         self.transform.translation.write(out);
         self.transform.rotation.write(out);
+    }
+}
+
+impl CdrMessage for TransformStamped {
+    const TYPE: MessageType = TRANSFORM_STAMPED;
+
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        self.write(&mut Writer::new(out));
     }
 }
 

@@ -52,5 +52,27 @@ pub const TWIST: MessageType = MessageType {
     hash: "RIHS01_9c45bf16fe0983d80e3cfe750d6835843d265a9a6c46bd2e609fcddde6fb8d2a",
 };
 
+/// builtin_interfaces/Time (a field of every header; also a message of its own).
+pub const TIME: MessageType = MessageType {
+    ros_name: "builtin_interfaces/msg/Time",
+    dds_name: "builtin_interfaces::msg::dds_::Time_",
+    hash: "RIHS01_b106235e25a4c5ed35098aa0a61a3ee9c9b18d197f398b0e4206cea9acf9c197",
+};
+
+/// std_msgs/Header.
+pub const HEADER: MessageType = MessageType {
+    ros_name: "std_msgs/msg/Header",
+    dds_name: "std_msgs::msg::dds_::Header_",
+    hash: "RIHS01_f49fb3ae2cf070f793645ff749683ac6b06203e41c891e17701b1cb597ce6a01",
+};
+
+/// geometry_msgs/TransformStamped (the element of a TFMessage).
+pub const TRANSFORM_STAMPED: MessageType = MessageType {
+    ros_name: "geometry_msgs/msg/TransformStamped",
+    dds_name: "geometry_msgs::msg::dds_::TransformStamped_",
+    hash: "RIHS01_0a241f87d04668d94099cbb5ba11691d5ad32c2f29682e4eb5653424bd275206",
+};
+
 /// Every type above, for tests and tools that check them all.
-pub const ALL: [MessageType; 5] = [JOINT_STATE, IMU, TF_MESSAGE, ODOMETRY, TWIST];
+pub const ALL: [MessageType; 8] =
+    [JOINT_STATE, IMU, TF_MESSAGE, ODOMETRY, TWIST, TIME, HEADER, TRANSFORM_STAMPED];

@@ -129,21 +129,19 @@ fn tf_message() -> (TfMessage, Json) {
             transform("Head", "CameraTop", 0.0625),
         ],
     };
-    let transforms: Vec<Json> = message
-        .transforms
-        .iter()
-        .map(|t| {
-            json!({
-                "header": header_json(&t.header),
-                "child_frame_id": t.child_frame_id,
-                "transform": {
-                    "translation": vector_json(&t.transform.translation),
-                    "rotation": quaternion_json(&t.transform.rotation),
-                },
-            })
-        })
-        .collect();
+    let transforms: Vec<Json> = message.transforms.iter().map(transform_json).collect();
     (message, json!({"transforms": transforms}))
+}
+
+fn transform_json(t: &TransformStamped) -> Json {
+    json!({
+        "header": header_json(&t.header),
+        "child_frame_id": t.child_frame_id,
+        "transform": {
+            "translation": vector_json(&t.transform.translation),
+            "rotation": quaternion_json(&t.transform.rotation),
+        },
+    })
 }
 
 fn odometry() -> (Odometry, Json) {
@@ -184,7 +182,23 @@ fn odometry() -> (Odometry, Json) {
 
 #[test]
 fn rosbags_reads_our_messages_field_by_field_and_writes_the_same_bytes() {
-    let cases: Vec<(MessageType, Vec<u8>, Json)> = vec![
+    let time = Time { sec: -7, nanosec: 999_999_999 };
+    // Frame ids of 0 to 4 characters: the string then ends at each offset modulo 4.
+    let headers: Vec<Header> = ["", "a", "ab", "odo", "odom"].map(|frame| stamp(42, frame)).into();
+    let (tf, _) = tf_message();
+    let empty = JointState { header: stamp(0, "base_link"), ..JointState::default() };
+    let mut cases: Vec<(MessageType, Vec<u8>, Json)> = vec![
+        (Time::TYPE, time.to_cdr(), time_json(&time)),
+        (TransformStamped::TYPE, tf.transforms[1].to_cdr(), transform_json(&tf.transforms[1])),
+        (TfMessage::TYPE, TfMessage::default().to_cdr(), json!({"transforms": []})),
+        (
+            JointState::TYPE,
+            empty.to_cdr(),
+            json!({
+                "header": header_json(&empty.header),
+                "name": [], "position": [], "velocity": [], "effort": [],
+            }),
+        ),
         {
             let (message, expected) = joint_state();
             (JointState::TYPE, message.to_cdr(), expected)
@@ -211,6 +225,7 @@ fn rosbags_reads_our_messages_field_by_field_and_writes_the_same_bytes() {
             (Twist::TYPE, twist.to_cdr(), expected)
         },
     ];
+    cases.extend(headers.iter().map(|header| (Header::TYPE, header.to_cdr(), header_json(header))));
     let decode: Vec<Json> =
         cases.iter().map(|(kind, cdr, _)| json!({"type": kind.ros_name, "cdr": hex(cdr)})).collect();
     let answer = rosbags(json!({"decode": decode, "twists": [], "hashes": []}));
