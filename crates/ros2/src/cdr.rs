@@ -64,13 +64,13 @@ impl<'a> Writer<'a> {
         self.out.extend_from_slice(&value.to_le_bytes());
     }
 
-    /// A sequence's element count.
-    pub(crate) fn len(&mut self, len: usize) {
-        self.u32(u32::try_from(len).expect("a CDR sequence or string holds at most u32::MAX elements"));
+    /// A sequence's element count, or a string's byte count with its NUL.
+    pub(crate) fn count(&mut self, count: usize) {
+        self.u32(u32::try_from(count).expect("a CDR sequence or string holds at most u32::MAX elements"));
     }
 
     pub(crate) fn string(&mut self, value: &str) {
-        self.len(value.len() + 1);
+        self.count(value.len() + 1);
         self.out.extend_from_slice(value.as_bytes());
         self.out.push(0);
     }
@@ -82,7 +82,7 @@ impl<'a> Writer<'a> {
     }
 
     pub(crate) fn f64_sequence(&mut self, values: &[f64]) {
-        self.len(values.len());
+        self.count(values.len());
         self.f64_array(values);
     }
 }

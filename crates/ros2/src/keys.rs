@@ -71,17 +71,17 @@ pub fn fully_qualified_name(namespace: &str, topic: &str) -> Result<String, Name
     if topic.starts_with('/') {
         return Ok(topic.into());
     }
-    let namespace = normalize_namespace(namespace)?;
+    let namespace = absolute("namespace", namespace)?;
     Ok(if namespace == "/" { format!("/{topic}") } else { format!("{namespace}/{topic}") })
 }
 
-/// A namespace as rcl gives it: absolute, `/` for the root.
-fn normalize_namespace(namespace: &str) -> Result<String, NameError> {
-    if namespace.is_empty() {
+/// A namespace or an enclave as rcl gives it: absolute, `/` for the root.
+fn absolute(what: &'static str, name: &str) -> Result<String, NameError> {
+    if name.is_empty() {
         return Ok("/".into());
     }
-    check_name("namespace", namespace)?;
-    Ok(if namespace.starts_with('/') { namespace.into() } else { format!("/{namespace}") })
+    check_name(what, name)?;
+    Ok(if name.starts_with('/') { name.into() } else { format!("/{name}") })
 }
 
 /// Every `/` made `%`, so that a name is a single key chunk.
@@ -263,8 +263,8 @@ impl Node {
         if self.name.contains('/') {
             return Err(NameError::NodeNameSlash(self.name.clone()));
         }
-        let namespace = normalize_namespace(&self.namespace)?;
-        let enclave = normalize_namespace(&self.enclave)?;
+        let namespace = absolute("namespace", &self.namespace)?;
+        let enclave = absolute("enclave", &self.enclave)?;
         Ok(format!(
             "{LIVELINESS_PREFIX}/{}/{}/{}/{}/{}/{}/{}/{}",
             self.domain_id,

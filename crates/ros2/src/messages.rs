@@ -145,7 +145,7 @@ impl CdrMessage for JointState {
     fn encode_into(&self, out: &mut Vec<u8>) {
         let mut out = Writer::new(out);
         self.header.write(&mut out);
-        out.len(self.name.len());
+        out.count(self.name.len());
         for name in &self.name {
             out.string(name);
         }
@@ -225,7 +225,7 @@ impl CdrMessage for TfMessage {
 
     fn encode_into(&self, out: &mut Vec<u8>) {
         let mut out = Writer::new(out);
-        out.len(self.transforms.len());
+        out.count(self.transforms.len());
         for transform in &self.transforms {
             transform.write(&mut out);
         }

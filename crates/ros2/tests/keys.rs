@@ -134,6 +134,11 @@ fn names_ros_refuses_are_refused_with_the_reason() {
         topic_key(0, "/nao a", "odom", &ODOMETRY),
         Err(NameError::Character { what: "namespace", name: "/nao a".into(), character: ' ' })
     );
+    let enclave = Node { enclave: "/a b".into(), ..node(0, "ab", "/", "n") };
+    assert_eq!(
+        enclave.token(),
+        Err(NameError::Character { what: "enclave", name: "/a b".into(), character: ' ' })
+    );
     let named = |name: &str| node(0, "ab", "/", name).token();
     assert_eq!(named("a/b"), Err(NameError::NodeNameSlash("a/b".into())));
     assert_eq!(named(""), Err(NameError::Empty { what: "node name" }));
