@@ -1,6 +1,6 @@
-//! rmw_zenoh's key expressions (ros2/rmw_zenoh docs/design.md, "Topic and Service name mapping
-//! to Zenoh key expressions" and "Graph Cache"), for the distributions whose rmw_zenoh_cpp
-//! speaks Zenoh 1.x: Jazzy (0.2), Kilted and Rolling.
+//! rmw_zenoh's key expressions (ros2/rmw_zenoh docs/design.md on rolling, "Topic and Service
+//! name mapping to Zenoh key expressions" and "Graph Cache"; Kilted's and Jazzy's 0.2 releases
+//! come from the same code line, not checked separately).
 //!
 //! A topic's data goes on `<domain_id>/<fully qualified name without its leading slash>/
 //! <DDS type name>/<type hash>`. Each entity declares a liveliness token under the hermetic
