@@ -4,6 +4,8 @@
 //! Its node is `naoqi_driver`; its launch file declares a `namespace` argument but does not
 //! give it to the node, so relative names resolve at the root: `imu/torso` is `/imu/torso`.
 
+use crate::types::{MessageType, IMU, JOINT_STATE, ODOMETRY, TF_MESSAGE};
+
 /// The driver's node name.
 pub const NODE_NAME: &str = "naoqi_driver";
 
@@ -26,3 +28,24 @@ pub const ODOM: &str = "odom";
 /// The robot's base frame: odom → base_link is ALMotion's `Torso` position in
 /// `FRAME_WORLD`, and the kinematic chain's transforms hang below it.
 pub const BASE_LINK: &str = "base_link";
+
+/// A topic the driver publishes: its name, type and the history depth of its publisher
+/// (for the QoS of the liveliness token).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Publication {
+    pub topic: &'static str,
+    pub message: MessageType,
+    pub depth: u32,
+}
+
+/// What the driver publishes and this robot can: its publishers are `create_publisher(topic,
+/// 10)`; `/tf` is tf2_ros's `TransformBroadcaster`, whose QoS keeps the last 100.
+pub const PUBLICATIONS: [Publication; 4] = [
+    Publication { topic: JOINT_STATES, message: JOINT_STATE, depth: 10 },
+    Publication { topic: IMU_TORSO, message: IMU, depth: 10 },
+    Publication { topic: TF, message: TF_MESSAGE, depth: 100 },
+    Publication { topic: ODOM_TOPIC, message: ODOMETRY, depth: 10 },
+];
+
+/// The history depth of the driver's `/cmd_vel` subscription.
+pub const CMD_VEL_DEPTH: u32 = 10;

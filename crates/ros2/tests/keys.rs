@@ -102,6 +102,16 @@ fn naoqi_driver_topics_at_the_root() {
     for (topic, message, key) in keys {
         assert_eq!(driver.topic_key(topic, &message).unwrap(), format!("{key}/{}", message.hash));
     }
+    let tf =
+        naoqi_driver::PUBLICATIONS.iter().find(|publication| publication.topic == naoqi_driver::TF).unwrap();
+    let token = driver.publisher_token(3, tf.topic, &tf.message, &Qos::keep_last(tf.depth)).unwrap();
+    assert_eq!(
+        token,
+        format!(
+            "@ros2_lv/0/ab/0/3/MP/%/%/naoqi_driver/%tf/tf2_msgs::msg::dds_::TFMessage_/{}/::,100:,:,:,,",
+            TF_MESSAGE.hash
+        )
+    );
 }
 
 #[test]
