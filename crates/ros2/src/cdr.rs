@@ -8,7 +8,7 @@
 use thiserror::Error;
 
 /// The encapsulation header we write: representation `CDR_LE` (0x0001), options 0.
-pub const HEADER_LE: [u8; 4] = [0x00, 0x01, 0x00, 0x00];
+const HEADER_LE: [u8; 4] = [0x00, 0x01, 0x00, 0x00];
 /// Representation identifier of big-endian plain CDR, which a decoder also accepts.
 const REPRESENTATION_BE: [u8; 2] = [0x00, 0x00];
 /// Representation identifier of little-endian plain CDR.
