@@ -104,8 +104,12 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
     let zenoh = match &config.zenoh {
         Some(zenoh) => {
             let period = std::time::Duration::from_micros(u64::from(dcm.shared().period_us.max(1)));
-            let sources =
-                naobroker_zenoh::ZenohSources { store: Arc::clone(&store), broker: broker.clone(), period };
+            let sources = naobroker_zenoh::ZenohSources {
+                store: Arc::clone(&store),
+                broker: broker.clone(),
+                period,
+                motion: Arc::clone(&motion_counters),
+            };
             let bridge = naobroker_zenoh::start(zenoh, sources)?;
             broker.add_module(bridge.module())?;
             Some(bridge)

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use naobroker_framework::Broker;
 use naobroker_memory::Store;
+use naobroker_motion::runner::MotionShared;
+use naobroker_ros2::Twist;
 use zenoh::bytes::Encoding;
 use zenoh::pubsub::Publisher;
 use zenoh::query::Queryable;
@@ -22,6 +24,7 @@ use crate::feed::{Feed, FeedItem, RealTime};
 use crate::keys::KeySpace;
 use crate::module::{Counters, ZenohModule};
 use crate::queries::{self, Answer, Answerer, Asked, CallRequest};
+use crate::ros2::Ros2View;
 use crate::session::zenoh_config;
 use crate::watch::{ModuleSet, ModuleWatch};
 
@@ -31,6 +34,8 @@ pub struct ZenohSources {
     pub broker: Broker,
     /// The DCM's cycle period.
     pub period: Duration,
+    /// ALMotion's shared state: the walk's odometry, for the ROS 2 view.
+    pub motion: Arc<MotionShared>,
 }
 
 /// The running adapter; dropping it closes the session (the robot's tokens go with it) and
@@ -100,6 +105,10 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
     let every = config.rate_hz.map(|rate| Duration::from_secs_f64(1.0 / rate));
     let nap = (sources.period / 2).max(Duration::from_millis(1));
     let events = config.events.clone();
+    // One Twist waiting for the broker's thread at most: a newer one than that is dropped.
+    let (twists, mut twists_taken) = tokio::sync::mpsc::channel::<Twist>(1);
+    let ros2_config = config.ros2.clone();
+    let motion = Arc::clone(&sources.motion);
     let session_thread = {
         let (keys, store, counters, stop) =
             (keys.clone(), Arc::clone(&sources.store), Arc::clone(&counters), Arc::clone(&stop));
@@ -112,7 +121,21 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
                         let real_time = RealTime::declare(&session, &keys, &store, every)
                             .map_err(|error| ZenohError::Start(error.to_string()))?;
                         let (events, presence, queryables) = parts;
-                        let feed = Feed { session, keys, store, items, events, modules, counters, stop, nap };
+                        let ros2 = match &ros2_config {
+                            Some(ros2) => {
+                                let counted = Arc::clone(&counters);
+                                let take = move |twist| {
+                                    if twists.try_send(twist).is_err() {
+                                        Counters::bump(&counted.cmd_vel_dropped);
+                                    }
+                                };
+                                let counters = Arc::clone(&counters);
+                                Some(Ros2View::declare(&session, ros2, &store, motion, take, counters)?)
+                            }
+                            None => None,
+                        };
+                        let feed =
+                            Feed { session, keys, store, items, events, modules, counters, stop, nap, ros2 };
                         Ok(Declared { feed, real_time, presence, _queryables: queryables })
                     });
                 match opened {
@@ -184,6 +207,15 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
                 // Never full: it has a place for each call under way.
                 let _ = answers.try_send(Answer { query, result });
             });
+        }
+    }));
+    let (broker, counters_moved) = (sources.broker.clone(), Arc::clone(&counters));
+    tasks.push(actix_rt::spawn(async move {
+        while let Some(twist) = twists_taken.recv().await {
+            let args = vec![twist.linear.x.into(), twist.linear.y.into(), twist.angular.z.into()];
+            if broker.call("ALMotion", "move", args, false).await.is_ok() {
+                Counters::bump(&counters_moved.cmd_vel_moves);
+            }
         }
     }));
     let robot = keys.robot();

@@ -9,6 +9,7 @@ use crate::bounds::{MAX_LISTED, MAX_RATE_HZ};
 use crate::error::ZenohError;
 use crate::exports::MethodPattern;
 use crate::keys::is_plain_key;
+use crate::ros2::Ros2Config;
 
 /// `[zenoh]` (docs/team.md): off unless the section is there.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -35,6 +36,8 @@ pub struct ZenohConfig {
     pub moves: Vec<String>,
     /// `[zenoh.auth]`: every peer authenticates with a user and password.
     pub auth: Option<AuthConfig>,
+    /// `[zenoh.ros2]`: what naoqi_driver2 publishes, for ROS 2 over rmw_zenoh (docs/ros2.md).
+    pub ros2: Option<Ros2Config>,
 }
 
 /// Zenoh's `mode`.
@@ -91,6 +94,7 @@ impl Default for ZenohConfig {
                 .to_vec(),
             moves: Vec::new(),
             auth: None,
+            ros2: None,
         }
     }
 }
@@ -139,7 +143,11 @@ impl ZenohConfig {
         let (calls, moves) = (patterns("calls", &self.calls)?, patterns("moves", &self.moves)?);
         let password = self.auth.as_ref().map(|auth| own_password(auth, &robot)).transpose()?;
         let has_movers = self.auth.as_ref().is_some_and(|auth| !auth.movers.is_empty());
-        if !moves.is_empty() && !has_movers {
+        if let Some(ros2) = &self.ros2 {
+            ros2.check()?;
+        }
+        let cmd_vel = self.ros2.as_ref().is_some_and(|ros2| ros2.cmd_vel);
+        if (!moves.is_empty() || cmd_vel) && !has_movers {
             return Err(ZenohError::MovesWithoutAuth);
         }
         Ok(Checked { robot, calls, moves, password })
@@ -213,6 +221,16 @@ mod tests {
         assert!(matches!(pattern.check(), Err(ZenohError::BadPattern { what: "calls", .. })));
         let rate = ZenohConfig { rate_hz: Some(0.0), ..named("a") };
         assert!(matches!(rate.check(), Err(ZenohError::Rate(_))));
+    }
+
+    #[test]
+    fn cmd_vel_needs_movers_and_the_ros2_rate_is_checked() {
+        let ros2 = |ros2: Ros2Config| ZenohConfig { ros2: Some(ros2), ..named("nao-a") }.check();
+        assert!(ros2(Ros2Config::default()).is_ok());
+        let cmd_vel = ros2(Ros2Config { cmd_vel: true, ..Default::default() });
+        assert!(matches!(cmd_vel, Err(ZenohError::MovesWithoutAuth)));
+        let rate = ros2(Ros2Config { rate_hz: 0.0, ..Default::default() });
+        assert!(matches!(rate, Err(ZenohError::Rate(_))));
     }
 
     #[test]

@@ -24,8 +24,8 @@ pub enum ZenohError {
     #[error("[zenoh] rate_hz {0}: expected more than 0 and at most {MAX_RATE_HZ}")]
     Rate(f64),
     #[error(
-        "[zenoh] moves lists calls that move the robot: they need authenticated peers, so \
-         [zenoh.auth] with a dictionary_file and at least one of its users in movers \
+        "[zenoh] moves and [zenoh.ros2] cmd_vel move the robot: they need authenticated peers, \
+         so [zenoh.auth] with a dictionary_file and at least one of its users in movers \
          (docs/security.md)"
     )]
     MovesWithoutAuth,

@@ -67,28 +67,42 @@ impl Exports {
     /// link) is denied, "movers" (the users the dictionary authenticated) allowed. A peer
     /// without a user (one this broker connected to: Zenoh authenticates the side that
     /// connects) is only "everyone". Anything else no rule names stays allowed.
-    pub(crate) fn access_control(&self, keys: &KeySpace, movers: &[String]) -> Option<Json> {
-        if self.moves.is_empty() {
+    /// With `cmd_vel` (the ROS 2 view's `/cmd_vel` key), puts there are held the same way.
+    pub(crate) fn access_control(
+        &self,
+        keys: &KeySpace,
+        movers: &[String],
+        cmd_vel: Option<&str>,
+    ) -> Option<Json> {
+        let calls: Vec<String> = self.moves.iter().map(|pattern| pattern.key_expr(keys)).collect();
+        let held = [("query", calls), ("put", cmd_vel.map(str::to_owned).into_iter().collect())];
+        let held: Vec<(&str, Vec<String>)> = held.into_iter().filter(|(_, keys)| !keys.is_empty()).collect();
+        if held.is_empty() {
             return None;
         }
-        let key_exprs: Vec<String> = self.moves.iter().map(|pattern| pattern.key_expr(keys)).collect();
-        let rule = |id: &str, permission: &str| {
-            json!({
-                "id": id,
-                "messages": ["query"],
-                "flows": ["ingress"],
-                "permission": permission,
-                "key_exprs": key_exprs,
-            })
+        let rules = |permission: &str| -> Vec<Json> {
+            held.iter()
+                .map(|(message, key_exprs)| {
+                    json!({
+                        "id": format!("{message}_{permission}"),
+                        "messages": [message],
+                        "flows": ["ingress"],
+                        "permission": permission,
+                        "key_exprs": key_exprs,
+                    })
+                })
+                .collect()
         };
+        let ids = |rules: &[Json]| -> Vec<Json> { rules.iter().map(|rule| rule["id"].clone()).collect() };
+        let (denied, allowed) = (rules("deny"), rules("allow"));
         Some(json!({
             "enabled": true,
             "default_permission": "allow",
-            "rules": [rule("moves_denied", "deny"), rule("moves_allowed", "allow")],
+            "rules": denied.iter().chain(&allowed).collect::<Vec<_>>(),
             "subjects": [{ "id": "everyone" }, { "id": "movers", "usernames": movers }],
             "policies": [
-                { "rules": ["moves_denied"], "subjects": ["everyone"] },
-                { "rules": ["moves_allowed"], "subjects": ["movers"] },
+                { "rules": ids(&denied), "subjects": ["everyone"] },
+                { "rules": ids(&allowed), "subjects": ["movers"] },
             ],
         }))
     }
@@ -128,7 +142,7 @@ mod tests {
         let keys = KeySpace::new("nao-a");
         let exports =
             Exports { calls: Vec::new(), moves: patterns(&["ALMotion.moveTo", "ALMotion.set*", "DCM.*"]) };
-        let acl = exports.access_control(&keys, &["coach".into()]).unwrap();
+        let acl = exports.access_control(&keys, &["coach".into()], None).unwrap();
         assert_eq!(
             acl["rules"][0]["key_exprs"],
             json!([
@@ -137,7 +151,11 @@ mod tests {
                 "naobroker/nao-a/call/DCM/*"
             ])
         );
-        assert_eq!(acl["rules"][0]["permission"], "deny");
+        assert_eq!(
+            (&acl["rules"][0]["permission"], &acl["rules"][1]["id"]),
+            (&json!("deny"), &json!("query_allow"))
+        );
+        assert_eq!(acl["policies"][0]["rules"], json!(["query_deny"]));
         assert_eq!(
             acl["subjects"],
             json!([{ "id": "everyone" }, { "id": "movers", "usernames": ["coach"] }])
@@ -146,6 +164,14 @@ mod tests {
         let mut config = zenoh::Config::default();
         config.insert_json5("access_control", &acl.to_string()).unwrap();
         let reads = Exports { calls: patterns(&["ALMemory.get*"]), moves: Vec::new() };
-        assert_eq!(reads.access_control(&keys, &["coach".into()]), None);
+        assert_eq!(reads.access_control(&keys, &["coach".into()], None), None);
+        let cmd_vel = reads.access_control(&keys, &["coach".into()], Some("0/cmd_vel/T/H")).unwrap();
+        assert_eq!(
+            cmd_vel["rules"][0],
+            json!({
+                "id": "put_deny", "messages": ["put"], "flows": ["ingress"], "permission": "deny",
+                "key_exprs": ["0/cmd_vel/T/H"],
+            })
+        );
     }
 }

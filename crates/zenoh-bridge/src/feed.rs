@@ -17,6 +17,7 @@ use zenoh::{Session, Wait};
 
 use crate::keys::{is_plain_key, KeySpace};
 use crate::module::Counters;
+use crate::ros2::Ros2View;
 use crate::watch::ModuleSet;
 
 /// What the broker's thread queues for the adapter's thread.
@@ -139,10 +140,12 @@ pub(crate) struct Feed {
     pub(crate) stop: Arc<AtomicBool>,
     /// Half the DCM's period: a new cycle is seen within it.
     pub(crate) nap: Duration,
+    /// With `[zenoh.ros2]`: the view, and `/cmd_vel`'s subscriber.
+    pub(crate) ros2: Option<(Ros2View, Option<zenoh::pubsub::Subscriber<()>>)>,
 }
 
 impl Feed {
-    pub(crate) fn run(self, mut real_time: RealTime, presence: LivelinessToken) {
+    pub(crate) fn run(mut self, mut real_time: RealTime, presence: LivelinessToken) {
         let mut module_tokens: BTreeMap<String, LivelinessToken> = BTreeMap::new();
         while !self.stop.load(Ordering::Relaxed) {
             match self.items.recv_timeout(self.nap) {
@@ -167,8 +170,11 @@ impl Feed {
                 }
             }
             real_time.publish(&self.store, &self.counters);
+            if let Some((view, _)) = &mut self.ros2 {
+                view.publish(&self.store, &self.counters);
+            }
         }
-        drop((module_tokens, presence, real_time));
+        drop((module_tokens, presence, real_time, self.ros2.take()));
         let _ = self.session.close().wait();
     }
 

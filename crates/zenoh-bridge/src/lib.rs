@@ -12,6 +12,7 @@ mod feed;
 mod keys;
 mod module;
 mod queries;
+mod ros2;
 mod session;
 mod watch;
 
@@ -24,3 +25,4 @@ pub use config::{AuthConfig, Mode, ZenohConfig};
 pub use error::ZenohError;
 pub use keys::ROOT;
 pub use module::ZenohModule;
+pub use ros2::Ros2Config;

@@ -25,6 +25,12 @@ pub(crate) struct Counters {
     pub(crate) queries_refused: AtomicU64,
     /// Calls made on the broker for peers.
     pub(crate) calls: AtomicU64,
+    /// The ROS 2 view's messages put.
+    pub(crate) ros2_messages_put: AtomicU64,
+    /// `/cmd_vel` Twists given to `ALMotion.move`.
+    pub(crate) cmd_vel_moves: AtomicU64,
+    /// `/cmd_vel` Twists dropped: malformed, or one was still waiting for the broker's thread.
+    pub(crate) cmd_vel_dropped: AtomicU64,
 }
 
 impl Counters {
@@ -44,6 +50,9 @@ impl Counters {
             ("zenoh_queries_busy", value(&self.queries_busy)),
             ("zenoh_queries_refused", value(&self.queries_refused)),
             ("zenoh_calls", value(&self.calls)),
+            ("zenoh_ros2_messages_put", value(&self.ros2_messages_put)),
+            ("zenoh_cmd_vel_moves", value(&self.cmd_vel_moves)),
+            ("zenoh_cmd_vel_dropped", value(&self.cmd_vel_dropped)),
         ]
     }
 }

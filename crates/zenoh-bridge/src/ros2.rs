@@ -85,7 +85,8 @@ impl Topic {
     fn put(&mut self, message: &impl CdrMessage, stamp_ns: i64, buffer: &mut Vec<u8>) -> bool {
         message.encode_into(buffer);
         self.sequence += 1;
-        let attachment = Attachment { sequence: self.sequence, timestamp_ns: stamp_ns, gid: self.gid }.encode();
+        let attachment =
+            Attachment { sequence: self.sequence, timestamp_ns: stamp_ns, gid: self.gid }.encode();
         self.publisher.put(buffer.as_slice()).attachment(attachment.to_vec()).wait().is_ok()
     }
 }
@@ -100,6 +101,8 @@ pub(crate) struct Ros2View {
     motion: Arc<MotionShared>,
     every: Duration,
     due: Instant,
+    /// The slots' stamp of the last cycle published.
+    stamp: u64,
     buffer: Vec<u8>,
 }
 
@@ -130,7 +133,8 @@ impl Ros2View {
             let token = node
                 .publisher_token(entity, publication.topic, &publication.message, &qos)
                 .map_err(|error| failed(error.to_string()))?;
-            let key = node.topic_key(publication.topic, &publication.message).map_err(|e| failed(e.to_string()))?;
+            let key =
+                node.topic_key(publication.topic, &publication.message).map_err(|e| failed(e.to_string()))?;
             let publisher = session.declare_publisher(key).wait().map_err(|e| failed(e.to_string()))?;
             topics.push(Topic { publisher, gid: gid_of_token(&token), sequence: 0 });
             tokens.push(token);
@@ -146,7 +150,7 @@ impl Ros2View {
                 .declare_subscriber(config.cmd_vel_key())
                 .callback(move |sample| match naobroker_ros2::decode_twist(&sample.payload().to_bytes()) {
                     Ok(twist) => take(twist),
-                    Err(_) => Counters::bump(&counters.queries_refused),
+                    Err(_) => Counters::bump(&counters.cmd_vel_dropped),
                 })
                 .wait()
                 .map_err(|error| failed(error.to_string()))?;
@@ -177,19 +181,22 @@ impl Ros2View {
             motion,
             every: Duration::from_secs_f64(1.0 / config.rate_hz),
             due: Instant::now(),
+            stamp: 0,
             buffer: Vec::new(),
         };
         Ok((view, subscriber))
     }
 
-    /// Publish the four topics for the cycle stamped `stamp_us`, when due.
-    pub(crate) fn publish(&mut self, store: &Store, stamp_us: u64, counters: &Counters) {
+    /// Publish the four topics for the DCM's last cycle, when due and new.
+    pub(crate) fn publish(&mut self, store: &Store, counters: &Counters) {
+        let slots = store.slots();
+        let stamp_us = slots.updated_us();
         let now = Instant::now();
-        if now < self.due {
+        if now < self.due || stamp_us == self.stamp {
             return;
         }
         self.due = now + self.every;
-        let slots = store.slots();
+        self.stamp = stamp_us;
         let stamp_ns = (stamp_us * 1000) as i64;
         let header = |frame: &str| Header { stamp: Time::from_nanos(stamp_ns), frame_id: frame.to_owned() };
         let states = JointState {
@@ -224,7 +231,10 @@ impl Ros2View {
             child_frame_id: naoqi_driver::BASE_LINK.into(),
             pose: Pose { position: place.translation, orientation: place.rotation },
             pose_covariance: [0.0; 36],
-            twist: Twist { linear: Vector3 { x: vx, y: vy, z: 0.0 }, angular: Vector3 { x: 0.0, y: 0.0, z: omega } },
+            twist: Twist {
+                linear: Vector3 { x: vx, y: vy, z: 0.0 },
+                angular: Vector3 { x: 0.0, y: 0.0, z: omega },
+            },
             twist_covariance: [0.0; 36],
         };
         let buffer = &mut self.buffer;

@@ -36,7 +36,8 @@ pub(crate) fn zenoh_config(
         settings.push(("transport/auth/usrpwd/password", json!(password)));
         settings.push(("transport/auth/usrpwd/dictionary_file", json!(auth.dictionary_file)));
         let keys = KeySpace::new(&checked.robot);
-        if let Some(acl) = exports.access_control(&keys, &auth.movers) {
+        let cmd_vel = config.ros2.as_ref().filter(|ros2| ros2.cmd_vel).map(|ros2| ros2.cmd_vel_key());
+        if let Some(acl) = exports.access_control(&keys, &auth.movers, cmd_vel.as_deref()) {
             settings.push(("access_control", acl));
         }
     }
