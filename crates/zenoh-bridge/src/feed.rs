@@ -2,6 +2,7 @@
 //! values read from the slots the cycle already publishes (never making the cycle wait), and
 //! the events the broker's thread queued.
 
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
@@ -161,10 +162,11 @@ impl Feed {
             if let Some(names) = self.modules.take_change() {
                 module_tokens.retain(|name, _| names.contains(name));
                 for name in names.into_iter().filter(|name| is_plain_key(name) && !name.contains('/')) {
-                    if !module_tokens.contains_key(&name) {
-                        let token = self.session.liveliness().declare_token(self.keys.module(&name)).wait();
+                    if let Entry::Vacant(entry) = module_tokens.entry(name) {
+                        let token =
+                            self.session.liveliness().declare_token(self.keys.module(entry.key())).wait();
                         if let Ok(token) = token {
-                            module_tokens.insert(name, token);
+                            entry.insert(token);
                         }
                     }
                 }
