@@ -63,14 +63,15 @@ def main():
 
     subscribers = [viewer.declare_subscriber(f"0/{topic}/*/*", keep) for topic in ["joint_states", "tf", "odom"]]
     subscribers.append(viewer.declare_subscriber("0/imu/torso/*/*", keep))
-    time.sleep(0.5)
-    ask_test("step")
+    # Until the four topics came (a subscription takes a moment to reach the robot), the
+    # test steps the DCM.
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
+        ask_test("step")
         with lock:
             if all(name in samples for name in ["joint_states", "imu", "tf", "odom"]):
                 break
-        time.sleep(0.05)
+        time.sleep(0.2)
     with lock:
         assert all(name in samples for name in ["joint_states", "imu", "tf", "odom"]), sorted(samples)
         states = samples["joint_states"][-1]

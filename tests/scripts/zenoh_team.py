@@ -93,14 +93,23 @@ def main():
     seen = Seen()
     values = viewer.declare_subscriber("naobroker/*/memory/DCM/Time", seen)
     events = viewer.declare_subscriber("naobroker/*/event/**", seen)
-    time.sleep(0.5)
-    ask_test("step")
+    # Until every robot's value and event came (a subscription takes a moment to reach
+    # every broker), the test steps each robot's DCM and raises the event again.
+    wanted = [f"naobroker/{name}/memory/DCM/Time" for name in robots]
+    wanted += [f"naobroker/{name}/event/TeamTest/Hello" for name in robots]
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        ask_test("step")
+        with seen.lock:
+            if all(key in seen.samples for key in wanted):
+                break
+        time.sleep(0.2)
+    got = seen.wait_for(wanted, "every robot's DCM/Time and event")
     for name in robots:
-        samples = seen.wait_for([f"naobroker/{name}/memory/DCM/Time"], "DCM/Time")
-        stamp = samples[f"naobroker/{name}/memory/DCM/Time"][-1].attachment
+        stamp = got[f"naobroker/{name}/memory/DCM/Time"][-1].attachment
         assert stamp is not None and int.from_bytes(stamp.to_bytes(), "little") > 0
-        event = seen.wait_for([f"naobroker/{name}/event/TeamTest/Hello"], "the events")
-        assert json.loads(event[f"naobroker/{name}/event/TeamTest/Hello"][-1].payload.to_string()) == f"hi from {name}"
+        hello = got[f"naobroker/{name}/event/TeamTest/Hello"][-1]
+        assert json.loads(hello.payload.to_string()) == f"hi from {name}"
 
     # Any key, on every robot at once, with wildcards.
     times, errors = replies(viewer, "naobroker/*/memory/DCM/Time")
