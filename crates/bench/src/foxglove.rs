@@ -3,7 +3,6 @@
 //! and no viewer, and with 50 viewers coming and going, in alternating runs of the same
 //! length (the real clock, the DCM's default period).
 
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,7 +13,7 @@ use naobroker_framework::{ClientSession, Value};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::helpers::{free_port, progress, start_broker_with};
+use crate::helpers::{cpu_seconds, free_port, progress, start_broker_with, ticks_per_second};
 use crate::stats::{print, Row, Samples};
 
 /// Time for the broker to settle after answering, before it is measured.
@@ -23,20 +22,6 @@ const SETTLE: Duration = Duration::from_secs(1);
 const VIEWERS: usize = 50;
 /// Messages each viewer reads before it leaves.
 const MESSAGES_PER_VIEWER: usize = 20;
-
-/// The process's user and system CPU time so far, in seconds.
-fn cpu_seconds(pid: u32, ticks_per_second: f64) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the broker's /proc stat");
-    // After the command name in parentheses: state is field 3; utime, stime are 14 and 15.
-    let fields: Vec<&str> = stat.rsplit_once(')').expect("a stat line").1.split_whitespace().collect();
-    let ticks = |index: usize| fields[index - 3].parse::<f64>().expect("a tick count");
-    (ticks(14) + ticks(15)) / ticks_per_second
-}
-
-fn ticks_per_second() -> f64 {
-    let output = Command::new("getconf").arg("CLK_TCK").output().expect("getconf");
-    String::from_utf8_lossy(&output.stdout).trim().parse().expect("CLK_TCK")
-}
 
 /// `DCM.stats`' lateness histogram: wake-ups per bucket, in `LATENESS_BUCKETS_US`' order.
 fn lateness_histogram(url: &str) -> Vec<u64> {

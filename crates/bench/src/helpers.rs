@@ -108,7 +108,7 @@ fn spawn_broker(config: &Path, tcp: &str, ipc: &str) -> Guard {
     Guard(child)
 }
 
-fn wait_until_answering(url: &str, keys: Option<ClientKeys>) {
+pub fn wait_until_answering(url: &str, keys: Option<ClientKeys>) {
     let started = Instant::now();
     while !actix_rt::System::new()
         .block_on(async { ClientSession::connect_with(url, "probe", keys.clone()).await.is_ok() })
@@ -210,4 +210,18 @@ where
 /// table or `--json`'s object).
 pub fn progress(bench: &str, step: impl std::fmt::Display) {
     eprintln!("naobench {bench}: {step}");
+}
+
+/// The process's user and system CPU time so far, in seconds.
+pub fn cpu_seconds(pid: u32, ticks_per_second: f64) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the broker's /proc stat");
+    // After the command name in parentheses: state is field 3; utime, stime are 14 and 15.
+    let fields: Vec<&str> = stat.rsplit_once(')').expect("a stat line").1.split_whitespace().collect();
+    let ticks = |index: usize| fields[index - 3].parse::<f64>().expect("a tick count");
+    (ticks(14) + ticks(15)) / ticks_per_second
+}
+
+pub fn ticks_per_second() -> f64 {
+    let output = Command::new("getconf").arg("CLK_TCK").output().expect("getconf");
+    String::from_utf8_lossy(&output.stdout).trim().parse().expect("CLK_TCK")
 }

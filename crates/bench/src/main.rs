@@ -17,6 +17,7 @@ mod physics;
 mod qi;
 mod rpc;
 mod stats;
+mod team;
 mod walk;
 
 use clap::{Parser, Subcommand};
@@ -129,6 +130,12 @@ enum Command {
         #[arg(long, default_value_t = 5)]
         runs: usize,
     },
+    /// Seven simulated robots at their cycle rate, without Zenoh then on one Zenoh network: each
+    /// broker's CPU time and memory, and a value's latency from a robot's cycle to a subscriber.
+    Team {
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+    },
     #[command(hide = true)]
     TcpEcho { request_bytes: usize, reply_bytes: usize },
     #[command(hide = true)]
@@ -159,6 +166,7 @@ fn main() {
         Command::Balance { calls } => balance::run(calls, cli.json),
         Command::Walk { runs, distance } => walk::run(runs, distance, cli.json),
         Command::Foxglove { seconds, runs } => foxglove::run(seconds, runs.max(1), cli.json),
+        Command::Team { seconds } => team::run(seconds, cli.json),
         Command::TcpEcho { request_bytes, reply_bytes } => helpers::tcp_echo(request_bytes, reply_bytes),
         Command::ZmqEcho { url } => helpers::zmq_echo(&url),
         Command::Subscriber { url, event, count } => helpers::subscriber(&url, &event, count),

@@ -25,6 +25,9 @@ pub struct Config {
     /// `[foxglove]`: the live view for Foxglove and Lichtblick (docs/visualisation.md), off
     /// unless configured.
     pub foxglove: naobroker_foxglove::FoxgloveConfig,
+    /// `[zenoh]`: the robot on a Zenoh network with the rest of the team (docs/team.md), off
+    /// unless the section is there.
+    pub zenoh: Option<naobroker_zenoh::ZenohConfig>,
 }
 
 /// `[broker]`.
@@ -159,6 +162,24 @@ mod tests {
             .collect();
         let config: Config = toml::from_str(&section).unwrap();
         assert_eq!(config.qi.listen, ["tcp://127.0.0.1:9560"]);
+    }
+
+    /// The shipped file has no `[zenoh]` (off unless configured); its commented section,
+    /// uncommented, parses and passes the adapter's checks.
+    #[test]
+    fn the_commented_zenoh_section_parses() {
+        let shipped: Config = toml::from_str(include_str!("../../../broker.toml")).unwrap();
+        assert!(shipped.zenoh.is_none());
+        let section: String = include_str!("../../../broker.toml")
+            .lines()
+            .skip_while(|line| *line != "# [zenoh]")
+            .take_while(|line| line.starts_with("# "))
+            .map(|line| format!("{}\n", &line[2..]))
+            .collect();
+        let zenoh = toml::from_str::<Config>(&section).unwrap().zenoh.unwrap();
+        assert_eq!((zenoh.robot.as_deref(), zenoh.scouting), (Some("nao-a"), true));
+        assert_eq!(zenoh.connect, ["tcp/192.168.1.10:7447"]);
+        assert!(zenoh.check().is_ok());
     }
 
     /// The shipped file's commented `[dcm.lola]` section, uncommented, holds the defaults.

@@ -52,4 +52,6 @@ pub enum StartError {
     QiListen(#[from] naobroker_qi_wire::QiListenError),
     #[error(transparent)]
     Foxglove(#[from] naobroker_foxglove::FoxgloveError),
+    #[error(transparent)]
+    Zenoh(#[from] naobroker_zenoh::ZenohError),
 }

@@ -35,6 +35,8 @@ pub struct Running {
     pub store: Arc<Store>,
     /// The Foxglove live view, when configured.
     pub foxglove: Option<naobroker_foxglove::LiveView>,
+    /// The robot on a Zenoh network, when configured.
+    pub zenoh: Option<naobroker_zenoh::ZenohBridge>,
     _cycle: CycleThread,
 }
 
@@ -42,6 +44,9 @@ pub struct Running {
 pub async fn start(config: &Config) -> Result<Running, StartError> {
     config.dcm.check()?;
     config.foxglove.check()?;
+    if let Some(zenoh) = &config.zenoh {
+        zenoh.check()?;
+    }
     let description = match &config.dcm.robot {
         Some(path) => RobotDescription::load(path)?,
         None => RobotDescription::nao_v6(),
@@ -93,6 +98,21 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
     if let Some(view) = &foxglove {
         broker.add_module(view.module())?;
     }
+    let zenoh = match &config.zenoh {
+        Some(zenoh) => {
+            let period = std::time::Duration::from_micros(u64::from(dcm.shared().period_us.max(1)));
+            let sources = naobroker_zenoh::ZenohSources {
+                store: Arc::clone(&store),
+                broker: broker.clone(),
+                period,
+                motion: Arc::clone(&motion_counters),
+            };
+            let bridge = naobroker_zenoh::start(zenoh, sources)?;
+            broker.add_module(bridge.module())?;
+            Some(bridge)
+        }
+        None => None,
+    };
     watch::dcm_counters(Arc::clone(dcm.shared()));
     watch::motion_counters(motion_counters);
     let curve_endpoints = config.broker.curve.as_ref().map(|curve| curve.listen.clone()).unwrap_or_default();
@@ -106,7 +126,8 @@ pub async fn start(config: &Config) -> Result<Running, StartError> {
         curve_endpoints = ?curve_endpoints,
         qi_endpoints = ?qi_endpoints,
         foxglove = ?foxglove.as_ref().map(naobroker_foxglove::LiveView::address),
+        zenoh_robot = ?zenoh.as_ref().map(naobroker_zenoh::ZenohBridge::robot),
         "naobroker ready"
     );
-    Ok(Running { broker, dcm, store, foxglove, _cycle: cycle })
+    Ok(Running { broker, dcm, store, foxglove, zenoh, _cycle: cycle })
 }

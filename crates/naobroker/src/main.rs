@@ -24,6 +24,18 @@ struct Args {
     /// one (`127.0.0.1:8765`, loopback only: docs/visualisation.md).
     #[arg(long, value_name = "HOST:PORT")]
     foxglove_listen: Option<String>,
+    /// Put the robot on a Zenoh network under this name (docs/team.md), with the configured
+    /// `[zenoh]` settings or Zenoh's defaults (a peer with multicast scouting).
+    #[arg(long, value_name = "ROBOT")]
+    zenoh_robot: Option<String>,
+    /// A Zenoh endpoint to connect to (`tcp/192.168.1.10:7447`; repeatable), instead of the
+    /// configured ones; puts the robot on the network like --zenoh-robot.
+    #[arg(long, value_name = "ENDPOINT")]
+    zenoh_connect: Vec<String>,
+    /// A Zenoh endpoint to listen on (`tcp/0.0.0.0:7447`; repeatable), instead of the configured
+    /// ones; puts the robot on the network like --zenoh-robot.
+    #[arg(long, value_name = "ENDPOINT")]
+    zenoh_listen: Vec<String>,
     /// `manual`: the DCM cycles only on DCM.step(n).
     #[arg(long, value_parser = parse_clock)]
     clock: Option<ClockMode>,
@@ -105,6 +117,18 @@ fn main() -> std::process::ExitCode {
     }
     if args.foxglove_listen.is_some() {
         config.foxglove.listen = args.foxglove_listen;
+    }
+    if args.zenoh_robot.is_some() || !args.zenoh_connect.is_empty() || !args.zenoh_listen.is_empty() {
+        let zenoh = config.zenoh.get_or_insert_with(Default::default);
+        if args.zenoh_robot.is_some() {
+            zenoh.robot = args.zenoh_robot;
+        }
+        if !args.zenoh_connect.is_empty() {
+            zenoh.connect = args.zenoh_connect;
+        }
+        if !args.zenoh_listen.is_empty() {
+            zenoh.listen = args.zenoh_listen;
+        }
     }
     if let Some(clock) = args.clock {
         config.dcm.clock = clock;

@@ -1,0 +1,113 @@
+"""ROS 2's view of one robot over rmw_zenoh's keys (tests/tests/zenoh_ros2.rs), read with
+eclipse-zenoh as an rmw_zenoh node would find it: naoqi_driver's node and publisher tokens,
+the four topics' samples (CDR, 33-byte attachments), and /cmd_vel taken from a mover only.
+Argument: JSON {"endpoint": e, "users": {name: password}}. Asks the test "step" (DCM cycles)
+and waits for "done"; prints "passed" at the end."""
+
+import json
+import struct
+import sys
+import threading
+import time
+
+import zenoh
+
+WAIT = 20.0
+TOPICS = ["joint_states", "imu/torso", "tf", "odom"]
+
+
+def session(user, password, endpoint):
+    config = zenoh.Config()
+    config.insert_json5("mode", '"peer"')
+    config.insert_json5("connect/endpoints", json.dumps([endpoint]))
+    config.insert_json5("listen/endpoints", "[]")
+    config.insert_json5("scouting/multicast/enabled", "false")
+    config.insert_json5("transport/auth/usrpwd/user", json.dumps(user))
+    config.insert_json5("transport/auth/usrpwd/password", json.dumps(password))
+    return zenoh.open(config)
+
+
+def ask_test(line):
+    print(line, flush=True)
+    assert sys.stdin.readline().strip() == "done"
+
+
+def cmd_vel_count(tool):
+    for reply in tool.get("naobroker/nao-r/call/Zenoh/stats", payload="[]", timeout=5.0):
+        return json.loads(reply.ok.payload.to_string())["zenoh_cmd_vel_moves"]
+    raise AssertionError("no stats")
+
+
+def twist(x, y, turn):
+    return bytes([0, 1, 0, 0]) + struct.pack("<6d", x, y, 0.0, 0.0, 0.0, turn)
+
+
+def main():
+    setup = json.loads(sys.argv[1])
+    endpoint, users = setup["endpoint"], setup["users"]
+    viewer = session("viewer", users["viewer"], endpoint)
+    coach = session("coach", users["coach"], endpoint)
+
+    tokens = [str(reply.ok.key_expr) for reply in viewer.liveliness().get("@ros2_lv/0/**", timeout=5.0)]
+    assert any(token.endswith("/NN/%/%/naoqi_driver") for token in tokens), tokens
+    for topic in TOPICS:
+        mangled = "%" + topic.replace("/", "%")
+        assert any(f"/MP/%/%/naoqi_driver/{mangled}/" in token for token in tokens), (topic, tokens)
+    assert any("/MS/%/%/naoqi_driver/%cmd_vel/geometry_msgs::msg::dds_::Twist_/" in t for t in tokens), tokens
+
+    lock, samples = threading.Lock(), {}
+
+    def keep(sample):
+        with lock:
+            samples.setdefault(str(sample.key_expr).split("/")[1], []).append(sample)
+
+    subscribers = [viewer.declare_subscriber(f"0/{topic}/*/*", keep) for topic in ["joint_states", "tf", "odom"]]
+    subscribers.append(viewer.declare_subscriber("0/imu/torso/*/*", keep))
+    # Until the four topics came (a subscription takes a moment to reach the robot), the
+    # test steps the DCM.
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        ask_test("step")
+        with lock:
+            if all(name in samples for name in ["joint_states", "imu", "tf", "odom"]):
+                break
+        time.sleep(0.2)
+    with lock:
+        assert all(name in samples for name in ["joint_states", "imu", "tf", "odom"]), sorted(samples)
+        states = samples["joint_states"][-1]
+    attachment = states.attachment.to_bytes()
+    assert len(attachment) == 33 and attachment[16] == 16, attachment
+    sequence, stamp_ns = struct.unpack_from("<qq", attachment)
+    assert sequence >= 1 and stamp_ns > 1_600_000_000 * 10**9, (sequence, stamp_ns)
+    payload = states.payload.to_bytes()
+    assert payload[:4] == bytes([0, 1, 0, 0]), payload[:8]
+    # Header: stamp (sec, nanosec), frame_id (length 1: the NUL), padding to 4; then the names.
+    sec, nanosec, frame_length = struct.unpack_from("<iII", payload, 4)
+    assert sec * 10**9 + nanosec == stamp_ns and frame_length == 1, (sec, nanosec, frame_length)
+    names = struct.unpack_from("<I", payload, 20)[0]
+    first = struct.unpack_from("<I", payload, 24)[0]
+    assert names >= 20 and payload[28 : 28 + first - 1] == b"HeadYaw", (names, payload[24:40])
+
+    # /cmd_vel: the viewer's Twist is dropped by the robot's access control, the coach's moves it.
+    cmd_vel = [t for t in tokens if "/MS/" in t][0].split("/")
+    key = "0/cmd_vel/" + "/".join(cmd_vel[-3:-1])
+    viewer.put(key, twist(0.2, 0.0, 0.1))
+    time.sleep(1.0)
+    ask_test("step")
+    assert cmd_vel_count(viewer) == 0
+    coach.put(key, twist(0.2, 0.0, 0.1))
+    deadline = time.monotonic() + WAIT
+    while cmd_vel_count(viewer) == 0 and time.monotonic() < deadline:
+        ask_test("step")
+        time.sleep(0.1)
+    assert cmd_vel_count(viewer) == 1
+
+    for subscriber in subscribers:
+        subscriber.undeclare()
+    viewer.close()
+    coach.close()
+    print("passed", flush=True)
+
+
+if __name__ == "__main__":
+    main()
