@@ -115,8 +115,17 @@ def _close_serving_sessions():
         session.close()
 
 
+_packers = threading.local()
+
+
 def _encode(items):
-    return msgpack.packb(items, use_bin_type=True)
+    # One packer per thread, reused: msgpack.packb makes (and frees) a packer and its buffer
+    # per frame, 1.4 µs of a call. A packer that fails to pack resets itself.
+    try:
+        packer = _packers.packer
+    except AttributeError:
+        packer = _packers.packer = msgpack.Packer(use_bin_type=True)
+    return packer.pack(items)
 
 
 def _decode(frame):
@@ -230,8 +239,11 @@ class Session:
         self._credentials = curve_credentials(server_key, public_key, secret_key)
         self._session_id = os.urandom(16)
         self._ids = itertools.count(1)
-        # _state guards everything below that several threads touch, and wakes waiters.
-        self._state = threading.Condition()
+        # _state guards everything below that several threads touch, and wakes waiters. A
+        # call's own path takes its lock, _lock, directly: the same lock, without the
+        # condition's Python-level `with` (1 µs a time, three times a call).
+        self._lock = threading.RLock()
+        self._state = threading.Condition(self._lock)
         self._owner = None  # the thread that may use the main socket now
         self._claims = 0  # threads waiting to own it, to send
         self._pending = {}
@@ -444,8 +456,8 @@ class Session:
         frame = _encode(items)
         waiter = _Waiter(label)
         deadline = None if timeout is None else time.monotonic() + timeout
-        state = self._state
-        with state:
+        state, lock = self._state, self._lock
+        with lock:
             if self._closed:
                 raise NaobrokerError("%s: session closed" % label)
             self._pending[request_id] = waiter
@@ -458,7 +470,7 @@ class Session:
         finally:
             self._release_socket()
         while not waiter.done:
-            with state:
+            with lock:
                 while not waiter.done:
                     now = time.monotonic()
                     if deadline is not None and now >= deadline:
@@ -498,7 +510,7 @@ class Session:
     def _release_socket(self):
         """Send what others left in the outbox, then let go of the socket."""
         while True:
-            with self._state:
+            with self._lock:
                 if not self._chores:
                     self._owner = None
                     self._state.notify_all()
@@ -583,7 +595,7 @@ class Session:
 
     def _dispatch(self, kind, message):
         if kind == REPLY or kind == ERROR:
-            with self._state:
+            with self._lock:
                 waiter = self._pending.pop(message[1], None)
                 if waiter is not None:
                     waiter.answer = message

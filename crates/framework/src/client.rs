@@ -9,7 +9,7 @@ mod serving;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
@@ -66,7 +66,7 @@ struct Inner {
     /// whose broker may have given its id to another call.
     connection: Cell<u64>,
     writer: RefCell<Writer>,
-    pending: RefCell<HashMap<u64, oneshot::Sender<CallResult>>>,
+    pending: RefCell<HashMap<u64, oneshot::Sender<CallResult>, BuildHasherDefault<CallIdHasher>>>,
     next_id: Cell<u64>,
     subscriptions: RefCell<HashMap<String, Vec<StreamSlot>>>,
     callbacks: RefCell<CallbackSubscriptions>,
@@ -89,6 +89,29 @@ fn new_session_tag() -> Vec<u8> {
         tag.extend_from_slice(&hasher.finish().to_le_bytes());
     }
     tag
+}
+
+/// Hashes the ids of this session's own requests, which it numbers 1, 2, 3...: a multiply
+/// (Fibonacci hashing) instead of SipHash, which took 0.9 k instructions of a call's 12.6 k
+/// in a client keeping 128 calls under way. No peer chooses these keys, so there is nothing
+/// to flood.
+#[derive(Default)]
+struct CallIdHasher(u64);
+
+impl Hasher for CallIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.write_u64(u64::from(*byte));
+        }
+    }
+
+    fn write_u64(&mut self, id: u64) {
+        self.0 = (self.0 ^ id).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
 }
 
 /// One connection to a broker: calls, event subscriptions and served remote modules.

@@ -1,5 +1,6 @@
 //! Tests of naobroker's patches to the vendored zeromq crate (vendor/zeromq/PATCHES.md): the
-//! message size limit, disconnecting one ROUTER peer, and the handshake timeout.
+//! message size limit, disconnecting one ROUTER peer, the handshake timeout, and sending
+//! without waiting.
 //!
 //! Misbehaving peers are raw `std::net::TcpStream`s speaking ZMTP 3 byte by byte, run on
 //! blocking threads so the router's single-threaded runtime keeps serving meanwhile.
@@ -14,8 +15,8 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use zeromq::util::PeerIdentity;
 use zeromq::{
-    DealerSocket, Endpoint, RouterSendHalf, RouterSocket, Socket, SocketEvent, SocketOptions, SocketRecv,
-    SocketSend, ZmqError, ZmqMessage,
+    DealerSocket, Endpoint, RouterSendHalf, RouterSocket, RouterTrySend, Socket, SocketEvent, SocketOptions,
+    SocketRecv, SocketSend, ZmqError, ZmqMessage,
 };
 
 /// The `max_message_size` of the routers under test.
@@ -434,6 +435,55 @@ async fn a_peer_that_does_not_read_holds_at_most_its_send_queue() {
         "{accepted} messages of {MESSAGE_BYTES} bytes accepted for a peer that reads nothing: \
          its send queue of {CAPACITY} is not bounded"
     );
+    release.send(()).unwrap();
+    idle.await.unwrap();
+}
+
+/// `try_send_to` queues at once while the peer's queue has room, gives the message back whole
+/// once it has none (a peer that reads nothing), and drops one for a peer that is not there.
+#[actix_rt::test]
+async fn try_send_to_queues_at_once_and_gives_back_what_does_not_fit() {
+    const CAPACITY: usize = 4;
+    const MESSAGE_BYTES: usize = 64 << 10;
+    // As in the test above: loopback's buffers take a few MiB, then only the queue is left.
+    const UNBOUNDED_AFTER: usize = 1024;
+    let mut options = SocketOptions::default();
+    options.send_queue_capacity(CAPACITY);
+    let mut router = EchoRouter::start(options).await;
+    let port = router.port;
+    let (release, released) = std_mpsc::channel::<()>();
+    let idle = tokio::task::spawn_blocking(move || {
+        let mut streams = Vec::new();
+        for identity in ["not-reading", "bystander"] {
+            let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            let mut bytes = handshake(identity);
+            bytes.extend(frame(0, b"hello"));
+            stream.write_all(&bytes).unwrap();
+            streams.push(stream);
+        }
+        released.recv().unwrap();
+    });
+    for _ in 0..2 {
+        router.next_received().await;
+    }
+
+    let peer = |name: &'static str| PeerIdentity::try_from(Bytes::from_static(name.as_bytes())).unwrap();
+    let body = Bytes::from(vec![7u8; MESSAGE_BYTES]);
+    let mut queued = 0;
+    let given_back = loop {
+        match router.sender.try_send_to(&peer("not-reading"), ZmqMessage::from(body.clone())) {
+            RouterTrySend::Queued => queued += 1,
+            RouterTrySend::Full(message) => break message,
+            RouterTrySend::NoPeer => panic!("the peer that does not read is connected"),
+        }
+        assert!(queued < UNBOUNDED_AFTER, "{queued} messages queued for a peer that reads nothing");
+        // The peer's writer task moves the queue into the socket until its buffers are full.
+        tokio::task::yield_now().await;
+    };
+    assert_eq!(given_back.into_vec(), vec![body]);
+    let small = || ZmqMessage::from(Bytes::from_static(b"x"));
+    assert!(matches!(router.sender.try_send_to(&peer("bystander"), small()), RouterTrySend::Queued));
+    assert!(matches!(router.sender.try_send_to(&peer("nobody"), small()), RouterTrySend::NoPeer));
     release.send(()).unwrap();
     idle.await.unwrap();
 }

@@ -252,8 +252,101 @@ impl Envelope {
         buf
     }
 
-    /// Encode, appending to `buf` (reuse a buffer to avoid allocating per message).
+    /// Encode, appending to `buf` (reuse a buffer to avoid allocating per message). The
+    /// messages of every call and event (Call, Post, Reply, Event) are written field by field
+    /// from their parts; the others through [`Self::to_value`], which copies them into a
+    /// value tree first.
     pub fn encode_into(&self, buf: &mut Vec<u8>) {
-        rmpv::encode::write_value(buf, &self.to_value()).expect("writing to a Vec cannot fail");
+        match self {
+            Envelope::Call { id, module, method, args } => {
+                write::call(buf, Self::CALL, *id, module, method, args)
+            }
+            Envelope::Post { id, module, method, args } => {
+                write::call(buf, Self::POST, *id, module, method, args)
+            }
+            Envelope::Reply { id, value } => Self::encode_reply_into(buf, *id, value),
+            Envelope::Event { name, value, lost } => Self::encode_event_into(buf, name, value, *lost),
+            other => write::value(buf, &other.to_value()),
+        }
+    }
+
+    /// `Reply { id, value }`'s bytes, appended to `buf`, from a borrowed value.
+    pub fn encode_reply_into(buf: &mut Vec<u8>, id: u64, value: &Value) {
+        write::array_len(buf, 3);
+        write::uint(buf, Self::REPLY);
+        write::uint(buf, id);
+        write::value(buf, value);
+    }
+
+    /// `Event { name, value, lost }`'s bytes, appended to `buf`, from borrowed parts: what a
+    /// broker sends each subscriber without copying the event first.
+    pub fn encode_event_into(buf: &mut Vec<u8>, name: &str, value: &Value, lost: u64) {
+        write::array_len(buf, if lost > 0 { 4 } else { 3 });
+        write::uint(buf, Self::EVENT);
+        write::string(buf, name);
+        write::value(buf, value);
+        if lost > 0 {
+            write::uint(buf, lost);
+        }
+    }
+}
+
+/// MessagePack pieces written straight into a buffer, as rmpv writes them.
+mod write {
+    use rmpv::Value;
+
+    pub(super) fn value(buf: &mut Vec<u8>, value: &Value) {
+        rmpv::encode::write_value(buf, value).expect("writing to a Vec cannot fail");
+    }
+
+    pub(super) fn uint(buf: &mut Vec<u8>, number: u64) {
+        value(buf, &Value::from(number));
+    }
+
+    /// An array header for at most 15 items (fixarray): every envelope's.
+    pub(super) fn array_len(buf: &mut Vec<u8>, len: u8) {
+        debug_assert!(len < 16);
+        buf.push(0x90 | len);
+    }
+
+    pub(super) fn string(buf: &mut Vec<u8>, text: &str) {
+        let len = text.len();
+        match len {
+            0..=31 => buf.push(0xa0 | len as u8),
+            32..=0xff => buf.extend_from_slice(&[0xd9, len as u8]),
+            0x100..=0xffff => {
+                buf.push(0xda);
+                buf.extend_from_slice(&(len as u16).to_be_bytes());
+            }
+            _ => {
+                buf.push(0xdb);
+                buf.extend_from_slice(&(len as u32).to_be_bytes());
+            }
+        }
+        buf.extend_from_slice(text.as_bytes());
+    }
+
+    /// `[kind, id, module, method, args]`.
+    pub(super) fn call(buf: &mut Vec<u8>, kind: u64, id: u64, module: &str, method: &str, args: &[Value]) {
+        array_len(buf, 5);
+        uint(buf, kind);
+        uint(buf, id);
+        string(buf, module);
+        string(buf, method);
+        let len = args.len();
+        match len {
+            0..=15 => buf.push(0x90 | len as u8),
+            16..=0xffff => {
+                buf.push(0xdc);
+                buf.extend_from_slice(&(len as u16).to_be_bytes());
+            }
+            _ => {
+                buf.push(0xdd);
+                buf.extend_from_slice(&(len as u32).to_be_bytes());
+            }
+        }
+        for arg in args {
+            value(buf, arg);
+        }
     }
 }

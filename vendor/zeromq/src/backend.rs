@@ -64,6 +64,15 @@ enum CachedSend {
     Miss(Message),
 }
 
+/// What [`GenericSocketBackend::try_send_to_peer`] did with a message.
+pub(crate) enum TrySend {
+    Queued,
+    /// The peer's queue is full, or another send to it waits for room: the message back.
+    Full(Message),
+    /// No such peer (or it just disconnected): the message is dropped.
+    NoPeer,
+}
+
 enum SendResolution {
     Sent,
     Miss(Message),
@@ -194,6 +203,29 @@ impl GenericSocketBackend {
             Err(e) => {
                 self.peer_disconnected(peer_id);
                 Err(e.into())
+            }
+        }
+    }
+
+    /// Queues `message` for `peer_id` if its queue has room now and no other send to it
+    /// waits for room (so that this one cannot overtake it); never waits.
+    pub(crate) fn try_send_to_peer(&self, peer_id: &PeerIdentity, message: Message) -> TrySend {
+        let Some(send_queue) = self
+            .peers
+            .read_sync(peer_id, |_, peer| Arc::clone(&peer.send_queue))
+        else {
+            return TrySend::NoPeer;
+        };
+        let Some(mut sender) = send_queue.try_lock() else {
+            return TrySend::Full(message);
+        };
+        match sender.try_send(message) {
+            Ok(()) => TrySend::Queued,
+            Err(error) if error.is_full() => TrySend::Full(error.into_inner()),
+            Err(_) => {
+                drop(sender);
+                self.peer_disconnected(peer_id);
+                TrySend::NoPeer
             }
         }
     }

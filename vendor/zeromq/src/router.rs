@@ -1,4 +1,4 @@
-use crate::backend::GenericSocketBackend;
+use crate::backend::{GenericSocketBackend, TrySend};
 use crate::codec::*;
 use crate::curve::CurvePublicKey;
 use crate::endpoint::Endpoint;
@@ -207,6 +207,34 @@ impl RouterSendHalf {
     /// How many connections were closed by [`SocketOptions::stall_timeout`].
     pub fn stalled_message_drops(&self) -> u64 {
         self.inner.backend.socket_options().stalled_message_drops()
+    }
+}
+
+/// What [`RouterSendHalf::try_send_to`] did with a message.
+pub enum RouterTrySend {
+    /// In the peer's queue.
+    Queued,
+    /// The peer's queue had no room, or another send to the peer was waiting for room: the
+    /// message, to send with [`SocketSend::send`] (which waits its turn).
+    Full(ZmqMessage),
+    /// No peer of that identity is connected: the message is dropped.
+    NoPeer,
+}
+
+impl RouterSendHalf {
+    /// Queues `message` (without its identity frame) for `peer_id` now, or gives it back
+    /// when that would mean waiting: [`SocketSend::send`] without its future, for a caller
+    /// that writes from a synchronous context and sends most messages at once.
+    pub fn try_send_to(&self, peer_id: &PeerIdentity, message: ZmqMessage) -> RouterTrySend {
+        match self
+            .inner
+            .backend
+            .try_send_to_peer(peer_id, Message::Message(message))
+        {
+            TrySend::Queued => RouterTrySend::Queued,
+            TrySend::Full(Message::Message(message)) => RouterTrySend::Full(message),
+            TrySend::Full(_) | TrySend::NoPeer => RouterTrySend::NoPeer,
+        }
     }
 }
 

@@ -164,3 +164,25 @@ fn bad_frames_are_named() {
     assert_eq!(Envelope::salvage_id(not_call), 9);
     assert!(Envelope::decode(not_call, 100).is_err());
 }
+
+/// Call, Post, Reply and Event are written field by field: their bytes are the value tree's,
+/// at every length where MessagePack changes a header.
+#[test]
+fn messages_written_field_by_field_match_the_value_tree() {
+    let text = |len: usize| "k".repeat(len);
+    for len in [0, 31, 32, 255, 256, 65535, 65536] {
+        let args: Vec<Value> = (0..len.min(70000)).map(|i| Value::from(i as u64)).collect();
+        let envelopes = [
+            Envelope::Call { id: 1, module: text(len), method: text(len), args: args.clone() },
+            Envelope::Post { id: u64::MAX, module: "M".into(), method: text(len), args },
+            Envelope::Reply { id: 300, value: text(len).into() },
+            Envelope::Event { name: text(len), value: Value::F64(0.5), lost: 0 },
+            Envelope::Event { name: text(len), value: Value::Nil, lost: 70000 },
+        ];
+        for envelope in envelopes {
+            let mut tree = Vec::new();
+            rmpv::encode::write_value(&mut tree, &envelope.to_value()).unwrap();
+            assert_eq!(envelope.encode(), tree, "{len}");
+        }
+    }
+}

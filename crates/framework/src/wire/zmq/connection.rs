@@ -2,13 +2,12 @@
 //! envelopes, handed to the socket without waiting.
 
 use std::rc::Rc;
-use std::task::Context;
 
 use bytes::Bytes;
 use futures::FutureExt;
 use naobroker_protocol::{Envelope, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION};
 use zeromq::util::PeerIdentity;
-use zeromq::{CurvePublicKey, RouterSendHalf, SocketSend, ZmqMessage};
+use zeromq::{CurvePublicKey, RouterSendHalf, RouterTrySend, SocketSend, ZmqMessage};
 
 use crate::broker::{Connection, Outbound, ReplyEncoder, Write};
 
@@ -69,18 +68,25 @@ impl Connection for RouterConnection {
         Some(WIRE_NAME)
     }
 
+    /// Queued for the peer at once when its socket has room (no future, no task); else the
+    /// future that waits for room. A peer gone meanwhile drops the message, as a send to it
+    /// would.
     fn write(&self, payload: Bytes) -> Write {
-        let message = ZmqMessage::try_from(vec![self.identity.clone(), payload]).expect("two frames");
+        let Ok(peer) = PeerIdentity::try_from(self.identity.clone()) else { return Write::Done };
+        let message = match self.sender.try_send_to(&peer, ZmqMessage::from(payload)) {
+            RouterTrySend::Queued | RouterTrySend::NoPeer => return Write::Done,
+            RouterTrySend::Full(mut message) => {
+                message.push_front(self.identity.clone());
+                message
+            }
+        };
         let mut sender = self.sender.clone();
-        let mut sending = async move {
-            let _ = sender.send(message).await;
-        }
-        .boxed_local();
-        let mut context = Context::from_waker(futures::task::noop_waker_ref());
-        match sending.poll_unpin(&mut context) {
-            std::task::Poll::Ready(()) => Write::Done,
-            std::task::Poll::Pending => Write::Waiting(sending),
-        }
+        Write::Waiting(
+            async move {
+                let _ = sender.send(message).await;
+            }
+            .boxed_local(),
+        )
     }
 
     fn close(&self) {
