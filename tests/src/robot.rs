@@ -1,6 +1,8 @@
 //! The robot the ALMotion and ALRobotPosture end-to-end tests drive: the real broker under
 //! the manual clock, one blocking session to it, and the calls every such test makes.
 
+use std::time::{Duration, Instant};
+
 use naobroker_framework::blocking::Session;
 use naobroker_framework::Value;
 
@@ -8,6 +10,9 @@ use crate::TestBroker;
 
 /// DCM cycles a posted ALMotion call may take before `run_to_end` gives up on it.
 const MAX_RUN_CYCLES: u64 = 10_000;
+/// Real time a posted ALMotion call may take to start its task (a Cartesian call's planning)
+/// before `post` gives up on it: only a bound for a failing test, never what a test measures.
+const MAX_START: Duration = Duration::from_secs(60);
 
 /// A broker under the manual clock (DCM time 0 at start), and a session to it.
 pub struct Robot {
@@ -60,14 +65,41 @@ impl Robot {
         value.as_f64().unwrap_or_else(|| panic!("{key} is not a number: {value}"))
     }
 
+    /// Whether the posted call `task` still runs, as of the motion cycles run so far:
+    /// `getTaskList` first makes ALMotion read what they reported (a task's end), which it
+    /// otherwise reads when it gets to it, after or before this question.
     pub fn is_running(&self, task: u64) -> bool {
+        self.motion("getTaskList", vec![]);
         self.motion("isRunning", vec![task.into()]) == Value::from(true)
     }
 
-    /// Post a blocking ALMotion call and step the DCM one cycle at a time until its task has
-    /// ended; the DCM cycles that took.
-    pub fn run_to_end(&self, method: &str, args: Vec<Value>) -> u64 {
+    /// The ids of the motion tasks ALMotion lists.
+    fn task_ids(&self) -> Vec<Value> {
+        let tasks = self.motion("getTaskList", vec![]);
+        let Value::Array(tasks) = &tasks else { panic!("getTaskList: {tasks}") };
+        tasks.iter().filter_map(|task| task.as_array().and_then(|fields| fields.get(1)).cloned()).collect()
+    }
+
+    /// Post an ALMotion call and wait, DCM time standing still, until its task has started (a
+    /// new task is listed) or the call has ended: a Cartesian call is planned off the broker's
+    /// thread first, in real time the manual clock does not count, so DCM cycles stepped
+    /// meanwhile would run before the task, as many as the machine's load makes them. The
+    /// post's id.
+    pub fn post(&self, method: &str, args: Vec<Value>) -> u64 {
+        let before = self.task_ids();
         let task = self.session.post("ALMotion", method, args).unwrap_or_else(|e| panic!("{method}: {e}"));
+        let posted = Instant::now();
+        while self.is_running(task) && self.task_ids().iter().all(|id| before.contains(id)) {
+            assert!(posted.elapsed() < MAX_START, "{method} started no task within {MAX_START:?}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        task
+    }
+
+    /// Post a blocking ALMotion call, wait until its task has started ([`Robot::post`]), and
+    /// step the DCM one cycle at a time until it has ended; the DCM cycles that took.
+    pub fn run_to_end(&self, method: &str, args: Vec<Value>) -> u64 {
+        let task = self.post(method, args);
         let mut cycles = 0;
         while self.is_running(task) {
             assert!(cycles < MAX_RUN_CYCLES, "{method} still running after {cycles} DCM cycles");

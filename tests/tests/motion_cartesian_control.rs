@@ -75,10 +75,10 @@ fn position_interpolations_move_the_hand_along_straight_lines_and_block_until_th
     let paths = Value::Array(vec![Value::Array(vec![position_value(&first), position_value(&second)])]);
     let times = Value::Array(vec![1.0.into(), 2.0.into()]);
     let args = vec!["RArm".into(), FRAME_ROBOT.into(), paths, 7.into(), times];
-    let task = robot.session.post("ALMotion", "positionInterpolations", args).unwrap();
+    let task = robot.post("positionInterpolations", args);
     // Along the first segment, the commanded hand stays near the line start → first.
     let mut cycles = 0;
-    while robot.motion("isRunning", vec![task.into()]) == Value::from(true) {
+    while robot.is_running(task) {
         robot.step(2);
         cycles += 1;
         assert!(cycles < 500, "still running after 500 motion cycles");
