@@ -359,7 +359,7 @@ impl Connection for QiConnection {
                 hosted::callback(self, module, method, args)
             }
             // qi has no welcome nor heartbeat.
-            Outbound::Welcome | Outbound::Heartbeat => None,
+            Outbound::Welcome { .. } | Outbound::Heartbeat => None,
         }
     }
 

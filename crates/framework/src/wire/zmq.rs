@@ -11,7 +11,7 @@ mod endpoints;
 use std::rc::Rc;
 
 use bytes::{BufMut, Bytes, BytesMut};
-use naobroker_protocol::{Envelope, Role, PROTOCOL_VERSION};
+use naobroker_protocol::{Envelope, Role, OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION};
 use zeromq::{CurvePublicKey, RouterRecvHalf, RouterSendHalf, SocketRecv, ZmqMessage};
 
 use crate::broker::{ConnectionRole, Request, WeakPort, Wire, WirePort, MEMORY_MODULE};
@@ -125,9 +125,10 @@ fn on_message(broker: &WirePort, socket: &Socket, message: ZmqMessage) {
 fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Option<Request> {
     Some(match envelope {
         Envelope::Hello { version, client: name, session, role } => {
-            if version != PROTOCOL_VERSION {
+            if !(OLDEST_PROTOCOL_VERSION..=PROTOCOL_VERSION).contains(&version) {
                 let message = format!(
-                    "protocol version {version} is not supported (this broker speaks {PROTOCOL_VERSION})"
+                    "protocol version {version} is not supported (this broker speaks \
+                     {OLDEST_PROTOCOL_VERSION} to {PROTOCOL_VERSION})"
                 );
                 tracing::info!(%client, version, "hello refused: protocol version");
                 broker.refuse(client, 0, CallError::refused(message));
@@ -137,7 +138,7 @@ fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Optio
                 Role::Main => ConnectionRole::Main,
                 Role::Liveness => ConnectionRole::Liveness,
             };
-            Request::Hello { client: name, session, role }
+            Request::Hello { version, client: name, session, role }
         }
         Envelope::Call { id, module, method, args } => {
             Request::Call { id, module, method, args, post: false }

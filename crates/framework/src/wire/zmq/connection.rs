@@ -1,11 +1,12 @@
 //! One peer of a ROUTER socket as the broker writes to it: the broker's messages as
 //! envelopes, handed to the socket without waiting.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
 use bytes::Bytes;
 use futures::FutureExt;
-use naobroker_protocol::{Envelope, HEARTBEAT_INTERVAL_MS, PROTOCOL_VERSION};
+use naobroker_protocol::{Envelope, ErrorKind, HEARTBEAT_INTERVAL_MS, OLDEST_PROTOCOL_VERSION};
 use zeromq::util::PeerIdentity;
 use zeromq::{CurvePublicKey, RouterSendHalf, RouterTrySend, SocketSend, ZmqMessage};
 
@@ -18,46 +19,57 @@ pub(super) struct RouterConnection {
     sender: RouterSendHalf,
     identity: Bytes,
     stats_readers: Rc<[CurvePublicKey]>,
+    /// The protocol version the peer said in its `Hello`, learnt as the broker welcomes it:
+    /// the oldest until then, so a peer that never said one is sent only what it can read.
+    version: Cell<u32>,
 }
 
 impl RouterConnection {
     pub(super) fn new(sender: RouterSendHalf, identity: Bytes, stats_readers: Rc<[CurvePublicKey]>) -> Self {
-        RouterConnection { sender, identity, stats_readers }
+        RouterConnection { sender, identity, stats_readers, version: Cell::new(OLDEST_PROTOCOL_VERSION) }
     }
-}
 
-/// The envelope that carries `message`.
-fn envelope_of(message: Outbound<'_>) -> Envelope {
-    match message {
-        Outbound::Welcome => {
-            Envelope::Welcome { version: PROTOCOL_VERSION, heartbeat_ms: HEARTBEAT_INTERVAL_MS }
+    /// The envelope that carries `message` to this peer.
+    fn envelope_of(&self, message: Outbound<'_>) -> Envelope {
+        match message {
+            Outbound::Welcome { version } => {
+                if let Some(version) = version {
+                    self.version.set(version);
+                }
+                Envelope::Welcome { version: self.version.get(), heartbeat_ms: HEARTBEAT_INTERVAL_MS }
+            }
+            Outbound::Heartbeat => Envelope::Heartbeat,
+            Outbound::Reply { id, value } => Envelope::Reply { id, value },
+            Outbound::Error { id, kind, message } => {
+                // A version 1 peer reads only the kind-less form: the kind would stall its call.
+                let kind =
+                    if self.version.get() > OLDEST_PROTOCOL_VERSION { kind } else { ErrorKind::Failed };
+                Envelope::Error { id, message, kind }
+            }
+            Outbound::Call { id, module, method, args, post: false } => {
+                Envelope::Call { id, module: module.to_owned(), method: method.to_owned(), args }
+            }
+            Outbound::Call { id, module, method, args, post: true } => {
+                Envelope::Post { id, module: module.to_owned(), method: method.to_owned(), args }
+            }
+            Outbound::Event { name, value, lost } => {
+                Envelope::Event { name: name.to_owned(), value: value.clone(), lost }
+            }
+            Outbound::Callback { module, method, event, value, message, lost } => Envelope::Callback {
+                module: module.to_owned(),
+                method: method.to_owned(),
+                event: event.to_owned(),
+                value: value.clone(),
+                message: message.clone(),
+                lost,
+            },
         }
-        Outbound::Heartbeat => Envelope::Heartbeat,
-        Outbound::Reply { id, value } => Envelope::Reply { id, value },
-        Outbound::Error { id, kind, message } => Envelope::Error { id, message, kind },
-        Outbound::Call { id, module, method, args, post: false } => {
-            Envelope::Call { id, module: module.to_owned(), method: method.to_owned(), args }
-        }
-        Outbound::Call { id, module, method, args, post: true } => {
-            Envelope::Post { id, module: module.to_owned(), method: method.to_owned(), args }
-        }
-        Outbound::Event { name, value, lost } => {
-            Envelope::Event { name: name.to_owned(), value: value.clone(), lost }
-        }
-        Outbound::Callback { module, method, event, value, message, lost } => Envelope::Callback {
-            module: module.to_owned(),
-            method: method.to_owned(),
-            event: event.to_owned(),
-            value: value.clone(),
-            message: message.clone(),
-            lost,
-        },
     }
 }
 
 impl Connection for RouterConnection {
     fn encode(&self, message: Outbound<'_>) -> Option<Bytes> {
-        Some(Bytes::from(envelope_of(message).encode()))
+        Some(Bytes::from(self.envelope_of(message).encode()))
     }
 
     fn reply_encoder(&self, id: u64) -> Option<ReplyEncoder> {
