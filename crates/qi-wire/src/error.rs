@@ -1,7 +1,7 @@
 //! Why the qi listener does not start (an endpoint it cannot use or may not bind), and why a
 //! qi payload does not become a call or a value a qi payload.
 
-use naobroker_framework::Value;
+use naobroker_framework::{CallError, Value};
 use naobroker_qi::{ConvertError, DecodeError, EncodeError};
 use thiserror::Error;
 
@@ -45,4 +45,17 @@ pub(crate) enum HostedCallError {
     NoSuchMethod,
     #[error(transparent)]
     Payload(#[from] PayloadError),
+}
+
+/// A call the hosted service cannot take keeps its kind for the caller: a task refused, a
+/// module or method not found, arguments that do not fit its types a bad argument.
+impl From<HostedCallError> for CallError {
+    fn from(error: HostedCallError) -> Self {
+        let message = error.to_string();
+        match error {
+            HostedCallError::Post => CallError::refused(message),
+            HostedCallError::NotServed | HostedCallError::NoSuchMethod => CallError::not_found(message),
+            HostedCallError::Payload(_) => CallError::bad_argument(message),
+        }
+    }
 }

@@ -244,8 +244,8 @@ pub(crate) fn forward(
     let encoded = encode_call(connection, module, method, args, post);
     let (address, payload, returns) = match encoded {
         Ok(encoded) => encoded,
-        Err(text) => {
-            answer_later(connection, request, format!("{module}.{method}: {text}"));
+        Err(error) => {
+            answer_later(connection, request, CallError::from(error).in_method(module, method));
             return None;
         }
     };
@@ -290,12 +290,12 @@ fn encode_call(
     Ok((Address::new(hosted.service, OBJECT_MAIN, chosen.uid), payload, chosen.returns.clone()))
 }
 
-/// Answer the broker's call `request` with `text`, once the current write is over.
-fn answer_later(connection: &QiConnection, request: u64, text: String) {
+/// Answer the broker's call `request` with `error`, once the current write is over.
+fn answer_later(connection: &QiConnection, request: u64, error: CallError) {
     let (broker, client) = (connection.shared.broker.clone(), connection.client.clone());
     actix_rt::spawn(async move {
         if let Some(broker) = broker.upgrade() {
-            broker.request(client, Request::Answer { id: request, result: Err(CallError::new(text)) });
+            broker.request(client, Request::Answer { id: request, result: Err(error) });
         }
     });
 }
