@@ -47,6 +47,29 @@ pub(crate) enum HostedCallError {
     Payload(#[from] PayloadError),
 }
 
+/// Why a qi client's answer to one of the wire's calls (a forwarded call, a MetaObject) is
+/// not the value asked for.
+#[derive(Debug, Error)]
+pub(crate) enum AnswerError {
+    /// The client answered `Error` with this message.
+    #[error("{0}")]
+    Failed(String),
+    #[error("the call was cancelled")]
+    Canceled,
+    #[error(transparent)]
+    Unreadable(#[from] DecodeError),
+    #[error(transparent)]
+    Unconverted(#[from] ConvertError),
+}
+
+/// A hosted service's answer that is no value is a failure of the method, whatever the
+/// reason: the caller's arguments were taken.
+impl From<AnswerError> for CallError {
+    fn from(error: AnswerError) -> Self {
+        CallError::new(error.to_string())
+    }
+}
+
 /// A call the hosted service cannot take keeps its kind for the caller: a task refused, a
 /// module or method not found, arguments that do not fit its types a bad argument.
 impl From<HostedCallError> for CallError {

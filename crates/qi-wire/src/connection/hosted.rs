@@ -20,7 +20,7 @@ use naobroker_qi::{
 };
 
 use crate::connection::{Call, Pending, QiConnection};
-use crate::error::{HostedCallError, PayloadError};
+use crate::error::{AnswerError, HostedCallError, PayloadError};
 use crate::signatures::qi_signature;
 
 /// The uid of a qi object's first method of its own.
@@ -159,27 +159,26 @@ pub(crate) fn release(connection: &QiConnection) {
 pub(crate) fn answer(broker: &WirePort, connection: &QiConnection, message: &Message) {
     let outgoing = connection.state.borrow_mut().hosted.outgoing.remove(&message.id);
     let result = match message.kind {
-        MessageType::Error => Err(error_message(&message.payload).unwrap_or_else(|error| error.to_string())),
-        MessageType::Canceled => Err("the call was cancelled".to_owned()),
+        MessageType::Error => {
+            Err(error_message(&message.payload).map_or_else(AnswerError::from, AnswerError::Failed))
+        }
+        MessageType::Canceled => Err(AnswerError::Canceled),
         _ => Ok(()),
     };
     match outgoing {
         Some(Outgoing::Forwarded { request, returns }) => {
-            let result = result.and_then(|()| {
-                decode_value(&returns, &message.payload, &connection.options())
-                    .map_err(|error| error.to_string())
-            });
-            let answer = Request::Answer { id: request, result: result.map_err(CallError::new) };
+            let result =
+                result.and_then(|()| Ok(decode_value(&returns, &message.payload, &connection.options())?));
+            let answer = Request::Answer { id: request, result: result.map_err(CallError::from) };
             broker.request(connection.client.clone(), answer);
         }
         Some(Outgoing::MetaObject { name, ready }) => {
-            let meta =
-                result.and_then(|()| MetaObject::decode(&message.payload).map_err(|error| error.to_string()));
+            let meta = result.and_then(|()| Ok(MetaObject::decode(&message.payload)?));
             match meta {
                 Ok(meta) => register_module(broker, connection, name, ready, &meta),
-                Err(text) => {
+                Err(error) => {
                     registered(connection, &name, false);
-                    let text = format!("registerService {name}: its MetaObject: {text}");
+                    let text = format!("registerService {name}: its MetaObject: {error}");
                     connection.send_with_id(
                         broker,
                         ready.id,
