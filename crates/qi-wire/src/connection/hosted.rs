@@ -82,10 +82,11 @@ pub(crate) fn register(broker: &WirePort, connection: &QiConnection, message: &M
     }
     if connection.state.borrow().hosted.services.len() >= limits.max_modules {
         let text = format!("this client already registered max_modules ({}) modules", limits.max_modules);
-        return connection.refuse(broker, message, text);
+        return connection.refuse(broker, message, CallError::refused(text));
     }
     let Some(service) = connection.shared.services.borrow_mut().reserve(name) else {
-        return connection.refuse(broker, message, format!("a module named {name} is already registered"));
+        let text = format!("a module named {name} is already registered");
+        return connection.refuse(broker, message, CallError::refused(text));
     };
     let hosted = HostedService { service, ready: false, methods: Vec::new() };
     connection.state.borrow_mut().hosted.services.insert(name.to_owned(), hosted);
@@ -100,7 +101,7 @@ pub(crate) fn ready(broker: &WirePort, connection: &QiConnection, message: &Mess
         return connection.refuse(
             broker,
             message,
-            format!("service {service} is not registered by this client"),
+            CallError::not_found(format!("service {service} is not registered by this client")),
         );
     };
     let ready = Call { id: message.id, address: message.address };
@@ -121,7 +122,7 @@ pub(crate) fn unregister(broker: &WirePort, connection: &QiConnection, message: 
         return connection.refuse(
             broker,
             message,
-            format!("service {service} is not registered by this client"),
+            CallError::not_found(format!("service {service} is not registered by this client")),
         );
     };
     if !hosted.ready {
