@@ -47,9 +47,12 @@ _BY_KIND = {BAD_ARGUMENT: BadArgument, REFUSED: Refused, NOT_FOUND: NotFound}
 
 def error_of(frame):
     """The exception an ``Error`` frame ``[5, id, message]`` or ``[5, id, message, kind]``
-    stands for: a frame without a kind, or with a kind this client does not know, is a
-    failure."""
+    stands for: a frame without a kind, or with a kind this client does not know or that is
+    no integer, is a failure."""
     kind = frame[3] if len(frame) > 3 else FAILED
+    # A kind that is no integer (a list, from a hostile or broken peer) cannot be a key.
+    if not isinstance(kind, int):
+        kind = FAILED
     return _BY_KIND.get(kind, NaobrokerError)(frame[2])
 
 
