@@ -29,51 +29,50 @@ impl RouterConnection {
         RouterConnection { sender, identity, stats_readers, version: Cell::new(OLDEST_PROTOCOL_VERSION) }
     }
 
-    /// The envelope that carries `message` to this peer.
-    fn envelope_of(&self, message: Outbound<'_>) -> Envelope {
+    /// The bytes that carry `message` to this peer. A call, a reply, an event and a callback
+    /// are written from their borrowed parts (an event's value is not copied per message);
+    /// the rest, small, through their envelope.
+    fn encode_into(&self, buf: &mut Vec<u8>, message: Outbound<'_>) {
         match message {
             Outbound::Welcome { version } => {
                 if let Some(version) = version {
                     self.version.set(version);
                 }
-                Envelope::Welcome { version: self.version.get(), heartbeat_ms: HEARTBEAT_INTERVAL_MS }
+                let version = self.version.get();
+                Envelope::Welcome { version, heartbeat_ms: HEARTBEAT_INTERVAL_MS }.encode_into(buf)
             }
-            Outbound::Heartbeat => Envelope::Heartbeat,
-            Outbound::Reply { id, value } => Envelope::Reply { id, value },
+            Outbound::Heartbeat => Envelope::Heartbeat.encode_into(buf),
+            Outbound::Reply { id, value } => Envelope::encode_reply_into(buf, id, &value),
             Outbound::Error { id, kind, message } => {
                 // A version 1 peer reads only the kind-less form: the kind would stall its call.
                 let kind =
                     if self.version.get() > OLDEST_PROTOCOL_VERSION { kind } else { ErrorKind::Failed };
-                Envelope::Error { id, message, kind }
+                Envelope::Error { id, message, kind }.encode_into(buf)
             }
-            Outbound::Call { id, module, method, args, post: false } => {
-                Envelope::Call { id, module: module.to_owned(), method: method.to_owned(), args }
+            Outbound::Call { id, module, method, args, post } => {
+                Envelope::encode_call_into(buf, id, module, method, &args, post)
             }
-            Outbound::Call { id, module, method, args, post: true } => {
-                Envelope::Post { id, module: module.to_owned(), method: method.to_owned(), args }
+            Outbound::Event { name, value, lost } => Envelope::encode_event_into(buf, name, value, lost),
+            Outbound::Callback { module, method, event, value, message, lost } => {
+                Envelope::encode_callback_into(buf, module, method, event, value, message, lost)
             }
-            Outbound::Event { name, value, lost } => {
-                Envelope::Event { name: name.to_owned(), value: value.clone(), lost }
-            }
-            Outbound::Callback { module, method, event, value, message, lost } => Envelope::Callback {
-                module: module.to_owned(),
-                method: method.to_owned(),
-                event: event.to_owned(),
-                value: value.clone(),
-                message: message.clone(),
-                lost,
-            },
         }
     }
 }
 
 impl Connection for RouterConnection {
     fn encode(&self, message: Outbound<'_>) -> Option<Bytes> {
-        Some(Bytes::from(self.envelope_of(message).encode()))
+        let mut buf = Vec::with_capacity(64);
+        self.encode_into(&mut buf, message);
+        Some(Bytes::from(buf))
     }
 
     fn reply_encoder(&self, id: u64) -> Option<ReplyEncoder> {
-        Some(Box::new(move |value| Some(Bytes::from(Envelope::Reply { id, value }.encode()))))
+        Some(Box::new(move |value| {
+            let mut buf = Vec::with_capacity(64);
+            Envelope::encode_reply_into(&mut buf, id, &value);
+            Some(Bytes::from(buf))
+        }))
     }
 
     fn shared_encoding(&self) -> Option<&'static str> {
