@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use bytes::{BufMut, Bytes, BytesMut};
 use naobroker_protocol::{Envelope, Role, OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION};
+use zeromq::util::PeerIdentity;
 use zeromq::{CurvePublicKey, RouterRecvHalf, RouterSendHalf, SocketRecv, ZmqMessage};
 
 use crate::broker::{ConnectionRole, Request, WeakPort, Wire, WirePort, MEMORY_MODULE};
@@ -100,8 +101,11 @@ fn on_message(broker: &WirePort, socket: &Socket, message: ZmqMessage) {
     if broker.departed(&client) {
         return;
     }
+    // The socket read this identity from a peer, so it is one (at most 255 bytes): checked
+    // here, once, not at every write.
+    let Ok(peer) = PeerIdentity::try_from(identity) else { return };
     let known = broker.arrived(&client, || {
-        Rc::new(RouterConnection::new(socket.sender.clone(), identity, Rc::clone(&socket.stats_readers)))
+        Rc::new(RouterConnection::new(socket.sender.clone(), peer, Rc::clone(&socket.stats_readers)))
     });
     if frames.next().is_some() {
         return broker.bad_message(&client, 0, "a message must be exactly one frame".to_owned());

@@ -17,7 +17,8 @@ const WIRE_NAME: &str = "naobroker-zmq";
 
 pub(super) struct RouterConnection {
     sender: RouterSendHalf,
-    identity: Bytes,
+    /// The peer's routing id, checked once when it arrived.
+    peer: PeerIdentity,
     stats_readers: Rc<[CurvePublicKey]>,
     /// The protocol version the peer said in its `Hello`, learnt as the broker welcomes it:
     /// the oldest until then, so a peer that never said one is sent only what it can read.
@@ -25,8 +26,12 @@ pub(super) struct RouterConnection {
 }
 
 impl RouterConnection {
-    pub(super) fn new(sender: RouterSendHalf, identity: Bytes, stats_readers: Rc<[CurvePublicKey]>) -> Self {
-        RouterConnection { sender, identity, stats_readers, version: Cell::new(OLDEST_PROTOCOL_VERSION) }
+    pub(super) fn new(
+        sender: RouterSendHalf,
+        peer: PeerIdentity,
+        stats_readers: Rc<[CurvePublicKey]>,
+    ) -> Self {
+        RouterConnection { sender, peer, stats_readers, version: Cell::new(OLDEST_PROTOCOL_VERSION) }
     }
 
     /// The bytes that carry `message` to this peer. A call, a reply, an event and a callback
@@ -83,11 +88,10 @@ impl Connection for RouterConnection {
     /// future that waits for room. A peer gone meanwhile drops the message, as a send to it
     /// would.
     fn write(&self, payload: Bytes) -> Write {
-        let Ok(peer) = PeerIdentity::try_from(self.identity.clone()) else { return Write::Done };
-        let message = match self.sender.try_send_to(&peer, ZmqMessage::from(payload)) {
+        let message = match self.sender.try_send_to(&self.peer, ZmqMessage::from(payload)) {
             RouterTrySend::Queued | RouterTrySend::NoPeer => return Write::Done,
             RouterTrySend::Full(mut message) => {
-                message.push_front(self.identity.clone());
+                message.push_front(Bytes::from(self.peer.clone()));
                 message
             }
         };
@@ -101,20 +105,16 @@ impl Connection for RouterConnection {
     }
 
     fn close(&self) {
-        if let Ok(identity) = PeerIdentity::try_from(self.identity.clone()) {
-            self.sender.disconnect_peer(&identity);
-        }
+        self.sender.disconnect_peer(&self.peer);
     }
 
     /// Its peer proved one of the CURVE keys the configuration names as stats readers.
     fn reads_all_stats(&self) -> bool {
-        let Ok(identity) = PeerIdentity::try_from(self.identity.clone()) else { return false };
         !self.stats_readers.is_empty()
-            && self.sender.peer_public_key(&identity).is_some_and(|key| self.stats_readers.contains(&key))
+            && self.sender.peer_public_key(&self.peer).is_some_and(|key| self.stats_readers.contains(&key))
     }
 
     fn transport_open(&self) -> bool {
-        PeerIdentity::try_from(self.identity.clone())
-            .is_ok_and(|identity| self.sender.peer_connected(&identity))
+        self.sender.peer_connected(&self.peer)
     }
 }
