@@ -2,7 +2,9 @@
 
 Every class is a ``NaobrokerError`` (a ``RuntimeError``), so ``except NaobrokerError`` catches
 them all as before kinds existed. A module served from Python reports a kind by raising one of
-the kinds' classes; any other exception is a failure (kind 0).
+the kinds' classes; any other exception is a failure (kind 0). A kind is the deepest failing
+call's: a served method that lets a nested call's ``NotFound`` propagate answers not found
+(docs/protocol.md); one that wants its own kind raises its own class.
 """
 
 # The kinds' numbers on the wire: ``[5, id, message, kind]`` (docs/protocol.md).
