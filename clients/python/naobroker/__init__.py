@@ -84,7 +84,7 @@ from .errors import (  # noqa: F401 - BadArgument, Refused: part of the package'
 from .served import ServedModule
 from .tasks import failure_text, stop_requested
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 HELLO, WELCOME, CALL, POST, REPLY, ERROR, EVENT = 0, 1, 2, 3, 4, 5, 6
 REGISTER, UNREGISTER, SUBSCRIBE, UNSUBSCRIBE, HEARTBEAT, ACK, CALLBACK, GOODBYE = 7, 8, 9, 10, 11, 12, 13, 14
 SUBSCRIBE_CALLBACK, UNSUBSCRIBE_CALLBACK = 15, 16

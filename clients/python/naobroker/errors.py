@@ -2,7 +2,9 @@
 
 Every class is a ``NaobrokerError`` (a ``RuntimeError``), so ``except NaobrokerError`` catches
 them all as before kinds existed. A module served from Python reports a kind by raising one of
-the kinds' classes; any other exception is a failure (kind 0).
+the kinds' classes; any other exception is a failure (kind 0). A kind is the deepest failing
+call's: a served method that lets a nested call's ``NotFound`` propagate answers not found
+(docs/protocol.md); one that wants its own kind raises its own class.
 """
 
 # The kinds' numbers on the wire: ``[5, id, message, kind]`` (docs/protocol.md).
@@ -47,9 +49,12 @@ _BY_KIND = {BAD_ARGUMENT: BadArgument, REFUSED: Refused, NOT_FOUND: NotFound}
 
 def error_of(frame):
     """The exception an ``Error`` frame ``[5, id, message]`` or ``[5, id, message, kind]``
-    stands for: a frame without a kind, or with a kind this client does not know, is a
-    failure."""
+    stands for: a frame without a kind, or with a kind this client does not know or that is
+    no integer, is a failure."""
     kind = frame[3] if len(frame) > 3 else FAILED
+    # A kind that is no integer (a list, from a hostile or broken peer) cannot be a key.
+    if not isinstance(kind, int):
+        kind = FAILED
     return _BY_KIND.get(kind, NaobrokerError)(frame[2])
 
 

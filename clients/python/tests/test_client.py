@@ -128,3 +128,12 @@ def test_sdk_style_subscription(broker):
     assert done.wait(5)
     assert got == [[1, 10], [2, 20], [3, 30]]
     listener.close()
+
+
+def test_an_error_frame_with_a_kind_that_is_no_integer_is_a_failure():
+    from naobroker.errors import error_of
+
+    for kind in ([1], "1", None, 1.0):
+        error = error_of([5, 7, "odd kind", kind])
+        assert type(error) is NaobrokerError and str(error) == "odd kind", kind
+    assert type(error_of([5, 7, "bad", 1])) is BadArgument

@@ -15,7 +15,7 @@ import qi
 import zmq
 
 from conftest import Broker, broker_binary, free_port, wait_for
-from naobroker import NaobrokerError, Session
+from naobroker import NaobrokerError, Refused, Session
 
 
 class QiBroker(Broker):
@@ -246,6 +246,9 @@ def test_services_hosted_by_qi_clients_serve_both_wires(broker, session):
     assert broker.session.call("QiHosted", "add", 4, 5) == 9
     with pytest.raises(NaobrokerError, match="nope"):
         broker.session.call("QiHosted", "fail", "nope")
+    # What the wire cannot send to the hosted object keeps its kind: a task is refused.
+    with pytest.raises(Refused, match="QiHosted.add: a service of a qi client runs no task"):
+        broker.session.post("QiHosted", "add", 1, 2)
     with pytest.raises(RuntimeError, match="already registered"):
         host.registerService("ALMemory", Hosted())
     # ALMemory's NAOqi callbacks reach it; only its own client may subscribe them.

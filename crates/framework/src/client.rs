@@ -176,6 +176,16 @@ impl ClientSession {
         self.inner.call_timeout.set(timeout);
     }
 
+    /// Who this session is, in the protocol version it speaks.
+    fn hello(&self) -> Envelope {
+        Envelope::Hello {
+            version: naobroker_protocol::PROTOCOL_VERSION,
+            client: self.inner.client_name.clone(),
+            session: self.inner.session_tag.clone(),
+            role: naobroker_protocol::Role::Main,
+        }
+    }
+
     /// Open a socket, say hello and wait for the broker's welcome.
     async fn open(&self) -> Result<DealerRecvHalf, ConnectError> {
         let mut socket = zeromq::DealerSocket::with_options(keys::socket_options(self.inner.keys.as_ref()));
@@ -183,13 +193,7 @@ impl ClientSession {
             .await
             .map_err(|_| ConnectError::TimedOut)??;
         let (mut send_half, mut recv_half) = socket.split();
-        let hello = Envelope::Hello {
-            version: naobroker_protocol::PROTOCOL_VERSION,
-            client: self.inner.client_name.clone(),
-            session: self.inner.session_tag.clone(),
-            role: naobroker_protocol::Role::Main,
-        };
-        send_half.send(ZmqMessage::from(hello.encode())).await?;
+        send_half.send(ZmqMessage::from(self.hello().encode())).await?;
         let welcome = tokio::time::timeout(CONNECT_TIMEOUT, recv_half.recv())
             .await
             .map_err(|_| ConnectError::NoWelcome)??;

@@ -7,7 +7,9 @@ use thiserror::Error;
 use zeromq::ZmqError;
 
 /// The error a call ends with, as carried by the protocol's `Error` message: its kind, which
-/// crosses every wire that can carry it, and a message naming the problem.
+/// crosses every wire that can carry it, and a message naming the problem. The kind is the
+/// deepest failing call's: a handler that passes on a nested call's error with `?` answers
+/// that call's kind (docs/protocol.md); one that wants its own maps the error.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{message}")]
 pub struct CallError {

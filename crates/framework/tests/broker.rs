@@ -6,7 +6,7 @@ use naobroker_framework::{
     remote, Broker, BrokerConfig, CallError, ClientSession, ErrorKind, Limits, Methods, Module, Proxy,
     Session, Value,
 };
-use naobroker_protocol::{Envelope, MethodType, ValueType};
+use naobroker_protocol::{Envelope, MethodType, Role, ValueType};
 use zeromq::{Socket, SocketRecv, SocketSend, ZmqMessage};
 
 struct Calculator {
@@ -339,4 +339,44 @@ async fn a_client_that_stops_reading_loses_only_its_own_events() {
         total as u64 - u64::from(naobroker_protocol::EVENT_WINDOW),
         "the stuck client lost everything past its window"
     );
+}
+
+/// The raw elements of the next frame that is not a heartbeat.
+async fn next_frame(socket: &mut zeromq::DealerSocket) -> Vec<Value> {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(5), socket.recv()).await.unwrap().unwrap();
+        let value = rmpv::decode::read_value(&mut &message.get(0).unwrap()[..]).unwrap();
+        let Value::Array(items) = value else { panic!("not an array: {value}") };
+        if items[0] != Value::from(Envelope::HEARTBEAT) {
+            return items;
+        }
+    }
+}
+
+#[actix_rt::test]
+async fn errors_carry_their_kind_only_to_clients_that_said_version_2() {
+    let url = free_url();
+    let _broker = broker(&url).await;
+    let call = Envelope::Call { id: 7, module: "Nobody".into(), method: "m".into(), args: vec![] };
+    for (hello, kind_sent) in [(Some(1), false), (Some(2), true), (None, false)] {
+        let mut raw = raw_client(&url).await;
+        if let Some(version) = hello {
+            let hello = Envelope::Hello { version, client: "raw".into(), session: vec![], role: Role::Main };
+            raw.send(ZmqMessage::from(hello.encode())).await.unwrap();
+            let welcome = next_frame(&mut raw).await;
+            assert_eq!(welcome[..2], [Value::from(Envelope::WELCOME), Value::from(version)]);
+        }
+        raw.send(ZmqMessage::from(call.encode())).await.unwrap();
+        let mut error = next_frame(&mut raw).await;
+        if error[0] == Value::from(Envelope::WELCOME) {
+            assert_eq!(error[1], Value::from(1), "a client that never said hello is welcomed in version 1");
+            error = next_frame(&mut raw).await;
+        }
+        assert_eq!(error[..2], [Value::from(Envelope::ERROR), Value::from(7)], "hello {hello:?}");
+        let expected = if kind_sent { 4 } else { 3 };
+        assert_eq!(error.len(), expected, "hello {hello:?}: {error:?}");
+        if kind_sent {
+            assert_eq!(error[3], Value::from(ErrorKind::NotFound.code()));
+        }
+    }
 }

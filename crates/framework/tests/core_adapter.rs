@@ -35,7 +35,7 @@ struct ChannelConnection {
 impl Connection for ChannelConnection {
     fn encode(&self, message: Outbound<'_>) -> Option<Bytes> {
         let envelope = match message {
-            Outbound::Welcome => {
+            Outbound::Welcome { .. } => {
                 Envelope::Welcome { version: PROTOCOL_VERSION, heartbeat_ms: HEARTBEAT_INTERVAL_MS }
             }
             Outbound::Heartbeat => return None,
@@ -80,7 +80,12 @@ impl Peer {
         let id = ClientId::new(Bytes::from(vec![b'T', tag]));
         let connection = ChannelConnection { written: RefCell::new(Some(written)) };
         assert!(!broker.arrived(&id, move || Rc::new(connection)), "a new connection");
-        let hello = Request::Hello { client: name.into(), session: Vec::new(), role: ConnectionRole::Main };
+        let hello = Request::Hello {
+            version: PROTOCOL_VERSION,
+            client: name.into(),
+            session: Vec::new(),
+            role: ConnectionRole::Main,
+        };
         broker.request(id.clone(), hello);
         Peer { id, received }
     }

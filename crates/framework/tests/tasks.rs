@@ -1,7 +1,7 @@
 //! Posted tasks: `post` answers an id at once; `wait`, `isRunning` and `stop` follow the
-//! task, and a failed task's error reaches whoever waits on it, even after it ended.
+//! task, and a failed task's error, with its kind, reaches whoever waits on it, even after it ended.
 
-use naobroker_framework::{Broker, BrokerConfig, CallError, Methods, Module, Value};
+use naobroker_framework::{Broker, BrokerConfig, CallError, ErrorKind, Methods, Module, Value};
 use tokio::sync::watch;
 
 /// Methods whose tasks end when the test says so, never on a timer.
@@ -28,7 +28,7 @@ impl Module for Worker {
             let released = this.released();
             async move {
                 released.await;
-                Err::<(), _>(CallError::new(why))
+                Err::<(), _>(CallError::refused(why))
             }
         })
         .add_async("succeedLater", "Answers once released.", |this, _, ()| {
@@ -79,10 +79,12 @@ async fn a_failed_task_reports_its_error_to_every_wait_even_after_it_ended() {
     let expected = format!("task {id} (Worker.failLater) failed: the arm is blocked");
     let error = waiting.await.unwrap().unwrap_err();
     assert!(error.message.contains(&expected), "{}", error.message);
+    assert_eq!(error.kind, ErrorKind::Refused, "the task's kind");
 
     assert_eq!(call(&broker, "isRunning", vec![id.into()]).await.unwrap(), Value::from(false));
     let later = call(&broker, "wait", vec![id.into(), 0.into()]).await.unwrap_err();
     assert!(later.message.contains(&expected), "asked after the end: {}", later.message);
+    assert_eq!(later.kind, ErrorKind::Refused, "the task's kind, asked after the end");
 }
 
 #[actix_rt::test]

@@ -487,3 +487,118 @@ async fn try_send_to_queues_at_once_and_gives_back_what_does_not_fit() {
     release.send(()).unwrap();
     idle.await.unwrap();
 }
+
+/// Reads one message body (a single frame) from a raw DEALER's stream, skipping commands.
+fn read_body(stream: &mut TcpStream) -> Vec<u8> {
+    loop {
+        let mut flags = [0u8; 1];
+        stream.read_exact(&mut flags).unwrap();
+        let len = if flags[0] & FLAG_LONG != 0 {
+            let mut len = [0u8; 8];
+            stream.read_exact(&mut len).unwrap();
+            u64::from_be_bytes(len) as usize
+        } else {
+            let mut len = [0u8; 1];
+            stream.read_exact(&mut len).unwrap();
+            usize::from(len[0])
+        };
+        let mut body = vec![0u8; len];
+        stream.read_exact(&mut body).unwrap();
+        if flags[0] & FLAG_COMMAND == 0 {
+            return body;
+        }
+    }
+}
+
+/// A send waiting for room in a peer's queue holds it: `try_send_to` answers `Full` even
+/// once the queue has room again, until that send is in, so it cannot overtake it; the
+/// peer reads the waiting message first.
+#[actix_rt::test]
+async fn try_send_to_never_overtakes_a_waiting_send() {
+    use std::future::Future;
+    use std::task::{Context, Poll};
+
+    const CAPACITY: usize = 4;
+    const MESSAGE_BYTES: usize = 64 << 10;
+    const UNBOUNDED_AFTER: usize = 1024;
+    let mut options = SocketOptions::default();
+    options.send_queue_capacity(CAPACITY);
+    let mut router = EchoRouter::start(options).await;
+    let port = router.port;
+    let (start_reading, reading) = std_mpsc::channel::<usize>();
+    let (bodies, read) = std_mpsc::channel::<Vec<u8>>();
+    let reader = tokio::task::spawn_blocking(move || {
+        let mut streams = Vec::new();
+        for identity in ["slow", "bystander"] {
+            let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            let mut bytes = handshake(identity);
+            bytes.extend(frame(0, b"hello"));
+            stream.write_all(&bytes).unwrap();
+            streams.push(stream);
+        }
+        let slow = &mut streams[0];
+        stream_greeting(slow);
+        assert_eq!(read_body(slow), b"hello", "the router's echo");
+        // Everything queued before the waiting send, then that send and what followed it.
+        let queued = reading.recv().unwrap();
+        for _ in 0..queued + 2 {
+            bodies.send(read_body(slow)).unwrap();
+        }
+    });
+    for _ in 0..2 {
+        router.next_received().await;
+    }
+
+    let body = Bytes::from(vec![b'F'; MESSAGE_BYTES]);
+    let mut queued = 0;
+    loop {
+        match router.sender.try_send_to(&peer("slow"), ZmqMessage::from(body.clone())) {
+            RouterTrySend::Queued => queued += 1,
+            RouterTrySend::Full(_) => break,
+            RouterTrySend::NoPeer => panic!("the slow peer is connected"),
+        }
+        assert!(queued < UNBOUNDED_AFTER, "{queued} messages queued for a peer that reads nothing");
+        tokio::task::yield_now().await;
+    }
+    // A send that waits for room: polled once by hand, it holds the peer's queue.
+    let mut sender = router.sender.clone();
+    let waiting_message = ZmqMessage::try_from(vec![Bytes::from_static(b"slow"), Bytes::from_static(b"W")]);
+    let mut waiting = Box::pin(sender.send(waiting_message.unwrap()));
+    let mut context = Context::from_waker(futures::task::noop_waker_ref());
+    assert!(matches!(waiting.as_mut().poll(&mut context), Poll::Pending), "the queue was full");
+
+    // The peer reads all that was queued before: the queue has room again.
+    start_reading.send(queued).unwrap();
+    let received = read_bodies(&read, queued).await;
+    assert!(received.iter().all(|body| body.len() == MESSAGE_BYTES));
+    let small = |text: &'static [u8]| ZmqMessage::from(Bytes::from_static(text));
+    assert!(
+        matches!(router.sender.try_send_to(&peer("slow"), small(b"T1")), RouterTrySend::Full(_)),
+        "try_send_to overtook the send waiting for the same peer"
+    );
+    waiting.await.unwrap();
+    assert!(matches!(router.sender.try_send_to(&peer("slow"), small(b"T2")), RouterTrySend::Queued));
+    let next = read_bodies(&read, 2).await;
+    assert_eq!(next, vec![b"W".to_vec(), b"T2".to_vec()], "the waiting send arrives first");
+    reader.await.unwrap();
+}
+
+/// The next `count` bodies the raw peer's thread read, while this runtime writes to it.
+async fn read_bodies(read: &std_mpsc::Receiver<Vec<u8>>, count: usize) -> Vec<Vec<u8>> {
+    let started = Instant::now();
+    let mut received = Vec::new();
+    while received.len() < count {
+        match read.try_recv() {
+            Ok(body) => received.push(body),
+            Err(_) => tokio::task::yield_now().await,
+        }
+        assert!(started.elapsed() < DEADLINE, "the peer read {} of {count}", received.len());
+    }
+    received
+}
+
+/// Reads the router's greeting (64 bytes) from a raw DEALER's stream.
+fn stream_greeting(stream: &mut TcpStream) {
+    let mut greeting = [0u8; 64];
+    stream.read_exact(&mut greeting).unwrap();
+}

@@ -253,21 +253,59 @@ impl Envelope {
     }
 
     /// Encode, appending to `buf` (reuse a buffer to avoid allocating per message). The
-    /// messages of every call and event (Call, Post, Reply, Event) are written field by field
-    /// from their parts; the others through [`Self::to_value`], which copies them into a
-    /// value tree first.
+    /// messages of every call and event (Call, Post, Reply, Event, Callback) are written field
+    /// by field from their parts; the others through [`Self::to_value`], which copies them
+    /// into a value tree first.
     pub fn encode_into(&self, buf: &mut Vec<u8>) {
         match self {
             Envelope::Call { id, module, method, args } => {
-                write::call(buf, Self::CALL, *id, module, method, args)
+                Self::encode_call_into(buf, *id, module, method, args, false)
             }
             Envelope::Post { id, module, method, args } => {
-                write::call(buf, Self::POST, *id, module, method, args)
+                Self::encode_call_into(buf, *id, module, method, args, true)
             }
             Envelope::Reply { id, value } => Self::encode_reply_into(buf, *id, value),
             Envelope::Event { name, value, lost } => Self::encode_event_into(buf, name, value, *lost),
+            Envelope::Callback { module, method, event, value, message, lost } => {
+                Self::encode_callback_into(buf, module, method, event, value, message, *lost)
+            }
             other => write::value(buf, &other.to_value()),
         }
+    }
+
+    /// `Call` (or, `post`, `Post`) `{ id, module, method, args }`'s bytes, appended to `buf`,
+    /// from borrowed parts.
+    pub fn encode_call_into(
+        buf: &mut Vec<u8>,
+        id: u64,
+        module: &str,
+        method: &str,
+        args: &[Value],
+        post: bool,
+    ) {
+        write::call(buf, if post { Self::POST } else { Self::CALL }, id, module, method, args)
+    }
+
+    /// `Callback { module, method, event, value, message, lost }`'s bytes, appended to `buf`,
+    /// from borrowed parts: what a broker sends a callback's module without copying the event.
+    pub fn encode_callback_into(
+        buf: &mut Vec<u8>,
+        module: &str,
+        method: &str,
+        event: &str,
+        value: &Value,
+        message: &Value,
+        lost: u64,
+    ) {
+        write::array_len(buf, 5);
+        write::uint(buf, Self::CALLBACK);
+        write::string(buf, module);
+        write::string(buf, method);
+        write::array_len(buf, 3);
+        write::string(buf, event);
+        write::value(buf, value);
+        write::value(buf, message);
+        write::uint(buf, lost);
     }
 
     /// `Reply { id, value }`'s bytes, appended to `buf`, from a borrowed value.

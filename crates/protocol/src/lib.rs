@@ -14,8 +14,12 @@ pub use excerpt::{cut, excerpt, value_excerpt, EXCERPT_BYTES};
 pub use rmpv::Value;
 pub use types::{MethodType, ValueType};
 
-/// Protocol version carried in every `Hello` and `Welcome`.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// Protocol version carried in every `Hello` and `Welcome`: 2 adds the kind of an `Error`.
+pub const PROTOCOL_VERSION: u32 = 2;
+
+/// The oldest version a broker still speaks: to a peer that said it in `Hello` (or said
+/// nothing), an `Error` goes without its kind, the only form such a peer reads.
+pub const OLDEST_PROTOCOL_VERSION: u32 = 1;
 
 /// Default largest frame the broker accepts (16 MiB).
 pub const DEFAULT_MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;

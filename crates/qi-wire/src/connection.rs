@@ -257,8 +257,8 @@ impl QiConnection {
         }
         let options = self.options();
         let encoded = dynamic_of(value, &options.limits)
-            .map_err(|error| error.to_string())
-            .and_then(|qi| qi.to_bytes(&Type::Dynamic, &options).map_err(|error| error.to_string()));
+            .map_err(PayloadError::from)
+            .and_then(|qi| Ok(qi.to_bytes(&Type::Dynamic, &options)?));
         let payload = match encoded {
             Ok(payload) => payload,
             Err(error) => {
@@ -359,7 +359,7 @@ impl Connection for QiConnection {
                 hosted::callback(self, module, method, args)
             }
             // qi has no welcome nor heartbeat.
-            Outbound::Welcome | Outbound::Heartbeat => None,
+            Outbound::Welcome { .. } | Outbound::Heartbeat => None,
         }
     }
 

@@ -1,7 +1,7 @@
 //! Why the qi listener does not start (an endpoint it cannot use or may not bind), and why a
 //! qi payload does not become a call or a value a qi payload.
 
-use naobroker_framework::Value;
+use naobroker_framework::{CallError, Value};
 use naobroker_qi::{ConvertError, DecodeError, EncodeError};
 use thiserror::Error;
 
@@ -45,4 +45,40 @@ pub(crate) enum HostedCallError {
     NoSuchMethod,
     #[error(transparent)]
     Payload(#[from] PayloadError),
+}
+
+/// Why a qi client's answer to one of the wire's calls (a forwarded call, a MetaObject) is
+/// not the value asked for.
+#[derive(Debug, Error)]
+pub(crate) enum AnswerError {
+    /// The client answered `Error` with this message.
+    #[error("{0}")]
+    Failed(String),
+    #[error("the call was cancelled")]
+    Canceled,
+    #[error(transparent)]
+    Unreadable(#[from] DecodeError),
+    #[error(transparent)]
+    Unconverted(#[from] ConvertError),
+}
+
+/// A hosted service's answer that is no value is a failure of the method, whatever the
+/// reason: the caller's arguments were taken.
+impl From<AnswerError> for CallError {
+    fn from(error: AnswerError) -> Self {
+        CallError::new(error.to_string())
+    }
+}
+
+/// A call the hosted service cannot take keeps its kind for the caller: a task refused, a
+/// module or method not found, arguments that do not fit its types a bad argument.
+impl From<HostedCallError> for CallError {
+    fn from(error: HostedCallError) -> Self {
+        let message = error.to_string();
+        match error {
+            HostedCallError::Post => CallError::refused(message),
+            HostedCallError::NotServed | HostedCallError::NoSuchMethod => CallError::not_found(message),
+            HostedCallError::Payload(_) => CallError::bad_argument(message),
+        }
+    }
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use naobroker_framework::wire::WirePort;
 use naobroker_framework::wire::{ConnectionRole, Request, Wire};
 use naobroker_framework::ClientId;
+use naobroker_protocol::PROTOCOL_VERSION;
 use naobroker_qi::{Address, MessageType, OBJECT_MAIN, SERVICE_DIRECTORY};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -58,8 +59,10 @@ impl Listener {
         self.connections.borrow_mut().insert(client.clone(), Rc::downgrade(&connection));
         bump(&self.shared.counters.connections);
         broker.arrived(&client, || connection.clone());
-        let hello =
-            Request::Hello { client: format!("qi {peer}"), session: Vec::new(), role: ConnectionRole::Main };
+        // The qi wire writes its own errors (libqi's carry no kind): the version is the newest.
+        let version = PROTOCOL_VERSION;
+        let name = format!("qi {peer}");
+        let hello = Request::Hello { version, client: name, session: Vec::new(), role: ConnectionRole::Main };
         broker.request(client, hello);
         tracing::debug!(%peer, "qi client connected");
         connection

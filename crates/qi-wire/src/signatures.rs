@@ -182,7 +182,11 @@ fn return_letters(result: &ValueType) -> String {
     }
     match result {
         ValueType::Void => "v".to_owned(),
-        ValueType::List(item) => format!("[{}]", return_letters(item)),
+        // libqi has no list of void (nor a tuple with one): such a value is dynamic.
+        ValueType::List(item) => match return_letters(item).as_str() {
+            "v" => "m".to_owned(),
+            letters => format!("[{letters}]"),
+        },
         ValueType::Tuple(members) => {
             let letters: Vec<String> = members.iter().map(return_letters).collect();
             if letters.iter().any(|letters| letters == "v") {
@@ -269,6 +273,8 @@ mod tests {
             pairs(&[("(m)", "m")])
         );
         assert_eq!(of(typed(vec![], Tuple(vec![Bool, Void]))), pairs(&[("()", "m")]));
+        assert_eq!(of(typed(vec![], list(Void))), pairs(&[("()", "m")]));
+        assert_eq!(of(typed(vec![], list(list(Void)))), pairs(&[("()", "[m]")]));
     }
 
     #[test]

@@ -275,7 +275,9 @@ impl Cycle {
         slots.publish(timestamp_now());
     }
 
-    fn publish(&mut self, cycle: u64, time: DcmTime, compute_ns: i64, lateness_ns: i64) {
+    /// `cycle_time_ns`: the cycle's time up to publishing (ALMemory's cycle time), which the
+    /// post hooks that follow do not count in; the report's `compute_ns` does.
+    fn publish(&mut self, cycle: u64, time: DcmTime, cycle_time_ns: i64, lateness_ns: i64) {
         let slots = &self.shared.slots;
         let keys = &self.shared.dcm_slots;
         // Block by block, each a sequential pass over arrays of the same order.
@@ -294,7 +296,7 @@ impl Cycle {
         let link = self.hardware.link();
         slots.set(keys.time, f64::from(time));
         slots.set(keys.cycle, cycle as f64);
-        slots.set(keys.cycle_time, (compute_ns / 1000) as f64);
+        slots.set(keys.cycle_time, (cycle_time_ns / 1000) as f64);
         slots.set(keys.lateness, (lateness_ns / 1000) as f64);
         slots.set(keys.overruns, self.shared.stats.overruns.load(Ordering::Relaxed) as f64);
         slots.set(keys.hal_ack, link.ack as f64);

@@ -31,7 +31,7 @@ pub(crate) struct Tasks {
     last_id: u64,
     running: HashMap<u64, Running>,
     /// `(id, "task <id> (<Module.method>) failed: <message>")`, oldest first.
-    failures: VecDeque<(u64, String)>,
+    failures: VecDeque<(u64, CallError)>,
 }
 
 impl Tasks {
@@ -69,7 +69,8 @@ impl Tasks {
                 let mut tasks = registry.borrow_mut();
                 tasks.running.remove(&id);
                 if let Some(error) = failure {
-                    tasks.remember_failure(id, format!("task {id} ({label}) failed: {}", error.message));
+                    let message = format!("task {id} ({label}) failed: {}", error.message);
+                    tasks.remember_failure(id, CallError::of(error.kind, message));
                 }
             }
             let _ = done.send(true);
@@ -78,11 +79,12 @@ impl Tasks {
         id
     }
 
-    fn remember_failure(&mut self, id: u64, message: String) {
+    /// `error` keeps the task's kind: a `wait` on a task that was refused is refused.
+    fn remember_failure(&mut self, id: u64, error: CallError) {
         if self.failures.len() == REMEMBERED_FAILURES {
             self.failures.pop_front();
         }
-        self.failures.push_back((id, message));
+        self.failures.push_back((id, error));
     }
 
     pub(crate) fn is_running(&self, id: u64) -> bool {
@@ -102,7 +104,7 @@ impl Tasks {
 
     fn outcome(&self, id: u64) -> CallResult {
         match self.failures.iter().find(|(failed, _)| *failed == id) {
-            Some((_, message)) => Err(CallError::new(message.clone())),
+            Some((_, error)) => Err(error.clone()),
             None => Ok(true.into()),
         }
     }

@@ -30,8 +30,10 @@ pub enum ConnectionRole {
 #[derive(Debug)]
 pub enum Request {
     /// Who the client is; `session` (empty when none) ties a liveness connection to its
-    /// main one. The broker answers [`Outbound::Welcome`].
+    /// main one. The broker answers [`Outbound::Welcome`] with `version`, the wire's
+    /// protocol version the client said it speaks (the wire checked it).
     Hello {
+        version: u32,
         client: String,
         session: Vec<u8>,
         role: ConnectionRole,
@@ -85,8 +87,11 @@ pub enum Request {
 #[derive(Debug)]
 pub enum Outbound<'a> {
     /// The connection is admitted (again): a client that had registered modules or
-    /// subscriptions registers them anew.
-    Welcome,
+    /// subscriptions registers them anew. `version` answers a `Hello`'s; none when the
+    /// broker welcomes a client that spoke without one (the wire keeps what it knew).
+    Welcome {
+        version: Option<u32>,
+    },
     /// The broker is alive; sent to every connection each heartbeat interval.
     Heartbeat,
     Reply {
@@ -195,12 +200,12 @@ impl Broker {
     /// Handle what `client` asked.
     pub(super) fn request(&self, client: ClientId, request: Request) {
         match request {
-            Request::Hello { client: name, session, role } => {
+            Request::Hello { version, client: name, session, role } => {
                 if let Err(error) = self.inner.limits.check_name("client", &name) {
                     return self.refuse(&client, 0, error);
                 }
                 self.hello(&client, name, session, role);
-                self.send(&client, Outbound::Welcome);
+                self.send(&client, Outbound::Welcome { version: Some(version) });
             }
             Request::Call { id, module, method, args, post } => {
                 self.call_from(client, id, module, method, args, post)
@@ -235,7 +240,7 @@ impl Broker {
     /// Tell `client` it is admitted: a wire whose clients must learn that the broker forgot
     /// them says so when one it does not know speaks.
     pub(super) fn welcome(&self, client: &ClientId) {
-        self.send(client, Outbound::Welcome);
+        self.send(client, Outbound::Welcome { version: None });
     }
 
     /// `client`'s connection closed: forget the client with its modules and subscriptions.

@@ -75,7 +75,7 @@ impl Broker {
                 "invalid module name {module:?}: non-empty, without '.' or '/'"
             )));
         }
-        let owner = clients.connected.get_mut(client).ok_or_else(|| CallError::new("unknown client"))?;
+        let owner = clients.connected.get_mut(client).ok_or_else(|| CallError::refused("unknown client"))?;
         if !owner.modules.contains(module) && owner.modules.len() >= limits.max_modules {
             tracing::warn!(module, %client, max_modules = limits.max_modules, "registration refused");
             return Err(CallError::refused(format!(

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use naobroker_protocol::{
     Envelope, ProtocolError, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS,
+    PROTOCOL_VERSION,
 };
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -87,7 +88,15 @@ impl ClientSession {
             }
             Envelope::Call { id, module, method, args } => self.serve(id, module, method, args, false),
             Envelope::Post { id, module, method, args } => self.serve(id, module, method, args, true),
-            Envelope::Welcome { .. } => self.restore(),
+            // The broker forgot this session and welcomes a connection that never said hello
+            // (in the oldest version): say again who it is (its name, its session, the
+            // version whose errors carry a kind), then what it served. The welcome that
+            // answers that hello, in this version, asks for nothing more.
+            Envelope::Welcome { version, .. } if version < PROTOCOL_VERSION => {
+                self.send(&self.hello());
+                self.restore()
+            }
+            Envelope::Welcome { .. } => {}
             Envelope::Heartbeat => {}
             other => tracing::debug!(?other, "unexpected message from the broker"),
         }

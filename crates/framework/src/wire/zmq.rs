@@ -11,7 +11,8 @@ mod endpoints;
 use std::rc::Rc;
 
 use bytes::{BufMut, Bytes, BytesMut};
-use naobroker_protocol::{Envelope, Role, PROTOCOL_VERSION};
+use naobroker_protocol::{Envelope, Role, OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION};
+use zeromq::util::PeerIdentity;
 use zeromq::{CurvePublicKey, RouterRecvHalf, RouterSendHalf, SocketRecv, ZmqMessage};
 
 use crate::broker::{ConnectionRole, Request, WeakPort, Wire, WirePort, MEMORY_MODULE};
@@ -100,8 +101,11 @@ fn on_message(broker: &WirePort, socket: &Socket, message: ZmqMessage) {
     if broker.departed(&client) {
         return;
     }
+    // The socket read this identity from a peer, so it is one (at most 255 bytes): checked
+    // here, once, not at every write.
+    let Ok(peer) = PeerIdentity::try_from(identity) else { return };
     let known = broker.arrived(&client, || {
-        Rc::new(RouterConnection::new(socket.sender.clone(), identity, Rc::clone(&socket.stats_readers)))
+        Rc::new(RouterConnection::new(socket.sender.clone(), peer, Rc::clone(&socket.stats_readers)))
     });
     if frames.next().is_some() {
         return broker.bad_message(&client, 0, "a message must be exactly one frame".to_owned());
@@ -125,9 +129,10 @@ fn on_message(broker: &WirePort, socket: &Socket, message: ZmqMessage) {
 fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Option<Request> {
     Some(match envelope {
         Envelope::Hello { version, client: name, session, role } => {
-            if version != PROTOCOL_VERSION {
+            if !(OLDEST_PROTOCOL_VERSION..=PROTOCOL_VERSION).contains(&version) {
                 let message = format!(
-                    "protocol version {version} is not supported (this broker speaks {PROTOCOL_VERSION})"
+                    "protocol version {version} is not supported (this broker speaks \
+                     {OLDEST_PROTOCOL_VERSION} to {PROTOCOL_VERSION})"
                 );
                 tracing::info!(%client, version, "hello refused: protocol version");
                 broker.refuse(client, 0, CallError::refused(message));
@@ -137,7 +142,7 @@ fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Optio
                 Role::Main => ConnectionRole::Main,
                 Role::Liveness => ConnectionRole::Liveness,
             };
-            Request::Hello { client: name, session, role }
+            Request::Hello { version, client: name, session, role }
         }
         Envelope::Call { id, module, method, args } => {
             Request::Call { id, module, method, args, post: false }

@@ -165,7 +165,7 @@ fn bad_frames_are_named() {
     assert!(Envelope::decode(not_call, 100).is_err());
 }
 
-/// Call, Post, Reply and Event are written field by field: their bytes are the value tree's,
+/// Call, Post, Reply, Event and Callback are written field by field: their bytes are the value tree's,
 /// at every length where MessagePack changes a header.
 #[test]
 fn messages_written_field_by_field_match_the_value_tree() {
@@ -178,6 +178,14 @@ fn messages_written_field_by_field_match_the_value_tree() {
             Envelope::Reply { id: 300, value: text(len).into() },
             Envelope::Event { name: text(len), value: Value::F64(0.5), lost: 0 },
             Envelope::Event { name: text(len), value: Value::Nil, lost: 70000 },
+            Envelope::Callback {
+                module: text(len),
+                method: "onEvent".into(),
+                event: text(len),
+                value: Value::F64(0.5),
+                message: text(len).into(),
+                lost: len as u64,
+            },
         ];
         for envelope in envelopes {
             let mut tree = Vec::new();

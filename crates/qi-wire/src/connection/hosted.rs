@@ -20,7 +20,7 @@ use naobroker_qi::{
 };
 
 use crate::connection::{Call, Pending, QiConnection};
-use crate::error::{HostedCallError, PayloadError};
+use crate::error::{AnswerError, HostedCallError, PayloadError};
 use crate::signatures::qi_signature;
 
 /// The uid of a qi object's first method of its own.
@@ -82,10 +82,11 @@ pub(crate) fn register(broker: &WirePort, connection: &QiConnection, message: &M
     }
     if connection.state.borrow().hosted.services.len() >= limits.max_modules {
         let text = format!("this client already registered max_modules ({}) modules", limits.max_modules);
-        return connection.refuse(broker, message, text);
+        return connection.refuse(broker, message, CallError::refused(text));
     }
     let Some(service) = connection.shared.services.borrow_mut().reserve(name) else {
-        return connection.refuse(broker, message, format!("a module named {name} is already registered"));
+        let text = format!("a module named {name} is already registered");
+        return connection.refuse(broker, message, CallError::refused(text));
     };
     let hosted = HostedService { service, ready: false, methods: Vec::new() };
     connection.state.borrow_mut().hosted.services.insert(name.to_owned(), hosted);
@@ -100,7 +101,7 @@ pub(crate) fn ready(broker: &WirePort, connection: &QiConnection, message: &Mess
         return connection.refuse(
             broker,
             message,
-            format!("service {service} is not registered by this client"),
+            CallError::not_found(format!("service {service} is not registered by this client")),
         );
     };
     let ready = Call { id: message.id, address: message.address };
@@ -121,7 +122,7 @@ pub(crate) fn unregister(broker: &WirePort, connection: &QiConnection, message: 
         return connection.refuse(
             broker,
             message,
-            format!("service {service} is not registered by this client"),
+            CallError::not_found(format!("service {service} is not registered by this client")),
         );
     };
     if !hosted.ready {
@@ -159,27 +160,26 @@ pub(crate) fn release(connection: &QiConnection) {
 pub(crate) fn answer(broker: &WirePort, connection: &QiConnection, message: &Message) {
     let outgoing = connection.state.borrow_mut().hosted.outgoing.remove(&message.id);
     let result = match message.kind {
-        MessageType::Error => Err(error_message(&message.payload).unwrap_or_else(|error| error.to_string())),
-        MessageType::Canceled => Err("the call was cancelled".to_owned()),
+        MessageType::Error => {
+            Err(error_message(&message.payload).map_or_else(AnswerError::from, AnswerError::Failed))
+        }
+        MessageType::Canceled => Err(AnswerError::Canceled),
         _ => Ok(()),
     };
     match outgoing {
         Some(Outgoing::Forwarded { request, returns }) => {
-            let result = result.and_then(|()| {
-                decode_value(&returns, &message.payload, &connection.options())
-                    .map_err(|error| error.to_string())
-            });
-            let answer = Request::Answer { id: request, result: result.map_err(CallError::new) };
+            let result =
+                result.and_then(|()| Ok(decode_value(&returns, &message.payload, &connection.options())?));
+            let answer = Request::Answer { id: request, result: result.map_err(CallError::from) };
             broker.request(connection.client.clone(), answer);
         }
         Some(Outgoing::MetaObject { name, ready }) => {
-            let meta =
-                result.and_then(|()| MetaObject::decode(&message.payload).map_err(|error| error.to_string()));
+            let meta = result.and_then(|()| Ok(MetaObject::decode(&message.payload)?));
             match meta {
                 Ok(meta) => register_module(broker, connection, name, ready, &meta),
-                Err(text) => {
+                Err(error) => {
                     registered(connection, &name, false);
-                    let text = format!("registerService {name}: its MetaObject: {text}");
+                    let text = format!("registerService {name}: its MetaObject: {error}");
                     connection.send_with_id(
                         broker,
                         ready.id,
@@ -244,8 +244,8 @@ pub(crate) fn forward(
     let encoded = encode_call(connection, module, method, args, post);
     let (address, payload, returns) = match encoded {
         Ok(encoded) => encoded,
-        Err(text) => {
-            answer_later(connection, request, format!("{module}.{method}: {text}"));
+        Err(error) => {
+            answer_later(connection, request, CallError::from(error).in_method(module, method));
             return None;
         }
     };
@@ -290,12 +290,12 @@ fn encode_call(
     Ok((Address::new(hosted.service, OBJECT_MAIN, chosen.uid), payload, chosen.returns.clone()))
 }
 
-/// Answer the broker's call `request` with `text`, once the current write is over.
-fn answer_later(connection: &QiConnection, request: u64, text: String) {
+/// Answer the broker's call `request` with `error`, once the current write is over.
+fn answer_later(connection: &QiConnection, request: u64, error: CallError) {
     let (broker, client) = (connection.shared.broker.clone(), connection.client.clone());
     actix_rt::spawn(async move {
         if let Some(broker) = broker.upgrade() {
-            broker.request(client, Request::Answer { id: request, result: Err(CallError::new(text)) });
+            broker.request(client, Request::Answer { id: request, result: Err(error) });
         }
     });
 }
