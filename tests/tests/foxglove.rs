@@ -520,3 +520,29 @@ fn a_connection_that_never_shakes_hands_gives_its_place_up() {
     assert_eq!(field(&stats, "viewers_cut_off").as_u64(), Some(1));
     drop(idle);
 }
+
+#[test]
+fn a_viewer_sending_a_frame_beyond_the_bound_is_cut_off_while_another_receives() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, ""));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut reader = runtime.block_on(Viewer::connect(port));
+    let mut flooder = runtime.block_on(Viewer::connect(port));
+    // 1 MiB in one frame: far beyond the 64 KiB a viewer may send.
+    // (The send may fail: the door closes the connection as soon as the header is read.)
+    let _ = runtime.block_on(flooder.socket.send(Message::Binary(vec![0; 1 << 20].into())));
+    let ended = runtime.block_on(async {
+        loop {
+            match tokio::time::timeout(PATIENCE, flooder.socket.next()).await {
+                Ok(Some(Ok(_))) => continue,
+                ended => return ended.is_ok(),
+            }
+        }
+    });
+    assert!(ended, "the flooding viewer's connection ends");
+    await_viewers(&robot, 1);
+    let stats = robot.call("Foxglove", "stats", vec![]);
+    assert_eq!(field(&stats, "viewers_cut_off").as_u64(), Some(1));
+    runtime.block_on(reader.subscribe(&["/joint_states"]));
+    assert_eq!(reader.first_data(&runtime, &robot).0, 1);
+}

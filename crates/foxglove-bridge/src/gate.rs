@@ -22,7 +22,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::bounds::{MAX_FRAME_BYTES, VIEWER_QUEUE_BYTES};
+use crate::bounds::{MAX_FRAME_BYTES, MAX_VIEWER_MESSAGE_BYTES, VIEWER_QUEUE_BYTES};
 
 /// Refusals under way at once at most (each a WebSocket handshake, a status and a close);
 /// connections beyond the bound that come faster are closed without a word.
@@ -190,8 +190,9 @@ impl Callback for FoxgloveSubprotocol {
 }
 
 /// Relay one viewer until either side closes; false when the viewer was cut off (no
-/// handshake within [`HANDSHAKE_PATIENCE`], the protocol's own messages alone overfilled its
-/// queue, or the server sent a frame beyond [`MAX_FRAME_BYTES`]).
+/// handshake within [`HANDSHAKE_PATIENCE`], a frame of its own refused by [`ViewerFrames`],
+/// the protocol's own messages alone overfilled its queue, or the server sent a frame beyond
+/// [`MAX_FRAME_BYTES`]).
 async fn relay(
     viewer: TcpStream,
     server: SocketAddr,
@@ -203,35 +204,133 @@ async fn relay(
     let (from_viewer, to_viewer) = viewer.into_split();
     let (from_server, to_server) = server.into_split();
     tokio::select! {
-        () = copy(from_viewer, to_server) => true,
+        kept = copy(from_viewer, to_server) => kept,
         kept = forward(from_server, to_viewer, counters, queue_messages) => kept,
     }
 }
 
-/// The viewer's requests to the server, as they come (the server reads them at once).
-async fn copy(from: OwnedReadHalf, to: OwnedWriteHalf) {
+/// The viewer's requests to the server: its HTTP handshake, then whole WebSocket frames once
+/// [`ViewerFrames`] has checked them. False when the viewer was cut off for a frame beyond them.
+async fn copy(from: OwnedReadHalf, to: OwnedWriteHalf) -> bool {
+    let mut incoming: Vec<u8> = Vec::with_capacity(CHUNK_BYTES);
     let mut chunk = vec![0; CHUNK_BYTES];
+    let mut frames = ViewerFrames::default();
     loop {
         if from.readable().await.is_err() {
-            return;
+            return true;
         }
-        let read = match from.try_read(&mut chunk) {
-            Ok(0) => return,
-            Ok(read) => read,
+        match from.try_read(&mut chunk) {
+            Ok(0) => return true,
+            Ok(read) => incoming.extend_from_slice(&chunk[..read]),
             Err(error) if error.kind() == ErrorKind::WouldBlock => continue,
-            Err(_) => return,
-        };
-        let mut rest = &chunk[..read];
+            Err(_) => return true,
+        }
+        // What is held is at most a handshake or a frame being read, each bounded, and a chunk.
+        let Ok(taken) = frames.take(&incoming) else { return false };
+        let mut rest = &incoming[..taken];
         while !rest.is_empty() {
             if to.writable().await.is_err() {
-                return;
+                return true;
             }
             match to.try_write(rest) {
                 Ok(written) => rest = &rest[written..],
                 Err(error) if error.kind() == ErrorKind::WouldBlock => {}
-                Err(_) => return,
+                Err(_) => return true,
             }
         }
+        incoming.drain(..taken);
+    }
+}
+
+/// Why a viewer's frame cut it off.
+#[derive(Debug, PartialEq, Eq)]
+enum ViewerFault {
+    /// A handshake longer than [`MAX_HANDSHAKE_BYTES`].
+    HandshakeTooLong,
+    /// Reserved bits set (no extension is negotiated).
+    Reserved,
+    /// A frame without a mask: a client masks every frame (RFC 6455 5.1).
+    Unmasked,
+    /// An opcode RFC 6455 does not define.
+    UnknownOpcode,
+    /// A control frame fragmented or beyond 125 bytes.
+    BadControl,
+    /// A continuation with no message begun, or a message begun inside another.
+    BadFragment,
+    /// A frame or a fragmented message beyond [`MAX_VIEWER_MESSAGE_BYTES`].
+    TooLarge,
+}
+
+/// What the door knows of a viewer's stream towards the server: whether the handshake has
+/// passed, and how much of a fragmented message has.
+#[derive(Debug, Default)]
+struct ViewerFrames {
+    shaken: bool,
+    message_bytes: Option<usize>,
+}
+
+impl ViewerFrames {
+    /// How much of `bytes` (what has come from the viewer and not passed yet) may pass now:
+    /// the handshake, then whole frames, each checked once its header is there (so a frame
+    /// beyond the bound is refused before its payload is read).
+    fn take(&mut self, bytes: &[u8]) -> Result<usize, ViewerFault> {
+        let mut taken = 0;
+        if !self.shaken {
+            let Some(end) = bytes.windows(4).position(|window| window == b"\r\n\r\n") else {
+                return if bytes.len() > MAX_HANDSHAKE_BYTES { Err(ViewerFault::HandshakeTooLong) } else { Ok(0) };
+            };
+            taken = end + 4;
+            self.shaken = true;
+        }
+        while let Some((length, message_bytes)) = self.check(&bytes[taken..])? {
+            if bytes.len() - taken < length {
+                break;
+            }
+            taken += length;
+            self.message_bytes = message_bytes;
+        }
+        Ok(taken)
+    }
+
+    /// The frame starting `bytes`, once its header is there: its length (header included)
+    /// and the fragmented message under way after it.
+    fn check(&self, bytes: &[u8]) -> Result<Option<(usize, Option<usize>)>, ViewerFault> {
+        let (Some(&first), Some(&second)) = (bytes.first(), bytes.get(1)) else { return Ok(None) };
+        if first & 0x70 != 0 {
+            return Err(ViewerFault::Reserved);
+        }
+        if second & 0x80 == 0 {
+            return Err(ViewerFault::Unmasked);
+        }
+        let Some(length) = frame_length(bytes) else { return Ok(None) };
+        let header = match second & 0x7f {
+            126 => 8,
+            127 => 14,
+            _ => 6,
+        };
+        let payload = length - header;
+        if payload > MAX_VIEWER_MESSAGE_BYTES {
+            return Err(ViewerFault::TooLarge);
+        }
+        let last = first & 0x80 != 0;
+        let under_way = match (first & 0x0f, self.message_bytes) {
+            // Text or binary: a message begins.
+            (0x1 | 0x2, None) => Some(payload),
+            (0x0, Some(so_far)) => Some(so_far + payload),
+            (0x0 | 0x1 | 0x2, _) => return Err(ViewerFault::BadFragment),
+            // Close, ping, pong: whole, short, and allowed between a message's fragments.
+            (0x8..=0xa, so_far) => {
+                if !last || payload > 125 {
+                    return Err(ViewerFault::BadControl);
+                }
+                return Ok(Some((length, so_far)));
+            }
+            _ => return Err(ViewerFault::UnknownOpcode),
+        };
+        if under_way.is_some_and(|bytes| bytes > MAX_VIEWER_MESSAGE_BYTES) {
+            return Err(ViewerFault::TooLarge);
+        }
+        Ok(Some((length, if last { None } else { under_way })))
     }
 }
 
@@ -420,6 +519,47 @@ mod tests {
         let mut payload = vec![7; size];
         payload[0] = MESSAGE_DATA;
         frame(BINARY_FINAL, &payload)
+    }
+
+    /// A frame as a viewer sends it: masked (with a zero mask, which changes nothing).
+    fn masked(first: u8, payload_bytes: usize) -> Vec<u8> {
+        let mut bytes = frame(first, &vec![b' '; payload_bytes]);
+        bytes[1] |= 0x80;
+        let header = match payload_bytes {
+            0..=125 => 2,
+            126..=0xffff => 4,
+            _ => 10,
+        };
+        bytes.splice(header..header, [0; 4]);
+        bytes
+    }
+
+    #[test]
+    fn a_viewers_frames_pass_whole_once_checked_and_beyond_the_bound_cut_it_off() {
+        let handshake = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n".to_vec();
+        let text = masked(0x81, 100);
+        let mut frames = ViewerFrames::default();
+        let both = [handshake.clone(), text.clone()].concat();
+        assert_eq!(frames.take(&both[..both.len() - 1]), Ok(handshake.len()), "a frame cut short waits");
+        assert_eq!(frames.take(&text), Ok(text.len()));
+        // A fragmented message within the bound passes, pings allowed between its fragments.
+        let fragments = [masked(0x01, 30_000), masked(0x89, 4), masked(0x80, 30_000)].concat();
+        assert_eq!(frames.take(&fragments), Ok(fragments.len()));
+        let shaken = || ViewerFrames { shaken: true, message_bytes: None };
+        // Refused as soon as the header is there, before the payload is read.
+        let large = masked(0x82, MAX_VIEWER_MESSAGE_BYTES + 1);
+        assert_eq!(shaken().take(&large[..14]), Err(ViewerFault::TooLarge));
+        assert_eq!(shaken().take(&masked(0x82, MAX_VIEWER_MESSAGE_BYTES)).map(|_| ()), Ok(()));
+        let too_long = [masked(0x02, 40_000), masked(0x80, 40_000)].concat();
+        assert_eq!(shaken().take(&too_long), Err(ViewerFault::TooLarge), "a message's fragments in all");
+        assert_eq!(shaken().take(&frame(0x81, b"{}")), Err(ViewerFault::Unmasked));
+        assert_eq!(shaken().take(&masked(0xc1, 2)), Err(ViewerFault::Reserved));
+        assert_eq!(shaken().take(&masked(0x83, 2)), Err(ViewerFault::UnknownOpcode));
+        assert_eq!(shaken().take(&masked(0x80, 2)), Err(ViewerFault::BadFragment));
+        assert_eq!(shaken().take(&masked(0x09, 2)), Err(ViewerFault::BadControl));
+        assert_eq!(shaken().take(&masked(0x89, 126)), Err(ViewerFault::BadControl));
+        let endless = vec![b'x'; MAX_HANDSHAKE_BYTES + 1];
+        assert_eq!(ViewerFrames::default().take(&endless), Err(ViewerFault::HandshakeTooLong));
     }
 
     #[test]
