@@ -16,6 +16,7 @@ use futures::SinkExt;
 use naobroker_framework::Value;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::handshake::server::{Callback, ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -32,6 +33,15 @@ const REFUSAL_PATIENCE: Duration = Duration::from_secs(2);
 /// How long a viewer may take to complete the WebSocket handshake before its place is given
 /// up (a connection that sends nothing would hold it forever).
 const HANDSHAKE_PATIENCE: Duration = Duration::from_secs(5);
+/// How long a viewer's socket may take no byte while its queue holds some before the viewer
+/// is cut off: one that stopped reading, or whose machine vanished behind something that keeps
+/// the connection open (sshd's tunnel end), would otherwise hold its place for ever.
+const VIEWER_PATIENCE: Duration = Duration::from_secs(10);
+/// TCP keepalive on a viewer's socket: a peer whose machine vanished is found by the kernel's
+/// probes even while nothing is sent to it (idle time, then probes a few seconds apart).
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(10);
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(5);
+const KEEPALIVE_PROBES: u32 = 3;
 /// The longest HTTP answer to the handshake the server may send.
 const MAX_HANDSHAKE_BYTES: usize = 16 * 1024;
 /// What is read from a socket at a time.
@@ -201,6 +211,13 @@ async fn relay(
 ) -> bool {
     let Ok(server) = TcpStream::connect(server).await else { return true };
     let _ = (viewer.set_nodelay(true), server.set_nodelay(true));
+    let keepalive = socket2::TcpKeepalive::new()
+        .with_time(KEEPALIVE_IDLE)
+        .with_interval(KEEPALIVE_INTERVAL)
+        .with_retries(KEEPALIVE_PROBES);
+    if let Err(error) = socket2::SockRef::from(&viewer).set_tcp_keepalive(&keepalive) {
+        tracing::warn!(%error, "foxglove door: cannot set a viewer's keepalive");
+    }
     let (from_viewer, to_viewer) = viewer.into_split();
     let (from_server, to_server) = server.into_split();
     tokio::select! {
@@ -277,7 +294,11 @@ impl ViewerFrames {
         let mut taken = 0;
         if !self.shaken {
             let Some(end) = bytes.windows(4).position(|window| window == b"\r\n\r\n") else {
-                return if bytes.len() > MAX_HANDSHAKE_BYTES { Err(ViewerFault::HandshakeTooLong) } else { Ok(0) };
+                return if bytes.len() > MAX_HANDSHAKE_BYTES {
+                    Err(ViewerFault::HandshakeTooLong)
+                } else {
+                    Ok(0)
+                };
             };
             taken = end + 4;
             self.shaken = true;
@@ -336,7 +357,8 @@ impl ViewerFrames {
 
 /// The server's answer to the handshake, then its frames, to the viewer through its queue:
 /// the server's side is read as it comes, the viewer's written as it takes. False when the
-/// viewer was cut off.
+/// viewer was cut off (among others, when its socket took no byte for [`VIEWER_PATIENCE`]
+/// while its queue held some).
 async fn forward(
     from: OwnedReadHalf,
     to: OwnedWriteHalf,
@@ -350,9 +372,14 @@ async fn forward(
     // A connection that never completes the handshake gives its place up.
     let handshake = tokio::time::sleep(HANDSHAKE_PATIENCE);
     tokio::pin!(handshake);
+    // Armed while the queue holds something, reset whenever the viewer's socket takes a byte.
+    let stalled = tokio::time::sleep(VIEWER_PATIENCE);
+    tokio::pin!(stalled);
     loop {
+        let was_empty = outbox.is_empty();
         tokio::select! {
             () = &mut handshake, if !upgraded => return false,
+            () = &mut stalled, if !outbox.is_empty() => return false,
             ready = from.readable() => {
                 if ready.is_err() {
                     return true;
@@ -390,13 +417,16 @@ async fn forward(
                     }
                 }
                 incoming.drain(..taken);
+                if was_empty && !outbox.is_empty() {
+                    stalled.as_mut().reset(Instant::now() + VIEWER_PATIENCE);
+                }
             }
             ready = to.writable(), if !outbox.is_empty() => {
                 if ready.is_err() {
                     return true;
                 }
                 match outbox.write_to(&to, &counters.sent) {
-                    Ok(()) => {}
+                    Ok(()) => stalled.as_mut().reset(Instant::now() + VIEWER_PATIENCE),
                     Err(error) if error.kind() == ErrorKind::WouldBlock => {}
                     Err(_) => return true,
                 }
@@ -495,6 +525,8 @@ impl Outbox {
 
 #[cfg(test)]
 mod tests {
+    use tokio::io::AsyncWriteExt;
+
     use super::*;
 
     /// An unmasked frame as a server sends it.
@@ -560,6 +592,57 @@ mod tests {
         assert_eq!(shaken().take(&masked(0x89, 126)), Err(ViewerFault::BadControl));
         let endless = vec![b'x'; MAX_HANDSHAKE_BYTES + 1];
         assert_eq!(ViewerFrames::default().take(&endless), Err(ViewerFault::HandshakeTooLong));
+    }
+
+    /// The server's answer to a handshake it accepts.
+    const SWITCHING: &[u8] = b"HTTP/1.1 101 Switching Protocols\r\n\r\n";
+    /// Socket buffers small enough that a viewer not reading stops taking bytes at once.
+    const SMALL_BUFFER: u32 = 16 << 10;
+
+    /// A connected pair of sockets: (the connecting end, the accepted end); with a buffer size,
+    /// the connecting end receives and the accepted end sends through small buffers.
+    async fn pair(small: bool) -> (TcpStream, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        if small {
+            socket.set_recv_buffer_size(SMALL_BUFFER).unwrap();
+        }
+        let (connected, accepted) =
+            tokio::join!(socket.connect(listener.local_addr().unwrap()), listener.accept());
+        let accepted = accepted.unwrap().0;
+        if small {
+            socket2::SockRef::from(&accepted).set_send_buffer_size(SMALL_BUFFER as usize).unwrap();
+        }
+        (connected.unwrap(), accepted)
+    }
+
+    fn counters() -> ViewerCounters {
+        ViewerCounters {
+            address: "127.0.0.1:1".parse().unwrap(),
+            sent: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_viewer_whose_socket_takes_nothing_is_cut_off() {
+        let (mut server, from_server) = pair(false).await;
+        let (_viewer, to_viewer) = pair(true).await;
+        let counters = counters();
+        let feeding = async {
+            server.write_all(SWITCHING).await.unwrap();
+            for _ in 0..200 {
+                server.write_all(&data(10_000)).await.unwrap();
+            }
+            // The server stays: only the viewer is at fault.
+            std::future::pending::<()>().await;
+        };
+        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024);
+        let kept = tokio::select! {
+            () = feeding => unreachable!("the server feeds, then waits"),
+            kept = tokio::time::timeout(3 * VIEWER_PATIENCE, relaying) => kept,
+        };
+        assert_eq!(kept, Ok(false), "cut off after its patience");
     }
 
     #[test]
