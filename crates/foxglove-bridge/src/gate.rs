@@ -37,6 +37,8 @@ const HANDSHAKE_PATIENCE: Duration = Duration::from_secs(5);
 /// is cut off: one that stopped reading, or whose machine vanished behind something that keeps
 /// the connection open (sshd's tunnel end), would otherwise hold its place for ever.
 const VIEWER_PATIENCE: Duration = Duration::from_secs(10);
+/// How long what the server sent before it closed may take to reach the viewer.
+const FAREWELL_PATIENCE: Duration = Duration::from_secs(1);
 /// TCP keepalive on a viewer's socket: a peer whose machine vanished is found by the kernel's
 /// probes even while nothing is sent to it (idle time, then probes a few seconds apart).
 const KEEPALIVE_IDLE: Duration = Duration::from_secs(10);
@@ -375,21 +377,33 @@ async fn forward(
     // Armed while the queue holds something, reset whenever the viewer's socket takes a byte.
     let stalled = tokio::time::sleep(VIEWER_PATIENCE);
     tokio::pin!(stalled);
+    let mut server_closed = false;
+    let farewell = tokio::time::sleep(FAREWELL_PATIENCE);
+    tokio::pin!(farewell);
     loop {
         let was_empty = outbox.is_empty();
         tokio::select! {
             () = &mut handshake, if !upgraded => return false,
             () = &mut stalled, if !outbox.is_empty() => return false,
-            ready = from.readable() => {
-                if ready.is_err() {
-                    return true;
-                }
-                match from.try_read(&mut chunk) {
-                    Ok(0) => return true,
-                    Ok(read) => incoming.extend_from_slice(&chunk[..read]),
+            // The server closed: what it sent before (its close frame, a status saying why)
+            // goes to the viewer within the farewell's patience, then the door closes.
+            () = &mut farewell, if server_closed => return true,
+            ready = from.readable(), if !server_closed => {
+                let read = match ready.and_then(|()| from.try_read(&mut chunk)) {
+                    Ok(0) => None,
+                    Ok(read) => Some(read),
                     Err(error) if error.kind() == ErrorKind::WouldBlock => continue,
-                    Err(_) => return true,
-                }
+                    Err(_) => None,
+                };
+                let Some(read) = read else {
+                    if outbox.is_empty() {
+                        return true;
+                    }
+                    server_closed = true;
+                    farewell.as_mut().reset(Instant::now() + FAREWELL_PATIENCE);
+                    continue;
+                };
+                incoming.extend_from_slice(&chunk[..read]);
                 let mut taken = 0;
                 if !upgraded {
                     // The server's HTTP answer to the handshake comes before any frame.
@@ -426,6 +440,7 @@ async fn forward(
                     return true;
                 }
                 match outbox.write_to(&to, &counters.sent) {
+                    Ok(()) if server_closed && outbox.is_empty() => return true,
                     Ok(()) => stalled.as_mut().reset(Instant::now() + VIEWER_PATIENCE),
                     Err(error) if error.kind() == ErrorKind::WouldBlock => {}
                     Err(_) => return true,
@@ -525,7 +540,7 @@ impl Outbox {
 
 #[cfg(test)]
 mod tests {
-    use tokio::io::AsyncWriteExt;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     use super::*;
 
@@ -643,6 +658,37 @@ mod tests {
             kept = tokio::time::timeout(3 * VIEWER_PATIENCE, relaying) => kept,
         };
         assert_eq!(kept, Ok(false), "cut off after its patience");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn what_the_server_sent_before_closing_reaches_the_viewer() {
+        let (mut server, from_server) = pair(false).await;
+        let (mut viewer, to_viewer) = pair(true).await;
+        let counters = counters();
+        let mut sent = SWITCHING.to_vec();
+        for _ in 0..200 {
+            sent.extend(data(10_000));
+        }
+        // A status, then the close frame: what the SDK sends a client it disconnects.
+        sent.extend(frame(0x81, br#"{"op":"status","level":2,"message":"backlog full"}"#));
+        sent.extend(frame(0x88, &1000u16.to_be_bytes()));
+        let closing = async {
+            server.write_all(&sent).await.unwrap();
+            drop(server);
+        };
+        // The viewer reads once everything else waits: the server has closed and the door has
+        // seen it, with most of what it sent still queued.
+        let reading = async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let mut received = Vec::new();
+            viewer.read_to_end(&mut received).await.unwrap();
+            received
+        };
+        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024);
+        let ((), kept, received) = tokio::join!(closing, relaying, reading);
+        assert!(kept);
+        assert_eq!(received.len(), sent.len());
+        assert!(received == sent, "everything the server sent, in order");
     }
 
     #[test]
