@@ -44,6 +44,8 @@ const FAREWELL_PATIENCE: Duration = Duration::from_secs(1);
 const KEEPALIVE_IDLE: Duration = Duration::from_secs(10);
 const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(5);
 const KEEPALIVE_PROBES: u32 = 3;
+/// How the server's answer starts when it accepts the handshake.
+const SWITCHING_PROTOCOLS: &[u8] = b"HTTP/1.1 101 ";
 /// The longest HTTP answer to the handshake the server may send.
 const MAX_HANDSHAKE_BYTES: usize = 16 * 1024;
 /// What is read from a socket at a time.
@@ -371,6 +373,7 @@ async fn forward(
     let mut chunk = vec![0; CHUNK_BYTES];
     let mut outbox = Outbox::new(queue_messages, VIEWER_QUEUE_BYTES);
     let mut upgraded = false;
+    let mut refused = false;
     // A connection that never completes the handshake gives its place up.
     let handshake = tokio::time::sleep(HANDSHAKE_PATIENCE);
     tokio::pin!(handshake);
@@ -404,6 +407,13 @@ async fn forward(
                     continue;
                 };
                 incoming.extend_from_slice(&chunk[..read]);
+                if refused {
+                    // After a refusal, no frames: what the server sends passes as it is.
+                    if !outbox.push(std::mem::take(&mut incoming), &counters.dropped) {
+                        return false;
+                    }
+                    continue;
+                }
                 let mut taken = 0;
                 if !upgraded {
                     // The server's HTTP answer to the handshake comes before any frame.
@@ -413,9 +423,16 @@ async fn forward(
                         }
                         continue;
                     };
+                    upgraded = true;
+                    if !incoming.starts_with(SWITCHING_PROTOCOLS) {
+                        // Refused (an error status and its body): passed through, never parsed
+                        // as frames, until the server closes.
+                        refused = true;
+                        outbox.push(std::mem::take(&mut incoming), &counters.dropped);
+                        continue;
+                    }
                     taken = end + 4;
                     outbox.push(incoming[..taken].to_vec(), &counters.dropped);
-                    upgraded = true;
                 }
                 while let Some(length) = frame_length(&incoming[taken..]) {
                     if length > MAX_FRAME_BYTES {
@@ -689,6 +706,29 @@ mod tests {
         assert!(kept);
         assert_eq!(received.len(), sent.len());
         assert!(received == sent, "everything the server sent, in order");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_refused_handshake_passes_through_unparsed() {
+        let (mut server, from_server) = pair(false).await;
+        let (mut viewer, to_viewer) = pair(false).await;
+        let counters = counters();
+        // A body that, parsed as frames, would be a frame cut short: lost at the close.
+        let body = "Not a WebSocket request: missing sec-websocket-key";
+        let sent = format!("HTTP/1.1 400 Bad Request\r\ncontent-length: {}\r\n\r\n{body}", body.len());
+        let closing = async {
+            server.write_all(sent.as_bytes()).await.unwrap();
+            drop(server);
+        };
+        let reading = async {
+            let mut received = Vec::new();
+            viewer.read_to_end(&mut received).await.unwrap();
+            received
+        };
+        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024);
+        let ((), kept, received) = tokio::join!(closing, relaying, reading);
+        assert!(kept);
+        assert_eq!(String::from_utf8(received).unwrap(), sent);
     }
 
     #[test]
