@@ -492,10 +492,14 @@ fn is_message_data(frame: &[u8]) -> bool {
     frame[0] == BINARY_FINAL && second & 0x80 == 0 && frame.get(header) == Some(&MESSAGE_DATA)
 }
 
-/// A viewer's queue: at most `max_messages` frames and `max_bytes` (a lone frame always
-/// fits); when full, the oldest message data frame goes, counted.
+/// A viewer's queue: at most `max_messages` message data frames, and `max_bytes` in all (a lone
+/// frame always fits); when full, the oldest message data frame goes, counted. The protocol's
+/// own frames (the handshake's answer, server info, advertisements, status) are bounded by
+/// the bytes only: they come several at once, and must not cut off a viewer of a short queue.
 struct Outbox {
     frames: VecDeque<(Vec<u8>, bool)>,
+    /// Message data frames queued.
+    messages: usize,
     bytes: usize,
     /// How much of the front frame is written.
     written: usize,
@@ -505,7 +509,7 @@ struct Outbox {
 
 impl Outbox {
     fn new(max_messages: usize, max_bytes: usize) -> Outbox {
-        Outbox { frames: VecDeque::new(), bytes: 0, written: 0, max_messages, max_bytes }
+        Outbox { frames: VecDeque::new(), messages: 0, bytes: 0, written: 0, max_messages, max_bytes }
     }
 
     fn is_empty(&self) -> bool {
@@ -517,7 +521,8 @@ impl Outbox {
     fn push(&mut self, frame: Vec<u8>, dropped: &AtomicU64) -> bool {
         let droppable = is_message_data(&frame);
         while !self.frames.is_empty()
-            && (self.frames.len() >= self.max_messages || self.bytes + frame.len() > self.max_bytes)
+            && ((droppable && self.messages >= self.max_messages)
+                || self.bytes + frame.len() > self.max_bytes)
         {
             let writing = usize::from(self.written > 0);
             let oldest = self.frames.iter().skip(writing).position(|(_, droppable)| *droppable);
@@ -525,6 +530,7 @@ impl Outbox {
                 Some(index) => {
                     let (old, _) = self.frames.remove(writing + index).expect("a frame found there");
                     self.bytes -= old.len();
+                    self.messages -= 1;
                     dropped.fetch_add(1, Ordering::Relaxed);
                 }
                 None if droppable => {
@@ -535,6 +541,7 @@ impl Outbox {
             }
         }
         self.bytes += frame.len();
+        self.messages += usize::from(droppable);
         self.frames.push_back((frame, droppable));
         true
     }
@@ -546,6 +553,7 @@ impl Outbox {
         if self.written == frame.len() {
             if *droppable {
                 sent.fetch_add(1, Ordering::Relaxed);
+                self.messages -= 1;
             }
             self.bytes -= frame.len();
             self.written = 0;
@@ -757,16 +765,28 @@ mod tests {
         for size in [10, 11, 12, 13] {
             assert!(outbox.push(data(size), &dropped));
         }
-        assert_eq!(dropped.load(Ordering::Relaxed), 2);
+        assert_eq!(dropped.load(Ordering::Relaxed), 1);
         let kept: Vec<usize> = outbox.frames.iter().map(|(frame, _)| frame.len()).collect();
-        assert_eq!(kept, [advertise.len(), 14, 15]);
-        // Three advertisements: nothing droppable left for a fourth, the viewer is cut off.
-        let mut control = Outbox::new(3, usize::MAX);
-        for _ in 0..3 {
-            assert!(control.push(advertise.clone(), &dropped));
+        assert_eq!(kept, [advertise.len(), 13, 14, 15]);
+    }
+
+    #[test]
+    fn the_protocols_own_frames_never_count_against_a_short_queue() {
+        // viewer_queue = 1: the handshake's answer, server info and advertisements come at
+        // once, and the viewer stays; its messages are bounded to one.
+        let dropped = AtomicU64::new(0);
+        let mut short = Outbox::new(1, usize::MAX);
+        for _ in 0..5 {
+            assert!(short.push(frame(0x81, b"{}"), &dropped));
         }
-        assert!(control.push(data(10), &dropped), "a message into a queue of the protocol's own is dropped");
-        assert!(!control.push(advertise, &dropped));
+        assert!(short.push(data(10), &dropped));
+        assert!(short.push(data(11), &dropped));
+        assert_eq!((short.frames.len(), short.messages, dropped.load(Ordering::Relaxed)), (6, 1, 1));
+        // The protocol's own frames are bounded by the bytes: beyond, the viewer is cut off.
+        let mut control = Outbox::new(1, 10);
+        assert!(control.push(frame(0x81, b"{}"), &dropped));
+        assert!(control.push(frame(0x81, b"{}"), &dropped));
+        assert!(!control.push(frame(0x81, b"{}"), &dropped));
     }
 
     #[test]
