@@ -739,6 +739,47 @@ mod tests {
         assert_eq!(String::from_utf8(received).unwrap(), sent);
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn a_server_frame_beyond_the_bound_cuts_the_viewer_off_before_its_payload() {
+        let (mut server, from_server) = pair(false).await;
+        let (_viewer, to_viewer) = pair(false).await;
+        let counters = counters();
+        let header = [&[BINARY_FINAL, 127][..], &(MAX_FRAME_BYTES as u64 + 1).to_be_bytes()].concat();
+        server.write_all(&[SWITCHING, &header].concat()).await.unwrap();
+        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024);
+        let kept = tokio::time::timeout(Duration::from_secs(60), relaying).await;
+        assert_eq!(kept, Ok(false), "cut off on the header, not waiting for 16 MiB");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn refusals_are_bounded_at_once_and_in_time() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let door_address = listener.local_addr().unwrap();
+        let door = Arc::new(Door::default());
+        // No viewer let in: every connection is refused (the server is never reached).
+        let bounds = ViewerBounds { max_viewers: 0, queue_messages: 1 };
+        tokio::spawn(admit(listener, "127.0.0.1:9".parse().unwrap(), bounds, Arc::clone(&door)));
+        let started = Instant::now();
+        let mut refused = Vec::new();
+        for _ in 0..=REFUSING_AT_ONCE {
+            refused.push(TcpStream::connect(door_address).await.unwrap());
+        }
+        // None sends a handshake or reads. The one beyond the refusals under way is closed
+        // at once; the others once their patience is over.
+        let ended = |mut socket: TcpStream| async move {
+            let read = tokio::time::timeout(10 * REFUSAL_PATIENCE, socket.read_to_end(&mut Vec::new())).await;
+            assert!(read.is_ok(), "a refused connection ends");
+            started.elapsed()
+        };
+        let beyond = ended(refused.pop().unwrap()).await;
+        assert!(beyond < REFUSAL_PATIENCE, "closed at once, not after {beyond:?}");
+        for socket in refused {
+            let after = ended(socket).await;
+            assert!((REFUSAL_PATIENCE..2 * REFUSAL_PATIENCE).contains(&after), "{after:?}");
+        }
+        assert_eq!(door.refused.load(Ordering::Relaxed), REFUSING_AT_ONCE as u64 + 1);
+    }
+
     #[test]
     fn frames_are_measured_whatever_their_length_field() {
         for size in [0, 125, 126, 0xffff, 0x10000] {
