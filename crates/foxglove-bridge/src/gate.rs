@@ -24,6 +24,7 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::bounds::{MAX_FRAME_BYTES, MAX_VIEWER_MESSAGE_BYTES, VIEWER_QUEUE_BYTES};
+use crate::robot::ROBOT_DESCRIPTION;
 
 /// Refusals under way at once at most (each a WebSocket handshake, a status and a close);
 /// connections beyond the bound that come faster are closed without a word.
@@ -53,6 +54,8 @@ const CHUNK_BYTES: usize = 64 * 1024;
 /// A message data frame's opcode (binary, final) and the Foxglove protocol's opcode for
 /// message data, its payload's first byte: the only frames a slow viewer may lose.
 const BINARY_FINAL: u8 = 0x82;
+/// A whole text frame: the protocol's JSON messages.
+const TEXT_FINAL: u8 = 0x81;
 const MESSAGE_DATA: u8 = 0x01;
 
 /// What the door counts of one viewer.
@@ -224,15 +227,16 @@ async fn relay(
     }
     let (from_viewer, to_viewer) = viewer.into_split();
     let (from_server, to_server) = server.into_split();
+    let watch = DescriptionWatch::default();
     tokio::select! {
-        kept = copy(from_viewer, to_server) => kept,
-        kept = forward(from_server, to_viewer, counters, queue_messages) => kept,
+        kept = copy(from_viewer, to_server, &watch) => kept,
+        kept = forward(from_server, to_viewer, counters, queue_messages, &watch) => kept,
     }
 }
 
 /// The viewer's requests to the server: its HTTP handshake, then whole WebSocket frames once
 /// [`ViewerFrames`] has checked them. False when the viewer was cut off for a frame beyond them.
-async fn copy(from: OwnedReadHalf, to: OwnedWriteHalf) -> bool {
+async fn copy(from: OwnedReadHalf, to: OwnedWriteHalf, watch: &DescriptionWatch) -> bool {
     let mut incoming: Vec<u8> = Vec::with_capacity(CHUNK_BYTES);
     let mut chunk = vec![0; CHUNK_BYTES];
     let mut frames = ViewerFrames::default();
@@ -248,6 +252,9 @@ async fn copy(from: OwnedReadHalf, to: OwnedWriteHalf) -> bool {
         }
         // What is held is at most a handshake or a frame being read, each bounded, and a chunk.
         let Ok(taken) = frames.take(&incoming) else { return false };
+        for text in frames.texts.drain(..) {
+            watch.viewer_text(&text);
+        }
         let mut rest = &incoming[..taken];
         while !rest.is_empty() {
             if to.writable().await.is_err() {
@@ -260,6 +267,84 @@ async fn copy(from: OwnedReadHalf, to: OwnedWriteHalf) -> bool {
             }
         }
         incoming.drain(..taken);
+    }
+}
+
+/// The payload of a whole frame from a viewer, unmasked.
+fn unmasked_payload(frame: &[u8]) -> Vec<u8> {
+    let header = header_bytes(frame[1]);
+    let key = &frame[header..header + 4];
+    frame[header + 4..].iter().zip(key.iter().cycle()).map(|(byte, key)| byte ^ key).collect()
+}
+
+/// A frame header's bytes before the mask, by its second byte.
+fn header_bytes(second: u8) -> usize {
+    match second & 0x7f {
+        126 => 4,
+        127 => 10,
+        _ => 2,
+    }
+}
+
+/// What the door learns of a viewer's subscription to the robot description, whose message
+/// it never drops: the description is sent once, on subscribing, and a viewer that lost it
+/// would draw no robot.
+#[derive(Debug)]
+struct DescriptionWatch {
+    /// The description's channel, from the server's advertisements.
+    channel: AtomicU64,
+    /// The viewer's subscription to it, from its subscribe requests.
+    subscription: AtomicU64,
+}
+
+/// Neither channel nor subscription known.
+const UNKNOWN: u64 = u64::MAX;
+
+impl Default for DescriptionWatch {
+    fn default() -> Self {
+        DescriptionWatch { channel: AtomicU64::new(UNKNOWN), subscription: AtomicU64::new(UNKNOWN) }
+    }
+}
+
+impl DescriptionWatch {
+    /// A text message from the server: an advertisement may name the description's channel.
+    fn server_text(&self, payload: &[u8]) {
+        let Ok(message) = serde_json::from_slice::<serde_json::Value>(payload) else { return };
+        if message["op"] != "advertise" {
+            return;
+        }
+        for channel in message["channels"].as_array().into_iter().flatten() {
+            if channel["topic"] == ROBOT_DESCRIPTION {
+                self.channel.store(channel["id"].as_u64().unwrap_or(UNKNOWN), Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// A text message from the viewer: a subscription to the description's channel, or its end.
+    fn viewer_text(&self, payload: &[u8]) {
+        let Ok(message) = serde_json::from_slice::<serde_json::Value>(payload) else { return };
+        let channel = self.channel.load(Ordering::Relaxed);
+        if message["op"] == "subscribe" {
+            for subscription in message["subscriptions"].as_array().into_iter().flatten() {
+                if channel != UNKNOWN && subscription["channelId"].as_u64() == Some(channel) {
+                    let id = subscription["id"].as_u64().unwrap_or(UNKNOWN);
+                    self.subscription.store(id, Ordering::Relaxed);
+                }
+            }
+        }
+        if message["op"] == "unsubscribe" {
+            let ended = message["subscriptionIds"].as_array().into_iter().flatten();
+            if ended
+                .filter_map(serde_json::Value::as_u64)
+                .any(|id| id == self.subscription.load(Ordering::Relaxed))
+            {
+                self.subscription.store(UNKNOWN, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn subscription(&self) -> Option<u32> {
+        u32::try_from(self.subscription.load(Ordering::Relaxed)).ok()
     }
 }
 
@@ -288,6 +373,8 @@ enum ViewerFault {
 struct ViewerFrames {
     shaken: bool,
     message_bytes: Option<usize>,
+    /// The payloads, unmasked, of the whole text frames taken (the viewer's JSON requests).
+    texts: Vec<Vec<u8>>,
 }
 
 impl ViewerFrames {
@@ -310,6 +397,9 @@ impl ViewerFrames {
         while let Some((length, message_bytes)) = self.check(&bytes[taken..])? {
             if bytes.len() - taken < length {
                 break;
+            }
+            if bytes[taken] == TEXT_FINAL && self.message_bytes.is_none() {
+                self.texts.push(unmasked_payload(&bytes[taken..taken + length]));
             }
             taken += length;
             self.message_bytes = message_bytes;
@@ -368,6 +458,7 @@ async fn forward(
     to: OwnedWriteHalf,
     counters: &ViewerCounters,
     queue_messages: usize,
+    watch: &DescriptionWatch,
 ) -> bool {
     let mut incoming: Vec<u8> = Vec::with_capacity(CHUNK_BYTES);
     let mut chunk = vec![0; CHUNK_BYTES];
@@ -443,6 +534,10 @@ async fn forward(
                     }
                     let frame = incoming[taken..taken + length].to_vec();
                     taken += length;
+                    if frame[0] == TEXT_FINAL {
+                        watch.server_text(&frame[header_bytes(frame[1])..]);
+                    }
+                    outbox.kept_subscription = watch.subscription();
                     if !outbox.push(frame, &counters.dropped) {
                         return false;
                     }
@@ -484,12 +579,14 @@ fn frame_length(bytes: &[u8]) -> Option<usize> {
 /// may lose (everything else is the protocol's own: advertisements, server info, status).
 fn is_message_data(frame: &[u8]) -> bool {
     let Some(&second) = frame.get(1) else { return false };
-    let header = match second & 0x7f {
-        126 => 4,
-        127 => 10,
-        _ => 2,
-    };
+    let header = header_bytes(second);
     frame[0] == BINARY_FINAL && second & 0x80 == 0 && frame.get(header) == Some(&MESSAGE_DATA)
+}
+
+/// The subscription a message data frame is for.
+fn subscription_of(frame: &[u8]) -> Option<u32> {
+    let header = header_bytes(*frame.get(1)?);
+    Some(u32::from_le_bytes(frame.get(header + 1..header + 5)?.try_into().ok()?))
 }
 
 /// A viewer's queue: at most `max_messages` message data frames, and `max_bytes` in all (a lone
@@ -500,6 +597,8 @@ struct Outbox {
     frames: VecDeque<(Vec<u8>, bool)>,
     /// Message data frames queued.
     messages: usize,
+    /// The viewer's subscription to the robot description: its messages are never dropped.
+    kept_subscription: Option<u32>,
     bytes: usize,
     /// How much of the front frame is written.
     written: usize,
@@ -509,7 +608,15 @@ struct Outbox {
 
 impl Outbox {
     fn new(max_messages: usize, max_bytes: usize) -> Outbox {
-        Outbox { frames: VecDeque::new(), messages: 0, bytes: 0, written: 0, max_messages, max_bytes }
+        Outbox {
+            frames: VecDeque::new(),
+            messages: 0,
+            kept_subscription: None,
+            bytes: 0,
+            written: 0,
+            max_messages,
+            max_bytes,
+        }
     }
 
     fn is_empty(&self) -> bool {
@@ -519,7 +626,7 @@ impl Outbox {
     /// Queue a frame, dropping the oldest message data frames (never the one being written)
     /// to make room; false when the protocol's own frames alone fill the queue.
     fn push(&mut self, frame: Vec<u8>, dropped: &AtomicU64) -> bool {
-        let droppable = is_message_data(&frame);
+        let droppable = is_message_data(&frame) && subscription_of(&frame) != self.kept_subscription;
         while !self.frames.is_empty()
             && ((droppable && self.messages >= self.max_messages)
                 || self.bytes + frame.len() > self.max_bytes)
@@ -551,10 +658,10 @@ impl Outbox {
         let Some((frame, droppable)) = self.frames.front() else { return Ok(()) };
         self.written += to.try_write(&frame[self.written..])?;
         if self.written == frame.len() {
-            if *droppable {
+            if is_message_data(frame) {
                 sent.fetch_add(1, Ordering::Relaxed);
-                self.messages -= 1;
             }
+            self.messages -= usize::from(*droppable);
             self.bytes -= frame.len();
             self.written = 0;
             self.frames.pop_front();
@@ -565,6 +672,7 @@ impl Outbox {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     use super::*;
@@ -617,7 +725,7 @@ mod tests {
         // A fragmented message within the bound passes, pings allowed between its fragments.
         let fragments = [masked(0x01, 30_000), masked(0x89, 4), masked(0x80, 30_000)].concat();
         assert_eq!(frames.take(&fragments), Ok(fragments.len()));
-        let shaken = || ViewerFrames { shaken: true, message_bytes: None };
+        let shaken = || ViewerFrames { shaken: true, ..ViewerFrames::default() };
         // Refused as soon as the header is there, before the payload is read.
         let large = masked(0x82, MAX_VIEWER_MESSAGE_BYTES + 1);
         assert_eq!(shaken().take(&large[..14]), Err(ViewerFault::TooLarge));
@@ -669,6 +777,7 @@ mod tests {
         let (mut server, from_server) = pair(false).await;
         let (_viewer, to_viewer) = pair(true).await;
         let counters = counters();
+        let watch = DescriptionWatch::default();
         let feeding = async {
             server.write_all(SWITCHING).await.unwrap();
             for _ in 0..200 {
@@ -677,7 +786,7 @@ mod tests {
             // The server stays: only the viewer is at fault.
             std::future::pending::<()>().await;
         };
-        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024);
+        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024, &watch);
         let kept = tokio::select! {
             () = feeding => unreachable!("the server feeds, then waits"),
             kept = tokio::time::timeout(3 * VIEWER_PATIENCE, relaying) => kept,
@@ -690,6 +799,7 @@ mod tests {
         let (mut server, from_server) = pair(false).await;
         let (mut viewer, to_viewer) = pair(true).await;
         let counters = counters();
+        let watch = DescriptionWatch::default();
         let mut sent = SWITCHING.to_vec();
         for _ in 0..200 {
             sent.extend(data(10_000));
@@ -709,7 +819,7 @@ mod tests {
             viewer.read_to_end(&mut received).await.unwrap();
             received
         };
-        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024);
+        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024, &watch);
         let ((), kept, received) = tokio::join!(closing, relaying, reading);
         assert!(kept);
         assert_eq!(received.len(), sent.len());
@@ -721,6 +831,7 @@ mod tests {
         let (mut server, from_server) = pair(false).await;
         let (mut viewer, to_viewer) = pair(false).await;
         let counters = counters();
+        let watch = DescriptionWatch::default();
         // A body that, parsed as frames, would be a frame cut short: lost at the close.
         let body = "Not a WebSocket request: missing sec-websocket-key";
         let sent = format!("HTTP/1.1 400 Bad Request\r\ncontent-length: {}\r\n\r\n{body}", body.len());
@@ -733,7 +844,7 @@ mod tests {
             viewer.read_to_end(&mut received).await.unwrap();
             received
         };
-        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024);
+        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024, &watch);
         let ((), kept, received) = tokio::join!(closing, relaying, reading);
         assert!(kept);
         assert_eq!(String::from_utf8(received).unwrap(), sent);
@@ -744,9 +855,10 @@ mod tests {
         let (mut server, from_server) = pair(false).await;
         let (_viewer, to_viewer) = pair(false).await;
         let counters = counters();
+        let watch = DescriptionWatch::default();
         let header = [&[BINARY_FINAL, 127][..], &(MAX_FRAME_BYTES as u64 + 1).to_be_bytes()].concat();
         server.write_all(&[SWITCHING, &header].concat()).await.unwrap();
-        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024);
+        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024, &watch);
         let kept = tokio::time::timeout(Duration::from_secs(60), relaying).await;
         assert_eq!(kept, Ok(false), "cut off on the header, not waiting for 16 MiB");
     }
@@ -778,6 +890,51 @@ mod tests {
             assert!((REFUSAL_PATIENCE..2 * REFUSAL_PATIENCE).contains(&after), "{after:?}");
         }
         assert_eq!(door.refused.load(Ordering::Relaxed), REFUSING_AT_ONCE as u64 + 1);
+    }
+
+    #[test]
+    fn the_robot_descriptions_message_is_never_dropped() {
+        let watch = DescriptionWatch::default();
+        let advertise = json!({"op": "advertise", "channels": [
+            {"id": 4, "topic": "/tf"}, {"id": 7, "topic": ROBOT_DESCRIPTION}]});
+        watch.server_text(advertise.to_string().as_bytes());
+        // The viewer's subscribe request, masked, as the door reads it.
+        let subscribe = json!({"op": "subscribe", "subscriptions": [
+            {"id": 1, "channelId": 4}, {"id": 2, "channelId": 7}]})
+        .to_string();
+        let mut request = frame(TEXT_FINAL, subscribe.as_bytes());
+        request[1] |= 0x80;
+        let key = [1, 2, 3, 4];
+        let header = header_bytes(request[1]);
+        request.splice(header..header, key);
+        for (index, byte) in request[header + 4..].iter_mut().enumerate() {
+            *byte ^= key[index % 4];
+        }
+        let mut frames = ViewerFrames { shaken: true, ..ViewerFrames::default() };
+        assert_eq!(frames.take(&request), Ok(request.len()));
+        for text in frames.texts.drain(..) {
+            watch.viewer_text(&text);
+        }
+        assert_eq!(watch.subscription(), Some(2));
+        // A queue of one message: the description stays while the others come and go.
+        let on = |subscription: u32| {
+            let mut payload = vec![MESSAGE_DATA];
+            payload.extend(subscription.to_le_bytes());
+            payload.extend([0; 300]);
+            frame(BINARY_FINAL, &payload)
+        };
+        let dropped = AtomicU64::new(0);
+        let mut outbox = Outbox::new(1, usize::MAX);
+        outbox.kept_subscription = watch.subscription();
+        assert!(outbox.push(on(2), &dropped));
+        for _ in 0..5 {
+            assert!(outbox.push(on(1), &dropped));
+        }
+        assert_eq!(outbox.frames.front().map(|(frame, _)| subscription_of(frame)), Some(Some(2)));
+        assert_eq!(dropped.load(Ordering::Relaxed), 4);
+        let unsubscribe = json!({"op": "unsubscribe", "subscriptionIds": [2]}).to_string();
+        watch.viewer_text(unsubscribe.as_bytes());
+        assert_eq!(watch.subscription(), None);
     }
 
     #[test]
