@@ -31,6 +31,10 @@ use crate::gate::{self, Door, ViewerBounds};
 use crate::module::{Counters, FoxgloveModule, SharedKeys};
 use crate::robot::{self, CycleKeys, CyclePose, DcmClock, Decimation, RobotChannels, SensedPose};
 
+/// Tries of a cycle's consistent read per look: a cycle's writes take microseconds, so a try
+/// after one under way mostly finds them done.
+const CONSISTENT_READ_TRIES: usize = 64;
+
 /// The broker's log lines, as `naocli log` gets them.
 const LOG_EVENT: &str = "ServiceDirectory/Log";
 /// The battery's and sonars' messages: once a second, ten times a second (at NAO's 12 ms cycle,
@@ -341,19 +345,19 @@ impl Feed {
                 continue;
             }
             std::thread::sleep(nap);
-            let stamp = slots.updated_us();
-            let (cycle, dcm_time) = (self.cycle.get(0) as u64, self.cycle.get(1) as i32);
+            // The cycle's number, time and values, all of one cycle (a cycle's writes under
+            // way at each try: read again at the next look).
+            let read = slots.read_consistent(CONSISTENT_READ_TRIES, |_| {
+                self.values.read(&mut values);
+                (self.cycle.get(0) as u64, self.cycle.get(1) as i32)
+            });
+            let Some((cycle, dcm_time)) = read else { continue };
             let now = Instant::now();
             if now >= next_memory {
                 next_memory = now + self.memory_period;
                 self.log_memory(robot::log_time_ns(clock.advance(dcm_time)));
             }
             if !self.channels.has_sinks() || last == Some(cycle) {
-                continue;
-            }
-            self.values.read(&mut values);
-            if slots.updated_us() != stamp {
-                // A cycle ended while the values were read: read them again at the next look.
                 continue;
             }
             if let Some(last_cycle) = last {
