@@ -290,7 +290,8 @@ fn sensor_keys() -> Vec<Value> {
 #[test]
 fn a_viewer_that_never_reads_loses_messages_counted_while_another_receives_every_cycle_once() {
     let port = free_port();
-    let robot = Robot::start_with(&view_config(port, "viewer_queue = 8"));
+    // (A patience longer than the test: the stalled viewer stays to be counted.)
+    let robot = Robot::start_with(&view_config(port, "viewer_queue = 8\nviewer_patience_s = 3600"));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let mut stalled = runtime.block_on(Viewer::connect(port));
     runtime.block_on(stalled.subscribe(&["/tf", "/joint_states", "/robot_description"]));
@@ -545,4 +546,31 @@ fn a_viewer_sending_a_frame_beyond_the_bound_is_cut_off_while_another_receives()
     assert_eq!(field(&stats, "viewers_cut_off").as_u64(), Some(1));
     runtime.block_on(reader.subscribe(&["/joint_states"]));
     assert_eq!(reader.first_data(&runtime, &robot).0, 1);
+}
+
+#[test]
+fn a_viewer_that_stops_reading_gives_its_place_up_after_its_patience() {
+    let port = free_port();
+    let robot = Robot::start_with(&view_config(port, "max_viewers = 1\nviewer_patience_s = 1"));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut stalled = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(stalled.subscribe(&["/tf", "/joint_states", "/robot_description"]));
+    // Cycles stepped until its socket's buffers are full and it took nothing for 1 s: the door
+    // cuts it off and gives its place up.
+    let started = Instant::now();
+    loop {
+        let stats = robot.call("Foxglove", "stats", vec![]);
+        let Value::Array(viewers) = field(&stats, "viewers") else { panic!("{stats}") };
+        if viewers.is_empty() {
+            break;
+        }
+        assert!(started.elapsed() < 6 * PATIENCE, "the stalled viewer still holds its place: {stats}");
+        robot.step(10);
+    }
+    let mut viewer = runtime.block_on(Viewer::connect(port));
+    runtime.block_on(viewer.subscribe(&["/joint_states"]));
+    assert_eq!(viewer.first_data(&runtime, &robot).0, 1);
+    let stats = robot.call("Foxglove", "stats", vec![]);
+    assert_eq!(field(&stats, "viewers_cut_off").as_u64(), Some(1));
+    drop(stalled);
 }

@@ -19,3 +19,5 @@ pub const MAX_FRAME_BYTES: usize = 16 << 20;
 /// The largest frame, and the largest message, a viewer may send; a viewer sending a larger
 /// one is cut off (Foxglove's requests are small JSON: subscribe, unsubscribe, ...).
 pub(crate) const MAX_VIEWER_MESSAGE_BYTES: usize = 64 << 10;
+/// The longest `[foxglove] viewer_patience_s`, in seconds.
+pub(crate) const MAX_VIEWER_PATIENCE_S: u64 = 3600;

@@ -34,10 +34,6 @@ const REFUSAL_PATIENCE: Duration = Duration::from_secs(2);
 /// How long a viewer may take to complete the WebSocket handshake before its place is given
 /// up (a connection that sends nothing would hold it forever).
 const HANDSHAKE_PATIENCE: Duration = Duration::from_secs(5);
-/// How long a viewer's socket may take no byte while its queue holds some before the viewer
-/// is cut off: one that stopped reading, or whose machine vanished behind something that keeps
-/// the connection open (sshd's tunnel end), would otherwise hold its place for ever.
-const VIEWER_PATIENCE: Duration = Duration::from_secs(10);
 /// How long what the server sent before it closed may take to reach the viewer.
 const FAREWELL_PATIENCE: Duration = Duration::from_secs(1);
 /// TCP keepalive on a viewer's socket: a peer whose machine vanished is found by the kernel's
@@ -133,6 +129,10 @@ impl Door {
 pub(crate) struct ViewerBounds {
     pub(crate) max_viewers: usize,
     pub(crate) queue_messages: usize,
+    /// How long a viewer's socket may take no byte while its queue holds some before the
+    /// viewer is cut off: one that stopped reading, or whose machine vanished behind something
+    /// that keeps the connection open (sshd's tunnel end), would hold its place for ever.
+    pub(crate) patience: Duration,
 }
 
 /// Take the viewers that come to `listener`, each relayed to the SDK's server at `server`
@@ -163,7 +163,7 @@ pub(crate) async fn admit(listener: TcpListener, server: SocketAddr, bounds: Vie
         };
         let door = Arc::clone(&door);
         tokio::spawn(async move {
-            if !relay(viewer, server, &counters, bounds.queue_messages).await {
+            if !relay(viewer, server, &counters, bounds).await {
                 door.cut_off.fetch_add(1, Ordering::Relaxed);
             }
             door.leave(&counters);
@@ -214,7 +214,7 @@ async fn relay(
     viewer: TcpStream,
     server: SocketAddr,
     counters: &ViewerCounters,
-    queue_messages: usize,
+    bounds: ViewerBounds,
 ) -> bool {
     let Ok(server) = TcpStream::connect(server).await else { return true };
     let _ = (viewer.set_nodelay(true), server.set_nodelay(true));
@@ -230,7 +230,7 @@ async fn relay(
     let watch = DescriptionWatch::default();
     tokio::select! {
         kept = copy(from_viewer, to_server, &watch) => kept,
-        kept = forward(from_server, to_viewer, counters, queue_messages, &watch) => kept,
+        kept = forward(from_server, to_viewer, counters, bounds, &watch) => kept,
     }
 }
 
@@ -451,25 +451,25 @@ impl ViewerFrames {
 
 /// The server's answer to the handshake, then its frames, to the viewer through its queue:
 /// the server's side is read as it comes, the viewer's written as it takes. False when the
-/// viewer was cut off (among others, when its socket took no byte for [`VIEWER_PATIENCE`]
+/// viewer was cut off (among others, when its socket took no byte for `bounds.patience`
 /// while its queue held some).
 async fn forward(
     from: OwnedReadHalf,
     to: OwnedWriteHalf,
     counters: &ViewerCounters,
-    queue_messages: usize,
+    bounds: ViewerBounds,
     watch: &DescriptionWatch,
 ) -> bool {
     let mut incoming: Vec<u8> = Vec::with_capacity(CHUNK_BYTES);
     let mut chunk = vec![0; CHUNK_BYTES];
-    let mut outbox = Outbox::new(queue_messages, VIEWER_QUEUE_BYTES);
+    let mut outbox = Outbox::new(bounds.queue_messages, VIEWER_QUEUE_BYTES);
     let mut upgraded = false;
     let mut refused = false;
     // A connection that never completes the handshake gives its place up.
     let handshake = tokio::time::sleep(HANDSHAKE_PATIENCE);
     tokio::pin!(handshake);
     // Armed while the queue holds something, reset whenever the viewer's socket takes a byte.
-    let stalled = tokio::time::sleep(VIEWER_PATIENCE);
+    let stalled = tokio::time::sleep(bounds.patience);
     tokio::pin!(stalled);
     let mut server_closed = false;
     let farewell = tokio::time::sleep(FAREWELL_PATIENCE);
@@ -544,7 +544,7 @@ async fn forward(
                 }
                 incoming.drain(..taken);
                 if was_empty && !outbox.is_empty() {
-                    stalled.as_mut().reset(Instant::now() + VIEWER_PATIENCE);
+                    stalled.as_mut().reset(Instant::now() + bounds.patience);
                 }
             }
             ready = to.writable(), if !outbox.is_empty() => {
@@ -553,7 +553,7 @@ async fn forward(
                 }
                 match outbox.write_to(&to, &counters.sent) {
                     Ok(()) if server_closed && outbox.is_empty() => return true,
-                    Ok(()) => stalled.as_mut().reset(Instant::now() + VIEWER_PATIENCE),
+                    Ok(()) => stalled.as_mut().reset(Instant::now() + bounds.patience),
                     Err(error) if error.kind() == ErrorKind::WouldBlock => {}
                     Err(_) => return true,
                 }
@@ -742,6 +742,9 @@ mod tests {
         assert_eq!(ViewerFrames::default().take(&endless), Err(ViewerFault::HandshakeTooLong));
     }
 
+    /// A viewer's bounds, as configured by default.
+    const BOUNDS: ViewerBounds =
+        ViewerBounds { max_viewers: 8, queue_messages: 1024, patience: Duration::from_secs(10) };
     /// The server's answer to a handshake it accepts.
     const SWITCHING: &[u8] = b"HTTP/1.1 101 Switching Protocols\r\n\r\n";
     /// Socket buffers small enough that a viewer not reading stops taking bytes at once.
@@ -786,10 +789,11 @@ mod tests {
             // The server stays: only the viewer is at fault.
             std::future::pending::<()>().await;
         };
-        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024, &watch);
+        let relaying =
+            forward(from_server.into_split().0, to_viewer.into_split().1, &counters, BOUNDS, &watch);
         let kept = tokio::select! {
             () = feeding => unreachable!("the server feeds, then waits"),
-            kept = tokio::time::timeout(3 * VIEWER_PATIENCE, relaying) => kept,
+            kept = tokio::time::timeout(3 * BOUNDS.patience, relaying) => kept,
         };
         assert_eq!(kept, Ok(false), "cut off after its patience");
     }
@@ -819,7 +823,8 @@ mod tests {
             viewer.read_to_end(&mut received).await.unwrap();
             received
         };
-        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024, &watch);
+        let relaying =
+            forward(from_server.into_split().0, to_viewer.into_split().1, &counters, BOUNDS, &watch);
         let ((), kept, received) = tokio::join!(closing, relaying, reading);
         assert!(kept);
         assert_eq!(received.len(), sent.len());
@@ -844,7 +849,8 @@ mod tests {
             viewer.read_to_end(&mut received).await.unwrap();
             received
         };
-        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024, &watch);
+        let relaying =
+            forward(from_server.into_split().0, to_viewer.into_split().1, &counters, BOUNDS, &watch);
         let ((), kept, received) = tokio::join!(closing, relaying, reading);
         assert!(kept);
         assert_eq!(String::from_utf8(received).unwrap(), sent);
@@ -858,7 +864,8 @@ mod tests {
         let watch = DescriptionWatch::default();
         let header = [&[BINARY_FINAL, 127][..], &(MAX_FRAME_BYTES as u64 + 1).to_be_bytes()].concat();
         server.write_all(&[SWITCHING, &header].concat()).await.unwrap();
-        let relaying = forward(from_server.into_split().0, to_viewer.into_split().1, &counters, 1024, &watch);
+        let relaying =
+            forward(from_server.into_split().0, to_viewer.into_split().1, &counters, BOUNDS, &watch);
         let kept = tokio::time::timeout(Duration::from_secs(60), relaying).await;
         assert_eq!(kept, Ok(false), "cut off on the header, not waiting for 16 MiB");
     }
@@ -869,7 +876,7 @@ mod tests {
         let door_address = listener.local_addr().unwrap();
         let door = Arc::new(Door::default());
         // No viewer let in: every connection is refused (the server is never reached).
-        let bounds = ViewerBounds { max_viewers: 0, queue_messages: 1 };
+        let bounds = ViewerBounds { max_viewers: 0, ..BOUNDS };
         tokio::spawn(admit(listener, "127.0.0.1:9".parse().unwrap(), bounds, Arc::clone(&door)));
         let started = Instant::now();
         let mut refused = Vec::new();

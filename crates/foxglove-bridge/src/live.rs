@@ -161,7 +161,11 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
         .context(&context)
         .bind(Ipv4Addr::LOCALHOST.to_string(), 0)
         .listener(Arc::new(listener));
-    let bounds = ViewerBounds { max_viewers: config.max_viewers, queue_messages: config.viewer_queue };
+    let bounds = ViewerBounds {
+        max_viewers: config.max_viewers,
+        queue_messages: config.viewer_queue,
+        patience: Duration::from_secs(config.viewer_patience_s),
+    };
     let entrance = Entrance { address, bounds, door: Arc::clone(&door) };
     let (started, bound) = mpsc::channel();
     let thread = std::thread::Builder::new()
