@@ -31,6 +31,11 @@ use crate::gate::{self, Door, ViewerBounds};
 use crate::module::{Counters, FoxgloveModule, SharedKeys};
 use crate::robot::{self, CycleKeys, CyclePose, DcmClock, Decimation, RobotChannels, SensedPose};
 
+/// Messages the SDK's server queues per viewer before the door reads them (its default is
+/// 1024): the door reads as fast as the server writes, so the SDK drops (uncounted) only when
+/// the door's runtime is starved that long (about 12 s of every channel at the cycle rate).
+/// The queue grows only while the door is behind (flume's bounded channel holds what is sent).
+const SDK_BACKLOG: usize = 8192;
 /// Tries of a cycle's consistent read per look: a cycle's writes take microseconds, so a try
 /// after one under way mostly finds them done.
 const CONSISTENT_READ_TRIES: usize = 64;
@@ -160,6 +165,7 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
         .name("naobroker")
         .context(&context)
         .bind(Ipv4Addr::LOCALHOST.to_string(), 0)
+        .message_backlog_size(SDK_BACKLOG)
         .listener(Arc::new(listener));
     let bounds = ViewerBounds {
         max_viewers: config.max_viewers,
