@@ -93,8 +93,11 @@ impl Door {
         Some(counters)
     }
 
+    /// Forget a viewer, its drops added to those of viewers gone under the same lock as
+    /// [`Door::stats`] takes: a look at the stats counts them once, never twice or not at all.
     fn leave(&self, counters: &Arc<ViewerCounters>) {
-        self.viewers().retain(|viewer| !Arc::ptr_eq(viewer, counters));
+        let mut viewers = self.viewers();
+        viewers.retain(|viewer| !Arc::ptr_eq(viewer, counters));
         self.dropped_before.fetch_add(counters.dropped.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 
