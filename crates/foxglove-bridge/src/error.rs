@@ -28,6 +28,8 @@ pub enum FoxgloveError {
     ViewerPatience(u64),
     #[error("the robot description has no URDF: {0}")]
     Model(#[from] naobroker_urdf::UrdfError),
+    #[error("the robot description's kinematic model: {0}")]
+    Kinematics(#[from] naobroker_kinematics::ModelError),
     #[error("the live view's keys: {0}")]
     RealTimeKeys(#[from] naobroker_rtslots::NotRealTimeKey),
     #[error("cannot start the Foxglove server: {0}")]

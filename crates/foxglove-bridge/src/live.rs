@@ -115,7 +115,7 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
     let cycle = sources.dcm.fast_access(&["DCM/Cycle", "DCM/Time"])?;
     // The model's frames posed by each cycle's sensed angles, as ALMotion.getTransform(name,
     // FRAME_TORSO, true) has them: the transforms and the joint states of one cycle agree.
-    let pose = SensedPose::new(&model, &keys).ok();
+    let pose = SensedPose::new(&model, &keys)?;
     let context = Context::new();
     let decimation = Decimation { battery: BATTERY_EVERY_CYCLES, sonar: SONAR_EVERY_CYCLES };
     let channels = Arc::new(RobotChannels::new(&context, &model, keys, decimation));
@@ -324,7 +324,7 @@ struct Feed {
     cycle: FastAccess,
     motion: Arc<MotionShared>,
     /// None: the description has no kinematic model, and `/tf` no transforms.
-    pose: Option<SensedPose>,
+    pose: SensedPose,
     memory: Arc<RawChannel>,
     memory_keys: SharedKeys,
     memory_period: Duration,
@@ -378,13 +378,13 @@ impl Feed {
             let time = robot::log_time_ns(clock.advance(dcm_time));
             let odometry = (self.motion.walk.position(false), self.motion.walk.velocity());
             let keys = self.channels.keys();
-            let pose = self.pose.as_mut().map(|pose| pose.update(keys, &values));
-            let pose = pose.map(|(in_torso, torso_in_robot)| CyclePose {
+            let (in_torso, torso_in_robot) = self.pose.update(keys, &values);
+            let pose = CyclePose {
                 in_torso,
                 torso_in_world: Some(robot::torso_in_world(odometry.0, &torso_in_robot)),
                 odometry: Some(odometry),
-            });
-            self.channels.log_cycle(cycle, time, &values, pose.as_ref());
+            };
+            self.channels.log_cycle(cycle, time, &values, Some(&pose));
             self.counters.cycles_sent.fetch_add(1, Ordering::Relaxed);
         }
     }
