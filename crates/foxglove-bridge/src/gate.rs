@@ -435,7 +435,7 @@ impl ViewerFrames {
             // Text or binary: a message begins.
             (0x1 | 0x2, None) => Some(payload),
             (0x0, Some(so_far)) => Some(so_far + payload),
-            (0x0 | 0x1 | 0x2, _) => return Err(ViewerFault::BadFragment),
+            (0x0..=0x2, _) => return Err(ViewerFault::BadFragment),
             // Close, ping, pong: whole, short, and allowed between a message's fragments.
             (0x8..=0xa, so_far) => {
                 if !last || payload > 125 {
