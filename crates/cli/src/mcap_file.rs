@@ -148,7 +148,8 @@ impl RecordingFile {
         &self.recorded
     }
 
-    /// One cycle: the values of [`RecordingFile::recorded_keys`].
+    /// One cycle: the values of [`RecordingFile::recorded_keys`] (a shorter row is not
+    /// written: the caller counts it).
     pub(crate) fn cycle(&mut self, dcm_time_ms: i64, cycle: u64, values: &[f64]) {
         if values.len() < self.recorded.len() {
             return;

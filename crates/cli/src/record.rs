@@ -30,6 +30,9 @@ impl From<McapFileError> for CallError {
 struct Tally {
     cycles: u64,
     gaps: u64,
+    /// Rows of a batch not written: shorter than the keys asked for, or without a time and a
+    /// cycle (their cycles count as gaps).
+    bad_rows: u64,
     last_cycle: Option<u64>,
     clock: DcmClock,
     dcm_time_ms: i64,
@@ -46,7 +49,10 @@ impl Tally {
     }
 
     fn summary(&self) -> String {
-        format!("recorded {} cycles, {} gaps, DCM time {} ms", self.cycles, self.gaps, self.dcm_time_ms)
+        format!(
+            "recorded {} cycles, {} gaps, {} bad rows skipped, DCM time {} ms",
+            self.cycles, self.gaps, self.bad_rows, self.dcm_time_ms
+        )
     }
 }
 
@@ -60,14 +66,22 @@ fn write_batch(file: &mut RecordingFile, tally: &mut Tally, batch: &Value) -> Re
         return Err(CallError::new("DCM/Record: a batch without rows"));
     };
     for row in rows {
-        let Value::Array(row) = row else { continue };
+        let Value::Array(row) = row else {
+            tally.bad_rows += 1;
+            continue;
+        };
         let (Some(time), Some(cycle)) =
             (row.first().and_then(Value::as_i64), row.get(1).and_then(Value::as_u64))
         else {
+            tally.bad_rows += 1;
             continue;
         };
-        tally.advance(cycle, time as i32);
         let values: Vec<f64> = row[2..].iter().map(|value| value.as_f64().unwrap_or(f64::NAN)).collect();
+        if values.len() < file.recorded_keys().len() {
+            tally.bad_rows += 1;
+            continue;
+        }
+        tally.advance(cycle, time as i32);
         file.cycle(tally.dcm_time_ms, cycle, &values);
     }
     Ok(())
@@ -167,7 +181,31 @@ pub(crate) async fn record(
 
 #[cfg(test)]
 mod tests {
-    use super::Tally;
+    use naobroker_framework::Value;
+    use naobroker_urdf::ViewerModel;
+
+    use super::{write_batch, Tally};
+    use crate::mcap_file::RecordingFile;
+
+    #[test]
+    fn rows_short_or_without_a_cycle_are_counted_in_the_summary() {
+        let path = std::env::temp_dir().join(format!("naocli-bad-rows-{}.mcap", std::process::id()));
+        let mut file = RecordingFile::create(&path, &ViewerModel::nao_v6(), &[]).unwrap();
+        let keys = file.recorded_keys().len();
+        let row = |cycle: u64, values: usize| {
+            let mut row = vec![Value::from(12i64 * cycle as i64), Value::from(cycle)];
+            row.extend((0..values).map(|_| Value::from(0.5)));
+            Value::Array(row)
+        };
+        let rows = vec![row(1, keys), row(2, keys - 1), Value::from("no row"), row(3, keys)];
+        let batch = Value::Map(vec![("rows".into(), Value::Array(rows))]);
+        let mut tally = Tally::default();
+        write_batch(&mut file, &mut tally, &batch).unwrap();
+        assert_eq!((tally.cycles, tally.gaps, tally.bad_rows), (2, 1, 2));
+        assert!(tally.summary().contains("2 bad rows skipped"), "{}", tally.summary());
+        file.finish().unwrap();
+        std::fs::remove_file(&path).unwrap();
+    }
 
     #[test]
     fn the_dcm_clock_is_unrolled_and_missing_cycles_counted() {

@@ -16,3 +16,8 @@ pub const VIEWER_QUEUE_BYTES: usize = 8 << 20;
 /// The largest WebSocket frame relayed to a viewer; a viewer sent a larger one is cut off
 /// (the view's largest are the channels' advertisements and the robot description, well below).
 pub const MAX_FRAME_BYTES: usize = 16 << 20;
+/// The largest frame, and the largest message, a viewer may send; a viewer sending a larger
+/// one is cut off (Foxglove's requests are small JSON: subscribe, unsubscribe, ...).
+pub(crate) const MAX_VIEWER_MESSAGE_BYTES: usize = 64 << 10;
+/// The longest `[foxglove] viewer_patience_s`, in seconds.
+pub(crate) const MAX_VIEWER_PATIENCE_S: u64 = 3600;

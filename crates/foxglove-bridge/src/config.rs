@@ -5,7 +5,7 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 
 use serde::Deserialize;
 
-use crate::bounds::{MAX_EVENTS, MAX_KEYS_RATE_HZ, MAX_VIEWERS};
+use crate::bounds::{MAX_EVENTS, MAX_KEYS_RATE_HZ, MAX_VIEWERS, MAX_VIEWER_PATIENCE_S};
 use crate::error::FoxgloveError;
 use crate::module::check_keys;
 
@@ -25,6 +25,9 @@ pub struct FoxgloveConfig {
     pub viewer_queue: usize,
     /// Viewers connected at once at most: one more is refused, with the reason.
     pub max_viewers: usize,
+    /// Seconds a viewer's socket may take no byte while messages wait for it before the
+    /// viewer is cut off (a viewer that stopped reading, or vanished behind a tunnel).
+    pub viewer_patience_s: u64,
 }
 
 impl Default for FoxgloveConfig {
@@ -52,6 +55,7 @@ impl Default for FoxgloveConfig {
             .to_vec(),
             viewer_queue: 1024,
             max_viewers: 8,
+            viewer_patience_s: 10,
         }
     }
 }
@@ -71,6 +75,9 @@ impl FoxgloveConfig {
         }
         if !(1..=MAX_VIEWERS).contains(&self.max_viewers) {
             return Err(FoxgloveError::MaxViewers(self.max_viewers));
+        }
+        if !(1..=MAX_VIEWER_PATIENCE_S).contains(&self.viewer_patience_s) {
+            return Err(FoxgloveError::ViewerPatience(self.viewer_patience_s));
         }
         let Some(listen) = &self.listen else { return Ok(None) };
         let bad = || FoxgloveError::BadAddress(listen.clone());
@@ -120,6 +127,10 @@ mod tests {
         for viewers in [0, MAX_VIEWERS + 1] {
             let config = FoxgloveConfig { max_viewers: viewers, ..Default::default() };
             assert!(matches!(config.check(), Err(FoxgloveError::MaxViewers(_))), "{viewers}");
+        }
+        for patience in [0, MAX_VIEWER_PATIENCE_S + 1] {
+            let config = FoxgloveConfig { viewer_patience_s: patience, ..Default::default() };
+            assert!(matches!(config.check(), Err(FoxgloveError::ViewerPatience(_))), "{patience}");
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use crate::bounds::{MAX_EVENTS, MAX_KEYS_RATE_HZ, MAX_VIEWERS};
+use crate::bounds::{MAX_EVENTS, MAX_KEYS_RATE_HZ, MAX_VIEWERS, MAX_VIEWER_PATIENCE_S};
 
 #[derive(Debug, Error)]
 pub enum FoxgloveError {
@@ -24,8 +24,12 @@ pub enum FoxgloveError {
     ViewerQueue,
     #[error("[foxglove] max_viewers {0}: expected 1 to {MAX_VIEWERS}")]
     MaxViewers(usize),
+    #[error("[foxglove] viewer_patience_s {0}: expected 1 to {MAX_VIEWER_PATIENCE_S} seconds")]
+    ViewerPatience(u64),
     #[error("the robot description has no URDF: {0}")]
     Model(#[from] naobroker_urdf::UrdfError),
+    #[error("the robot description's kinematic model: {0}")]
+    Kinematics(#[from] naobroker_kinematics::ModelError),
     #[error("the live view's keys: {0}")]
     RealTimeKeys(#[from] naobroker_rtslots::NotRealTimeKey),
     #[error("cannot start the Foxglove server: {0}")]

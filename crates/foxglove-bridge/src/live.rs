@@ -31,6 +31,15 @@ use crate::gate::{self, Door, ViewerBounds};
 use crate::module::{Counters, FoxgloveModule, SharedKeys};
 use crate::robot::{self, CycleKeys, CyclePose, DcmClock, Decimation, RobotChannels, SensedPose};
 
+/// Messages the SDK's server queues per viewer before the door reads them (its default is
+/// 1024): the door reads as fast as the server writes, so the SDK drops (uncounted) only when
+/// the door's runtime is starved that long (about 12 s of every channel at the cycle rate).
+/// The queue grows only while the door is behind (flume's bounded channel holds what is sent).
+const SDK_BACKLOG: usize = 8192;
+/// Tries of a cycle's consistent read per look: a cycle's writes take microseconds, so a try
+/// after one under way mostly finds them done.
+const CONSISTENT_READ_TRIES: usize = 64;
+
 /// The broker's log lines, as `naocli log` gets them.
 const LOG_EVENT: &str = "ServiceDirectory/Log";
 /// The battery's and sonars' messages: once a second, ten times a second (at NAO's 12 ms cycle,
@@ -106,7 +115,7 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
     let cycle = sources.dcm.fast_access(&["DCM/Cycle", "DCM/Time"])?;
     // The model's frames posed by each cycle's sensed angles, as ALMotion.getTransform(name,
     // FRAME_TORSO, true) has them: the transforms and the joint states of one cycle agree.
-    let pose = SensedPose::new(&model, &keys).ok();
+    let pose = SensedPose::new(&model, &keys)?;
     let context = Context::new();
     let decimation = Decimation { battery: BATTERY_EVERY_CYCLES, sonar: SONAR_EVERY_CYCLES };
     let channels = Arc::new(RobotChannels::new(&context, &model, keys, decimation));
@@ -156,8 +165,13 @@ pub fn start(config: &FoxgloveConfig, sources: LiveSources) -> Result<Option<Liv
         .name("naobroker")
         .context(&context)
         .bind(Ipv4Addr::LOCALHOST.to_string(), 0)
+        .message_backlog_size(SDK_BACKLOG)
         .listener(Arc::new(listener));
-    let bounds = ViewerBounds { max_viewers: config.max_viewers, queue_messages: config.viewer_queue };
+    let bounds = ViewerBounds {
+        max_viewers: config.max_viewers,
+        queue_messages: config.viewer_queue,
+        patience: Duration::from_secs(config.viewer_patience_s),
+    };
     let entrance = Entrance { address, bounds, door: Arc::clone(&door) };
     let (started, bound) = mpsc::channel();
     let thread = std::thread::Builder::new()
@@ -310,7 +324,7 @@ struct Feed {
     cycle: FastAccess,
     motion: Arc<MotionShared>,
     /// None: the description has no kinematic model, and `/tf` no transforms.
-    pose: Option<SensedPose>,
+    pose: SensedPose,
     memory: Arc<RawChannel>,
     memory_keys: SharedKeys,
     memory_period: Duration,
@@ -341,19 +355,19 @@ impl Feed {
                 continue;
             }
             std::thread::sleep(nap);
-            let stamp = slots.updated_us();
-            let (cycle, dcm_time) = (self.cycle.get(0) as u64, self.cycle.get(1) as i32);
+            // The cycle's number, time and values, all of one cycle (a cycle's writes under
+            // way at each try: read again at the next look).
+            let read = slots.read_consistent(CONSISTENT_READ_TRIES, |_| {
+                self.values.read(&mut values);
+                (self.cycle.get(0) as u64, self.cycle.get(1) as i32)
+            });
+            let Some((cycle, dcm_time)) = read else { continue };
             let now = Instant::now();
             if now >= next_memory {
                 next_memory = now + self.memory_period;
                 self.log_memory(robot::log_time_ns(clock.advance(dcm_time)));
             }
             if !self.channels.has_sinks() || last == Some(cycle) {
-                continue;
-            }
-            self.values.read(&mut values);
-            if slots.updated_us() != stamp {
-                // A cycle ended while the values were read: read them again at the next look.
                 continue;
             }
             if let Some(last_cycle) = last {
@@ -364,13 +378,13 @@ impl Feed {
             let time = robot::log_time_ns(clock.advance(dcm_time));
             let odometry = (self.motion.walk.position(false), self.motion.walk.velocity());
             let keys = self.channels.keys();
-            let pose = self.pose.as_mut().map(|pose| pose.update(keys, &values));
-            let pose = pose.map(|(in_torso, torso_in_robot)| CyclePose {
+            let (in_torso, torso_in_robot) = self.pose.update(keys, &values);
+            let pose = CyclePose {
                 in_torso,
                 torso_in_world: Some(robot::torso_in_world(odometry.0, &torso_in_robot)),
                 odometry: Some(odometry),
-            });
-            self.channels.log_cycle(cycle, time, &values, pose.as_ref());
+            };
+            self.channels.log_cycle(cycle, time, &values, Some(&pose));
             self.counters.cycles_sent.fetch_add(1, Ordering::Relaxed);
         }
     }

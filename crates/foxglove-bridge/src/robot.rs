@@ -425,7 +425,9 @@ pub fn log_json(channel: &RawChannel, time_ns: u64, message: &Json) {
 }
 
 /// DCM time (`DCM.getTime`'s int32 milliseconds, which roll over) unrolled into a clock that
-/// only goes on: the first reading as it is, then each the one before plus the difference.
+/// only goes on: the first reading as unsigned (milliseconds modulo 2^32: a robot up for more
+/// than 24.8 days reads negative, and its stamps must not be), then each the one before plus
+/// the difference.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DcmClock {
     last: Option<i32>,
@@ -437,7 +439,7 @@ impl DcmClock {
     pub fn advance(&mut self, dcm_time_ms: i32) -> i64 {
         self.unrolled_ms = match self.last {
             Some(last) => self.unrolled_ms + i64::from(dcm_time_ms.wrapping_sub(last)),
-            None => i64::from(dcm_time_ms),
+            None => i64::from(dcm_time_ms as u32),
         };
         self.last = Some(dcm_time_ms);
         self.unrolled_ms
@@ -445,7 +447,8 @@ impl DcmClock {
 }
 
 /// Unrolled DCM time as a message's log time in nanoseconds: every message of the live view
-/// and of a recording is stamped so (the clock is not negative on a robot; before 0 reads as 0).
+/// and of a recording is stamped so. [`DcmClock`] starts at 0 or after, and goes back before
+/// its first reading only if the DCM's clock does (it does not): such a time is stamped 0.
 pub fn log_time_ns(dcm_time_ms: i64) -> u64 {
     dcm_time_ms.max(0) as u64 * 1_000_000
 }
@@ -516,6 +519,11 @@ mod tests {
         assert_eq!(clock.advance(i32::MIN + 4), i64::from(i32::MAX) + 5);
         assert_eq!(log_time_ns(12), 12_000_000);
         assert_eq!(log_time_ns(-3), 0);
+        // A robot up for more than 24.8 days: its int32 clock reads negative from the start.
+        let mut clock = DcmClock::default();
+        assert_eq!(clock.advance(i32::MIN + 4), i64::from(i32::MAX) + 5);
+        assert_eq!(clock.advance(i32::MIN + 16), i64::from(i32::MAX) + 17);
+        assert_eq!(log_time_ns(clock.advance(-1)), u64::from(u32::MAX) * 1_000_000);
     }
 
     #[test]

@@ -257,6 +257,7 @@ impl Cycle {
     fn publish_static(&self) {
         let slots = &self.shared.slots;
         let keys = &self.shared.dcm_slots;
+        slots.begin_write();
         for index in 0..self.model.actuators.len() {
             let conversion = self.model.actuator_conversion(index);
             slots.set(keys.actuator_gain + index, conversion.gain);
@@ -280,6 +281,8 @@ impl Cycle {
     fn publish(&mut self, cycle: u64, time: DcmTime, cycle_time_ns: i64, lateness_ns: i64) {
         let slots = &self.shared.slots;
         let keys = &self.shared.dcm_slots;
+        // Readers of several slots retry until `publish` below: they never mix two cycles.
+        slots.begin_write();
         // Block by block, each a sequential pass over arrays of the same order.
         slots.set_block(keys.actuators, self.core.sent().iter().copied());
         slots.set_block(keys.actuator_ack, self.acks.iter().map(|&count| count_value(count)));
