@@ -32,10 +32,14 @@ def ask_test(line):
     assert sys.stdin.readline().strip() == "done"
 
 
-def cmd_vel_count(tool):
+def stats(tool):
     for reply in tool.get("naobroker/nao-r/call/Zenoh/stats", payload="[]", timeout=5.0):
-        return json.loads(reply.ok.payload.to_string())["zenoh_cmd_vel_moves"]
+        return json.loads(reply.ok.payload.to_string())
     raise AssertionError("no stats")
+
+
+def cmd_vel_count(tool):
+    return stats(tool)["zenoh_cmd_vel_moves"]
 
 
 def twist(x, y, turn):
@@ -92,9 +96,15 @@ def main():
     cmd_vel = [t for t in tokens if "/MS/" in t][0].split("/")
     key = "0/cmd_vel/" + "/".join(cmd_vel[-3:-1])
     viewer.put(key, twist(0.2, 0.0, 0.1))
+    # The access control holds the exact key only: puts on wildcards that cover it pass it
+    # and reach the robot's subscriber, which refuses them.
+    wildcards = ["0/cmd_vel/**", "0/*/" + "/".join(cmd_vel[-3:-1])]
+    for wildcard in wildcards:
+        viewer.put(wildcard, twist(0.2, 0.0, 0.1))
     time.sleep(1.0)
     ask_test("step")
     assert cmd_vel_count(viewer) == 0
+    assert stats(viewer)["zenoh_cmd_vel_refused"] == len(wildcards), stats(viewer)
     coach.put(key, twist(0.2, 0.0, 0.1))
     deadline = time.monotonic() + WAIT
     while cmd_vel_count(viewer) == 0 and time.monotonic() < deadline:

@@ -31,6 +31,8 @@ pub(crate) struct Counters {
     pub(crate) cmd_vel_moves: AtomicU64,
     /// `/cmd_vel` Twists dropped: malformed, or one was still waiting for the broker's thread.
     pub(crate) cmd_vel_dropped: AtomicU64,
+    /// `/cmd_vel` puts refused: on a wildcard key, not on the topic's own key.
+    pub(crate) cmd_vel_refused: AtomicU64,
 }
 
 impl Counters {
@@ -53,6 +55,7 @@ impl Counters {
             ("zenoh_ros2_messages_put", value(&self.ros2_messages_put)),
             ("zenoh_cmd_vel_moves", value(&self.cmd_vel_moves)),
             ("zenoh_cmd_vel_dropped", value(&self.cmd_vel_dropped)),
+            ("zenoh_cmd_vel_refused", value(&self.cmd_vel_refused)),
         ]
     }
 }

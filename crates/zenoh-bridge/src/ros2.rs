@@ -146,11 +146,20 @@ impl Ros2View {
                 .subscription_token(entity, naoqi_driver::CMD_VEL, &Twist::TYPE, &qos)
                 .map_err(|error| failed(error.to_string()))?;
             tokens.push(token);
+            let key = config.cmd_vel_key();
+            // Zenoh's access control holds puts on this exact key only: a put on a wildcard
+            // that covers it (`0/cmd_vel/**`) passes the control and still reaches this
+            // subscriber, so only a put on the key itself is taken.
             let subscriber = session
-                .declare_subscriber(config.cmd_vel_key())
-                .callback(move |sample| match naobroker_ros2::decode_twist(&sample.payload().to_bytes()) {
-                    Ok(twist) => take(twist),
-                    Err(_) => Counters::bump(&counters.cmd_vel_dropped),
+                .declare_subscriber(key.clone())
+                .callback(move |sample| {
+                    if sample.key_expr().as_str() != key {
+                        return Counters::bump(&counters.cmd_vel_refused);
+                    }
+                    match naobroker_ros2::decode_twist(&sample.payload().to_bytes()) {
+                        Ok(twist) => take(twist),
+                        Err(_) => Counters::bump(&counters.cmd_vel_dropped),
+                    }
                 })
                 .wait()
                 .map_err(|error| failed(error.to_string()))?;
