@@ -112,6 +112,16 @@ def main():
         time.sleep(0.1)
     assert cmd_vel_count(viewer) == 1
 
+    # A mover's calls run as the Zenoh peers' client, not as the broker's own code: the
+    # broker's ownership checks hold (robotHasFallen is ALMotion's to write).
+    insert = "naobroker/nao-r/call/ALMemory/insertData"
+    answers = list(coach.get(insert, payload='["robotHasFallen", true]', timeout=5.0))
+    assert len(answers) == 1 and answers[0].err is not None, answers
+    refused = answers[0].err.payload.to_string()
+    assert "belongs to module ALMotion" in refused, refused
+    answers = list(coach.get(insert, payload='["Coach/Note", 1]', timeout=5.0))
+    assert len(answers) == 1 and answers[0].ok is not None, answers[0].err.payload.to_string()
+
     for subscriber in subscribers:
         subscriber.undeclare()
     viewer.close()

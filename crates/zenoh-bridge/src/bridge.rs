@@ -7,6 +7,7 @@ use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use naobroker_framework::wire::{Connection, ConnectionRole, Request};
 use naobroker_framework::Broker;
 use naobroker_memory::Store;
 use naobroker_motion::runner::MotionShared;
@@ -17,13 +18,14 @@ use zenoh::query::Queryable;
 use zenoh::{Session, Wait};
 
 use crate::bounds::{EVENT_QUEUE, MAX_CALLS_IN_FLIGHT, QUERY_QUEUE};
+use crate::caller::{self, PeersConnection};
 use crate::config::ZenohConfig;
 use crate::error::ZenohError;
 use crate::exports::Exports;
 use crate::feed::{Feed, FeedItem, RealTime};
 use crate::keys::KeySpace;
 use crate::module::{Counters, ZenohModule};
-use crate::queries::{self, Answer, Answerer, Asked, CallRequest};
+use crate::queries::{self, Answerer, Answering, Asked, CallRequest};
 use crate::ros2::Ros2View;
 use crate::session::zenoh_config;
 use crate::watch::{ModuleSet, ModuleWatch};
@@ -99,8 +101,9 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
     let (feed_items, items) = mpsc::sync_channel::<FeedItem>(EVENT_QUEUE);
     let (asked_sender, asked) = mpsc::sync_channel::<Asked>(QUERY_QUEUE);
     let (call_sender, mut call_requests) = tokio::sync::mpsc::channel::<CallRequest>(MAX_CALLS_IN_FLIGHT);
-    // One place per call under way: the broker's thread never waits to hand an answer over.
-    let (answer_sender, answers) = mpsc::sync_channel::<Answer>(MAX_CALLS_IN_FLIGHT);
+    // A place for each call under way's query and for its answer: the broker's thread never
+    // waits to hand an answer over.
+    let (answer_sender, answers) = mpsc::sync_channel::<Answering>(2 * MAX_CALLS_IN_FLIGHT);
     let in_flight = Arc::new(AtomicUsize::new(0));
     let every = config.rate_hz.map(|rate| Duration::from_secs_f64(1.0 / rate));
     let nap = (sources.period / 2).max(Duration::from_millis(1));
@@ -164,6 +167,9 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
         store: Arc::clone(&sources.store),
         exports,
         calls: call_sender,
+        answers: answer_sender.clone(),
+        limits: sources.broker.limits().clone(),
+        next_id: 0,
         in_flight: Arc::clone(&in_flight),
         counters: Arc::clone(&counters),
         stop: Arc::clone(&stop),
@@ -194,19 +200,18 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
             })
         })
         .collect();
-    let broker = sources.broker.clone();
+    let (port, peers) = (sources.broker.port(), caller::peers());
+    let connection: Rc<dyn Connection> =
+        Rc::new(PeersConnection { answers: answer_sender, counters: Arc::clone(&counters) });
+    port.arrived(&peers, || Rc::clone(&connection));
+    let hello =
+        Request::Hello { client: "Zenoh peers".into(), session: Vec::new(), role: ConnectionRole::Main };
+    port.request(peers.clone(), hello);
     tasks.push(actix_rt::spawn(async move {
-        while let Some(request) = call_requests.recv().await {
-            let (broker, answers) = (broker.clone(), answer_sender.clone());
-            actix_rt::spawn(async move {
-                let CallRequest { module, method, args, query } = request;
-                let result = match queries::within_limits(broker.limits(), &args) {
-                    Ok(()) => broker.call(&module, &method, args, false).await,
-                    Err(error) => Err(error),
-                };
-                // Never full: it has a place for each call under way.
-                let _ = answers.try_send(Answer { query, result });
-            });
+        while let Some(CallRequest { id, module, method, args }) = call_requests.recv().await {
+            // Opened again if the broker dropped it for breaking a bound.
+            port.arrived(&peers, || Rc::clone(&connection));
+            port.request(peers.clone(), Request::Call { id, module, method, args, post: false });
         }
     }));
     let (broker, counters_moved) = (sources.broker.clone(), Arc::clone(&counters));

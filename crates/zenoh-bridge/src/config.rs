@@ -141,6 +141,9 @@ impl ZenohConfig {
                 .collect::<Result<Vec<_>, _>>()
         };
         let (calls, moves) = (patterns("calls", &self.calls)?, patterns("moves", &self.moves)?);
+        if let Some((text, _)) = self.calls.iter().zip(&calls).find(|(_, pattern)| pattern.may_act()) {
+            return Err(ZenohError::ActingCall(text.clone()));
+        }
         let password = self.auth.as_ref().map(|auth| own_password(auth, &robot)).transpose()?;
         let has_movers = self.auth.as_ref().is_some_and(|auth| !auth.movers.is_empty());
         if let Some(ros2) = &self.ros2 {
@@ -231,6 +234,21 @@ mod tests {
         assert!(matches!(cmd_vel, Err(ZenohError::MovesWithoutAuth)));
         let rate = ros2(Ros2Config { rate_hz: 0.0, ..Default::default() });
         assert!(matches!(rate, Err(ZenohError::Rate(_))));
+    }
+
+    #[test]
+    fn calls_only_read_the_robot() {
+        for acting in ["ALMotion.*", "ALMotion.moveTo", "ALMemory.*", "ALMemory.raiseEvent", "DCM.set*"] {
+            let config = ZenohConfig { calls: vec![acting.into()], ..named("nao-a") };
+            assert!(matches!(config.check(), Err(ZenohError::ActingCall(_))), "{acting}");
+        }
+        let readers = ["ALMemory.get*", "ALMotion.getAngles", "ALMotion.robotIsWakeUp", "Probe.sleep"];
+        let config = ZenohConfig { calls: readers.map(String::from).to_vec(), ..named("nao-a") };
+        assert!(config.check().is_ok());
+        assert!(ZenohConfig::default()
+            .calls
+            .iter()
+            .all(|call| !MethodPattern::parse(call).unwrap().may_act()));
     }
 
     #[test]

@@ -19,6 +19,11 @@ pub enum ZenohError {
     TooMany { what: &'static str, count: usize },
     #[error("[zenoh] {what} {pattern:?}: expected Module.method or Module.prefix* (e.g. ALMotion.get*)")]
     BadPattern { what: &'static str, pattern: String },
+    #[error(
+        "[zenoh] calls {0:?}: it may name a method that acts on the robot (every peer may call \
+         `calls`): list such methods in moves, for [zenoh.auth] movers (docs/team.md)"
+    )]
+    ActingCall(String),
     #[error("[zenoh] events {0:?}: an event name is a valid key expression without wildcards")]
     BadEvent(String),
     #[error("[zenoh] rate_hz {0}: expected more than 0 and at most {MAX_RATE_HZ}")]

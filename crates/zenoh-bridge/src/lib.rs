@@ -5,6 +5,7 @@
 
 mod bounds;
 mod bridge;
+mod caller;
 mod config;
 mod error;
 mod exports;

@@ -25,6 +25,8 @@ pub(crate) struct Counters {
     pub(crate) queries_refused: AtomicU64,
     /// Calls made on the broker for peers.
     pub(crate) calls: AtomicU64,
+    /// Calls' answers dropped: their query had timed out and the answers' queue was full.
+    pub(crate) answers_dropped: AtomicU64,
     /// The ROS 2 view's messages put.
     pub(crate) ros2_messages_put: AtomicU64,
     /// `/cmd_vel` Twists given to `ALMotion.move`.
@@ -52,6 +54,7 @@ impl Counters {
             ("zenoh_queries_busy", value(&self.queries_busy)),
             ("zenoh_queries_refused", value(&self.queries_refused)),
             ("zenoh_calls", value(&self.calls)),
+            ("zenoh_answers_dropped", value(&self.answers_dropped)),
             ("zenoh_ros2_messages_put", value(&self.ros2_messages_put)),
             ("zenoh_cmd_vel_moves", value(&self.cmd_vel_moves)),
             ("zenoh_cmd_vel_dropped", value(&self.cmd_vel_dropped)),

@@ -1,6 +1,7 @@
 //! Queries from the network: ALMemory read with Zenoh's wildcards (like `getListData`), and
 //! calls of the exported methods, made on the broker's thread and answered from here.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
@@ -15,6 +16,7 @@ use zenoh::Wait;
 use crate::bounds::{
     MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, MAX_MEMORY_REPLIES, MAX_MEMORY_REPLY_BYTES,
 };
+use crate::caller;
 use crate::exports::Exports;
 use crate::keys::{is_plain_key, KeySpace, ROOT};
 use crate::module::Counters;
@@ -28,18 +30,20 @@ pub(crate) enum Asked {
     Call(Query),
 }
 
-/// A call for the broker's thread to make.
+/// A call for the broker's thread to make as the peers' client, answered under `id`.
 pub(crate) struct CallRequest {
+    pub(crate) id: u64,
     pub(crate) module: String,
     pub(crate) method: String,
     pub(crate) args: Vec<Value>,
-    pub(crate) query: Query,
 }
 
-/// A call's outcome, for the answer thread to send.
-pub(crate) struct Answer {
-    pub(crate) query: Query,
-    pub(crate) result: Result<Value, CallError>,
+/// What the answer thread takes: a call's query to hold until its answer, then the answer
+/// the broker wrote ([`crate::caller::PeersConnection`]). A query is handed over before its
+/// call is made, so it is always there when its answer comes.
+pub(crate) enum Answering {
+    Asked { id: u64, query: Query },
+    Answered(bytes::Bytes),
 }
 
 /// Refuse a query with a message naming what was wrong.
@@ -60,13 +64,16 @@ pub(crate) struct Answerer {
     pub(crate) store: Arc<Store>,
     pub(crate) exports: Exports,
     pub(crate) calls: tokio::sync::mpsc::Sender<CallRequest>,
+    pub(crate) answers: mpsc::SyncSender<Answering>,
+    pub(crate) limits: Limits,
+    pub(crate) next_id: u64,
     pub(crate) in_flight: Arc<AtomicUsize>,
     pub(crate) counters: Arc<Counters>,
     pub(crate) stop: Arc<AtomicBool>,
 }
 
 impl Answerer {
-    pub(crate) fn run(self, asked: mpsc::Receiver<Asked>) {
+    pub(crate) fn run(mut self, asked: mpsc::Receiver<Asked>) {
         while !self.stop.load(Ordering::Relaxed) {
             match asked.recv_timeout(STOP_LOOK) {
                 Ok(Asked::Memory(query)) => self.memory(&query),
@@ -91,7 +98,7 @@ impl Answerer {
 
     /// A call of one exported method: its arguments a JSON array in the payload. A key with
     /// wildcards is no call (a sweep of the key space gets nothing from here).
-    fn call(&self, query: Query) {
+    fn call(&mut self, query: Query) {
         let key = query.key_expr().as_str();
         if key.contains(['*', '$']) {
             return;
@@ -112,16 +119,27 @@ impl Answerer {
             Ok(args) => args,
             Err(message) => return refuse(&query, &self.counters, &format!("{module}.{method}: {message}")),
         };
+        if let Err(error) = within_limits(&self.limits, &args) {
+            return refuse(&query, &self.counters, &format!("{module}.{method}: {error}"));
+        }
         if self.in_flight.load(Ordering::Acquire) >= MAX_CALLS_IN_FLIGHT {
             return busy(&query, &self.counters, &format!("{MAX_CALLS_IN_FLIGHT} calls under way"));
         }
+        let Ok(permit) = self.calls.try_reserve() else {
+            return busy(&query, &self.counters, "the broker stops");
+        };
+        self.next_id += 1;
+        let id = self.next_id;
+        if let Err(
+            mpsc::TrySendError::Full(Answering::Asked { query, .. })
+            | mpsc::TrySendError::Disconnected(Answering::Asked { query, .. }),
+        ) = self.answers.try_send(Answering::Asked { id, query })
+        {
+            return busy(&query, &self.counters, "the answers are not taken");
+        }
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         Counters::bump(&self.counters.calls);
-        if let Err(error) = self.calls.try_send(CallRequest { module, method, args, query }) {
-            self.in_flight.fetch_sub(1, Ordering::AcqRel);
-            let request = error.into_inner();
-            busy(&request.query, &self.counters, "the broker stops");
-        }
+        permit.send(CallRequest { id, module, method, args });
     }
 }
 
@@ -216,20 +234,30 @@ pub(crate) fn within_limits(limits: &Limits, args: &[Value]) -> Result<(), CallE
     limits.check_value("the arguments", &Value::Array(args.to_vec()))
 }
 
-/// The answer thread: each call's outcome sent back to the peer that asked.
-pub(crate) fn answer(answers: mpsc::Receiver<Answer>, in_flight: Arc<AtomicUsize>, stop: Arc<AtomicBool>) {
+/// The answer thread: each call's answer, as the broker wrote it, sent back to the peer
+/// that asked.
+pub(crate) fn answer(answers: mpsc::Receiver<Answering>, in_flight: Arc<AtomicUsize>, stop: Arc<AtomicBool>) {
+    let mut waiting: HashMap<u64, Query> = HashMap::new();
     while !stop.load(Ordering::Relaxed) {
-        let Answer { query, result } = match answers.recv_timeout(STOP_LOOK) {
-            Ok(answer) => answer,
+        let answered = match answers.recv_timeout(STOP_LOOK) {
+            Ok(Answering::Asked { id, query }) => {
+                waiting.insert(id, query);
+                continue;
+            }
+            Ok(Answering::Answered(answered)) => answered,
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
             Err(mpsc::RecvTimeoutError::Disconnected) => return,
         };
+        let Some((id, result)) = caller::decode(&answered) else { continue };
+        let Some(query) = waiting.remove(&id) else { continue };
         let _ = match result {
-            Ok(value) => {
-                let payload = serde_json::to_vec(&value).unwrap_or_else(|_| b"null".to_vec());
+            Ok(payload) => {
                 query.reply(query.key_expr().clone(), payload).encoding(Encoding::APPLICATION_JSON).wait()
             }
-            Err(error) => query.reply_err(error.to_string()).encoding(Encoding::TEXT_PLAIN).wait(),
+            Err(message) => query
+                .reply_err(String::from_utf8_lossy(message).into_owned())
+                .encoding(Encoding::TEXT_PLAIN)
+                .wait(),
         };
         drop(query);
         in_flight.fetch_sub(1, Ordering::AcqRel);
