@@ -17,12 +17,13 @@ use zenoh::pubsub::Publisher;
 use zenoh::query::Queryable;
 use zenoh::{Session, Wait};
 
-use crate::bounds::{EVENT_QUEUE, MAX_CALLS_IN_FLIGHT, QUERY_QUEUE};
+use crate::bounds::{MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, QUERY_QUEUE};
 use crate::caller::{self, PeersConnection};
 use crate::config::ZenohConfig;
 use crate::error::ZenohError;
+use crate::events;
 use crate::exports::Exports;
-use crate::feed::{Feed, FeedItem, RealTime};
+use crate::feed::{Feed, RealTime};
 use crate::keys::KeySpace;
 use crate::module::{Counters, ZenohModule};
 use crate::queries::{self, Answerer, Answering, Asked, CallRequest};
@@ -98,7 +99,7 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
         .broker
         .port()
         .attach_wire(Rc::new(ModuleWatch { modules: Arc::clone(&modules), counters: Arc::clone(&counters) }));
-    let (feed_items, items) = mpsc::sync_channel::<FeedItem>(EVENT_QUEUE);
+    let (event_queue, items) = events::event_queue(Arc::clone(&counters));
     let (asked_sender, asked) = mpsc::sync_channel::<Asked>(QUERY_QUEUE);
     let (call_sender, mut call_requests) = tokio::sync::mpsc::channel::<CallRequest>(MAX_CALLS_IN_FLIGHT);
     // A place for each call under way's query and for its answer: the broker's thread never
@@ -190,12 +191,10 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
         .enumerate()
         .map(|(index, event)| {
             let mut stream = sources.broker.subscribe_local(event);
-            let (feed_items, counters) = (feed_items.clone(), Arc::clone(&counters));
+            let event_queue = event_queue.clone();
             actix_rt::spawn(async move {
                 while let Some(raised) = stream.next().await {
-                    if feed_items.try_send(FeedItem::Event(index, raised.value)).is_err() {
-                        Counters::bump(&counters.events_dropped);
-                    }
+                    event_queue.push(index, raised.value);
                 }
             })
         })
@@ -255,11 +254,19 @@ fn open(
     let presence = session.liveliness().declare_token(keys.presence()).wait().map_err(failed)?;
     let queue = |kind: fn(zenoh::query::Query) -> Asked| {
         let (asked, counters) = (asked.clone(), Arc::clone(counters));
-        move |query: zenoh::query::Query| match asked.try_send(kind(query)) {
-            Ok(()) => {}
-            Err(mpsc::TrySendError::Full(Asked::Memory(query) | Asked::Call(query)))
-            | Err(mpsc::TrySendError::Disconnected(Asked::Memory(query) | Asked::Call(query))) => {
-                queries::busy(&query, &counters, &format!("{QUERY_QUEUE} queries waiting"))
+        move |query: zenoh::query::Query| {
+            // Refused before it is queued: the queue holds small queries only.
+            let payload = query.payload().map_or(0, |payload| payload.len());
+            if payload > MAX_CALL_PAYLOAD_BYTES {
+                let message = format!("the payload takes {payload} bytes, at most {MAX_CALL_PAYLOAD_BYTES}");
+                return queries::refuse(&query, &counters, &message);
+            }
+            match asked.try_send(kind(query)) {
+                Ok(()) => {}
+                Err(mpsc::TrySendError::Full(Asked::Memory(query) | Asked::Call(query)))
+                | Err(mpsc::TrySendError::Disconnected(Asked::Memory(query) | Asked::Call(query))) => {
+                    queries::busy(&query, &counters, &format!("{QUERY_QUEUE} queries waiting"))
+                }
             }
         }
     };

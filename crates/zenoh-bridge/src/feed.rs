@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use naobroker_framework::Value;
 use naobroker_memory::Store;
 use naobroker_rtslots::SlotKind;
 use zenoh::bytes::Encoding;
@@ -16,16 +15,11 @@ use zenoh::liveliness::LivelinessToken;
 use zenoh::pubsub::Publisher;
 use zenoh::{Session, Wait};
 
+use crate::events::{QueuedEvents, Raised};
 use crate::keys::{is_plain_key, KeySpace};
 use crate::module::Counters;
 use crate::ros2::Ros2View;
 use crate::watch::ModuleSet;
-
-/// What the broker's thread queues for the adapter's thread.
-pub(crate) enum FeedItem {
-    /// The event at this index of `[zenoh] events` was raised with this value.
-    Event(usize, Value),
-}
 
 /// The real-time values: a publisher for each slot whose name is a plain key.
 pub(crate) struct RealTime {
@@ -134,7 +128,7 @@ pub(crate) struct Feed {
     pub(crate) session: Session,
     pub(crate) keys: KeySpace,
     pub(crate) store: Arc<Store>,
-    pub(crate) items: mpsc::Receiver<FeedItem>,
+    pub(crate) items: QueuedEvents,
     pub(crate) events: Vec<Publisher<'static>>,
     pub(crate) modules: Arc<ModuleSet>,
     pub(crate) counters: Arc<Counters>,
@@ -150,10 +144,10 @@ impl Feed {
         let mut module_tokens: BTreeMap<String, LivelinessToken> = BTreeMap::new();
         while !self.stop.load(Ordering::Relaxed) {
             match self.items.recv_timeout(self.nap) {
-                Ok(item) => {
-                    self.put(item);
-                    while let Ok(item) = self.items.try_recv() {
-                        self.put(item);
+                Ok(raised) => {
+                    self.put(raised);
+                    while let Some(raised) = self.items.try_recv() {
+                        self.put(raised);
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
@@ -180,8 +174,8 @@ impl Feed {
         let _ = self.session.close().wait();
     }
 
-    fn put(&self, item: FeedItem) {
-        let FeedItem::Event(index, value) = item;
+    fn put(&self, raised: Raised) {
+        let Raised { index, value, .. } = raised;
         let payload = serde_json::to_vec(&value).unwrap_or_else(|_| b"null".to_vec());
         if self.events[index].put(payload).wait().is_ok() {
             Counters::bump(&self.counters.events_put);

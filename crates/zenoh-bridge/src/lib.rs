@@ -8,6 +8,7 @@ mod bridge;
 mod caller;
 mod config;
 mod error;
+mod events;
 mod exports;
 mod feed;
 mod keys;
@@ -18,8 +19,8 @@ mod session;
 mod watch;
 
 pub use bounds::{
-    EVENT_QUEUE, MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, MAX_LISTED, MAX_MEMORY_REPLIES,
-    MAX_MEMORY_REPLY_BYTES, MAX_MESSAGE_BYTES, MAX_RATE_HZ, QUERY_QUEUE,
+    EVENT_QUEUE, EVENT_QUEUE_BYTES, MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, MAX_LISTED,
+    MAX_MEMORY_REPLIES, MAX_MEMORY_REPLY_BYTES, MAX_MESSAGE_BYTES, MAX_RATE_HZ, QUERY_QUEUE,
 };
 pub use bridge::{start, ZenohBridge, ZenohSources};
 pub use config::{AuthConfig, Mode, ZenohConfig};
