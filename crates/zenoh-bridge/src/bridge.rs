@@ -47,6 +47,8 @@ pub struct ZenohBridge {
     robot: String,
     counters: Arc<Counters>,
     stop: Arc<AtomicBool>,
+    /// The session's thread, and whether the session opened.
+    session: Option<(JoinHandle<()>, Arc<AtomicBool>)>,
     threads: Vec<JoinHandle<()>>,
     tasks: Vec<actix_rt::task::JoinHandle<()>>,
 }
@@ -71,6 +73,13 @@ impl Drop for ZenohBridge {
         }
         for thread in self.threads.drain(..) {
             let _ = thread.join();
+        }
+        // A session still opening (a router never reached) is left to the process's end:
+        // Zenoh's open cannot be interrupted.
+        if let Some((thread, opened)) = self.session.take() {
+            if opened.load(Ordering::Acquire) || thread.is_finished() {
+                let _ = thread.join();
+            }
         }
     }
 }
@@ -113,11 +122,14 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
     let (twists, mut twists_taken) = tokio::sync::mpsc::channel::<Twist>(1);
     let ros2_config = config.ros2.clone();
     let motion = Arc::clone(&sources.motion);
+    // The session opens on its own thread, never holding up the broker's: in client mode it
+    // waits there until the router is reached.
+    let session_opened = Arc::new(AtomicBool::new(false));
     let session_thread = {
         let (keys, store, counters, stop) =
             (keys.clone(), Arc::clone(&sources.store), Arc::clone(&counters), Arc::clone(&stop));
-        let (started, declared) = mpsc::channel::<Result<(), ZenohError>>();
-        let thread = std::thread::Builder::new()
+        let opened_flag = Arc::clone(&session_opened);
+        std::thread::Builder::new()
             .name("zenoh".into())
             .spawn(move || {
                 let opened =
@@ -144,24 +156,14 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
                     });
                 match opened {
                     Ok(declared) => {
-                        let _ = started.send(Ok(()));
+                        opened_flag.store(true, Ordering::Release);
                         let Declared { feed, real_time, presence, _queryables } = declared;
                         feed.run(real_time, presence);
                     }
-                    Err(error) => {
-                        let _ = started.send(Err(error));
-                    }
+                    Err(error) => tracing::error!(%error, "Zenoh: the robot is not on the network"),
                 }
             })
-            .map_err(|error| ZenohError::Start(error.to_string()))?;
-        match declared.recv() {
-            Ok(Ok(())) => thread,
-            Ok(Err(error)) => {
-                let _ = thread.join();
-                return Err(error);
-            }
-            Err(_) => return Err(ZenohError::Start("its thread ended".into())),
-        }
+            .map_err(|error| ZenohError::Start(error.to_string()))?
     };
     let answerer = Answerer {
         keys: keys.clone(),
@@ -228,7 +230,8 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
         robot: checked.robot,
         counters,
         stop,
-        threads: vec![session_thread, query_thread, answer_thread],
+        session: Some((session_thread, session_opened)),
+        threads: vec![query_thread, answer_thread],
         tasks,
     })
 }
