@@ -18,7 +18,7 @@ use zenoh::query::Queryable;
 use zenoh::{Session, Wait};
 
 use crate::bounds::{MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, QUERY_QUEUE};
-use crate::caller::{self, PeersConnection};
+use crate::caller::{self, Answering, PeersConnection};
 use crate::config::ZenohConfig;
 use crate::error::ZenohError;
 use crate::events;
@@ -26,7 +26,7 @@ use crate::exports::Exports;
 use crate::feed::{Feed, RealTime};
 use crate::keys::KeySpace;
 use crate::module::{Counters, ZenohModule};
-use crate::queries::{self, Answerer, Answering, Asked, CallRequest};
+use crate::queries::{self, Answerer, Asked, CallRequest};
 use crate::ros2::Ros2View;
 use crate::session::zenoh_config;
 use crate::watch::{ModuleSet, ModuleWatch};

@@ -7,9 +7,9 @@ use std::sync::{mpsc, Arc};
 use bytes::{BufMut, Bytes, BytesMut};
 use naobroker_framework::wire::{Connection, Outbound, ReplyEncoder, Write};
 use naobroker_framework::{ClientId, Value};
+use zenoh::query::Query;
 
 use crate::module::Counters;
-use crate::queries::Answering;
 
 /// The first byte of the peers' client name: no other wire starts its names with it.
 const CLIENT_ID_PREFIX: u8 = b'Z';
@@ -17,6 +17,14 @@ const CLIENT_ID_PREFIX: u8 = b'Z';
 const VALUE: u8 = 0;
 /// The reply's tag after its id: an error's message.
 const ERROR: u8 = 1;
+
+/// What the answer thread takes: a call's query to hold until its answer, then the answer
+/// the broker wrote ([`PeersConnection`]). A query is handed over before its call is made,
+/// so it is always there when its answer comes.
+pub(crate) enum Answering {
+    Asked { id: u64, query: Query },
+    Answered(Bytes),
+}
 
 /// The broker's name for every Zenoh peer's calls.
 pub(crate) fn peers() -> ClientId {

@@ -16,7 +16,7 @@ use zenoh::Wait;
 use crate::bounds::{
     MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, MAX_MEMORY_REPLIES, MAX_MEMORY_REPLY_BYTES,
 };
-use crate::caller;
+use crate::caller::{self, Answering};
 use crate::exports::Exports;
 use crate::keys::{is_plain_key, KeySpace, ROOT};
 use crate::module::Counters;
@@ -36,14 +36,6 @@ pub(crate) struct CallRequest {
     pub(crate) module: String,
     pub(crate) method: String,
     pub(crate) args: Vec<Value>,
-}
-
-/// What the answer thread takes: a call's query to hold until its answer, then the answer
-/// the broker wrote ([`crate::caller::PeersConnection`]). A query is handed over before its
-/// call is made, so it is always there when its answer comes.
-pub(crate) enum Answering {
-    Asked { id: u64, query: Query },
-    Answered(bytes::Bytes),
 }
 
 /// Refuse a query with a message naming what was wrong.
