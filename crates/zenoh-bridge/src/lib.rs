@@ -16,6 +16,7 @@ mod module;
 mod queries;
 mod ros2;
 mod session;
+mod tf;
 mod watch;
 
 pub use bounds::{

@@ -1,5 +1,6 @@
 //! The ROS 2 view (`[zenoh.ros2]`): what naoqi_driver2 publishes that this robot has
-//! (`/joint_states`, `imu/torso`, `/tf`'s odom → base_link, `odom`), in rmw_zenoh's keys,
+//! (`/joint_states`, `imu/torso`, `/tf`: odom → base_link → torso and every link posed by the
+//! sensed angles, `odom`), in rmw_zenoh's keys,
 //! liveliness tokens, attachments and CDR (crate `naobroker-ros2`), from the slots the DCM's
 //! cycle publishes and the walk's odometry; `/cmd_vel` to `ALMotion.move` when enabled
 //! (docs/ros2.md, docs/team.md).
@@ -22,6 +23,7 @@ use zenoh::{Session, Wait};
 use crate::bounds::MAX_RATE_HZ;
 use crate::error::ZenohError;
 use crate::module::Counters;
+use crate::tf::{self, KinematicTree};
 
 /// `[zenoh.ros2]`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -104,6 +106,8 @@ pub(crate) struct Ros2View {
     /// The slots' stamp of the last cycle published.
     stamp: u64,
     buffer: Vec<u8>,
+    /// The links posed by the sensed angles, for `/tf`.
+    tree: KinematicTree,
 }
 
 impl Ros2View {
@@ -192,6 +196,7 @@ impl Ros2View {
             due: Instant::now(),
             stamp: 0,
             buffer: Vec::new(),
+            tree: KinematicTree::new(store),
         };
         Ok((view, subscriber))
     }
@@ -228,13 +233,25 @@ impl Ros2View {
             translation: Vector3 { x, y, z: 0.0 },
             rotation: Quaternion::from_rpy(0.0, 0.0, theta),
         };
-        let tf = TfMessage {
-            transforms: vec![TransformStamped {
+        self.tree.update(|slot| slots.get(slot));
+        let mut transforms = vec![
+            TransformStamped {
                 header: header(naoqi_driver::ODOM),
                 child_frame_id: naoqi_driver::BASE_LINK.into(),
                 transform: place,
-            }],
-        };
+            },
+            TransformStamped {
+                header: header(naoqi_driver::BASE_LINK),
+                child_frame_id: tf::TORSO.into(),
+                transform: self.tree.torso_in_robot(imu[0], imu[1]),
+            },
+        ];
+        transforms.extend(self.tree.links().map(|link| TransformStamped {
+            header: header(link.parent),
+            child_frame_id: link.child.into(),
+            transform: link.transform,
+        }));
+        let tf = TfMessage { transforms };
         let odometry = Odometry {
             header: header(naoqi_driver::ODOM),
             child_frame_id: naoqi_driver::BASE_LINK.into(),
