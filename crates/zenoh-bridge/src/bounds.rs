@@ -11,6 +11,10 @@ pub const EVENT_QUEUE: usize = 1024;
 pub const EVENT_QUEUE_BYTES: usize = 8 * 1024 * 1024;
 /// Calls from the network under way in the broker at once; past it a call is answered "busy".
 pub const MAX_CALLS_IN_FLIGHT: usize = 64;
+/// How long a call from the network holds its place: past it the caller is answered "timed
+/// out" and the place is free (the broker's own per-client `max_calls_in_flight` still bounds
+/// the calls that go on running).
+pub const CALL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
 /// Keys one memory query may answer; a query matching more is refused with this number.
 pub const MAX_MEMORY_REPLIES: usize = 10_000;
 /// The largest query payload (a call's JSON arguments), in bytes: a larger one is refused by

@@ -184,9 +184,11 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
             .map_err(|e| ZenohError::Start(e.to_string()))
     };
     let query_thread = spawn("zenoh-queries", Box::new(move || answerer.run(asked)))?;
-    let answer_stop = Arc::clone(&stop);
-    let answer_thread =
-        spawn("zenoh-answers", Box::new(move || queries::answer(answers, in_flight, answer_stop)))?;
+    let (answer_stop, answer_counters) = (Arc::clone(&stop), Arc::clone(&counters));
+    let answer_thread = spawn(
+        "zenoh-answers",
+        Box::new(move || queries::answer(answers, in_flight, answer_counters, answer_stop)),
+    )?;
     let mut tasks: Vec<_> = config
         .events
         .iter()

@@ -27,6 +27,8 @@ pub(crate) struct Counters {
     pub(crate) calls: AtomicU64,
     /// Calls' answers dropped: their query had timed out and the answers' queue was full.
     pub(crate) answers_dropped: AtomicU64,
+    /// Calls answered "timed out": no answer within the deadline.
+    pub(crate) calls_timed_out: AtomicU64,
     /// The ROS 2 view's messages put.
     pub(crate) ros2_messages_put: AtomicU64,
     /// `/cmd_vel` Twists given to `ALMotion.move`.
@@ -55,6 +57,7 @@ impl Counters {
             ("zenoh_queries_refused", value(&self.queries_refused)),
             ("zenoh_calls", value(&self.calls)),
             ("zenoh_answers_dropped", value(&self.answers_dropped)),
+            ("zenoh_calls_timed_out", value(&self.calls_timed_out)),
             ("zenoh_ros2_messages_put", value(&self.ros2_messages_put)),
             ("zenoh_cmd_vel_moves", value(&self.cmd_vel_moves)),
             ("zenoh_cmd_vel_dropped", value(&self.cmd_vel_dropped)),

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use naobroker_framework::{CallError, Limits, Value};
 use naobroker_memory::Store;
@@ -14,7 +14,7 @@ use zenoh::query::Query;
 use zenoh::Wait;
 
 use crate::bounds::{
-    MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, MAX_MEMORY_REPLIES, MAX_MEMORY_REPLY_BYTES,
+    CALL_DEADLINE, MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, MAX_MEMORY_REPLIES, MAX_MEMORY_REPLY_BYTES,
 };
 use crate::caller::{self, Answering};
 use crate::exports::Exports;
@@ -226,14 +226,50 @@ pub(crate) fn within_limits(limits: &Limits, args: &[Value]) -> Result<(), CallE
     limits.check_value("the arguments", &Value::Array(args.to_vec()))
 }
 
+/// The calls under way, each with its deadline.
+struct Waiting<Q> {
+    calls: HashMap<u64, (Q, Instant)>,
+}
+
+impl<Q> Waiting<Q> {
+    fn insert(&mut self, id: u64, query: Q, now: Instant) {
+        self.calls.insert(id, (query, now + CALL_DEADLINE));
+    }
+
+    fn remove(&mut self, id: u64) -> Option<Q> {
+        self.calls.remove(&id).map(|(query, _)| query)
+    }
+
+    /// The calls past their deadline, taken out.
+    fn expired(&mut self, now: Instant) -> Vec<Q> {
+        let ids: Vec<u64> =
+            self.calls.iter().filter(|(_, (_, deadline))| *deadline <= now).map(|(id, _)| *id).collect();
+        ids.into_iter().filter_map(|id| self.remove(id)).collect()
+    }
+}
+
 /// The answer thread: each call's answer, as the broker wrote it, sent back to the peer
-/// that asked.
-pub(crate) fn answer(answers: mpsc::Receiver<Answering>, in_flight: Arc<AtomicUsize>, stop: Arc<AtomicBool>) {
-    let mut waiting: HashMap<u64, Query> = HashMap::new();
+/// that asked; a call not answered within [`CALL_DEADLINE`] is answered "timed out" and
+/// frees its place (its answer, if it comes, is dropped).
+pub(crate) fn answer(
+    answers: mpsc::Receiver<Answering>,
+    in_flight: Arc<AtomicUsize>,
+    counters: Arc<Counters>,
+    stop: Arc<AtomicBool>,
+) {
+    let mut waiting: Waiting<Query> = Waiting { calls: HashMap::new() };
     while !stop.load(Ordering::Relaxed) {
-        let answered = match answers.recv_timeout(STOP_LOOK) {
+        let received = answers.recv_timeout(STOP_LOOK);
+        let now = Instant::now();
+        for query in waiting.expired(now) {
+            Counters::bump(&counters.calls_timed_out);
+            let message = format!("timed out: no answer within {} s", CALL_DEADLINE.as_secs());
+            let _ = query.reply_err(message).encoding(Encoding::TEXT_PLAIN).wait();
+            in_flight.fetch_sub(1, Ordering::AcqRel);
+        }
+        let answered = match received {
             Ok(Answering::Asked { id, query }) => {
-                waiting.insert(id, query);
+                waiting.insert(id, query, now);
                 continue;
             }
             Ok(Answering::Answered(answered)) => answered,
@@ -241,7 +277,7 @@ pub(crate) fn answer(answers: mpsc::Receiver<Answering>, in_flight: Arc<AtomicUs
             Err(mpsc::RecvTimeoutError::Disconnected) => return,
         };
         let Some((id, result)) = caller::decode(&answered) else { continue };
-        let Some(query) = waiting.remove(&id) else { continue };
+        let Some(query) = waiting.remove(id) else { continue };
         let _ = match result {
             Ok(payload) => {
                 query.reply(query.key_expr().clone(), payload).encoding(Encoding::APPLICATION_JSON).wait()
@@ -342,6 +378,18 @@ mod tests {
         assert!(refused.contains("nested 33 levels deep, more than max_value_depth (32)"), "{refused}");
         let big = Value::from("x".repeat(limits.max_value_bytes));
         assert!(within_limits(&limits, &[big]).unwrap_err().to_string().contains("max_value_bytes"));
+    }
+
+    #[test]
+    fn a_call_past_its_deadline_is_taken_out() {
+        let start = Instant::now();
+        let mut waiting = Waiting { calls: HashMap::new() };
+        waiting.insert(1, "first", start);
+        waiting.insert(2, "second", start + Duration::from_secs(1));
+        assert!(waiting.expired(start + CALL_DEADLINE - Duration::from_millis(1)).is_empty());
+        assert_eq!(waiting.expired(start + CALL_DEADLINE), ["first"]);
+        assert_eq!(waiting.remove(1), None);
+        assert_eq!(waiting.remove(2), Some("second"));
     }
 
     #[test]
