@@ -186,8 +186,11 @@ fn memory_replies(
 /// none when the key part has wildcards or the query is not for memory.
 fn exact_memory_key(asked: &str) -> Option<&str> {
     let mut chunks = asked.splitn(4, '/');
-    let (root, _robot, section, key) = (chunks.next()?, chunks.next()?, chunks.next()?, chunks.next()?);
-    (root == ROOT && section == "memory" && !key.contains(['*', '$'])).then_some(key)
+    let (root, robot, section, key) = (chunks.next()?, chunks.next()?, chunks.next()?, chunks.next()?);
+    // `**` for the robot may also stand for chunks of the key (`naobroker/**/memory/X` matches
+    // the key `Y/memory/X` too): that query lists the keys.
+    let robot_is_one_chunk = !robot.contains("**");
+    (root == ROOT && robot_is_one_chunk && section == "memory" && !key.contains(['*', '$'])).then_some(key)
 }
 
 /// A call's arguments: its payload, a JSON array of at most [`MAX_CALL_PAYLOAD_BYTES`]; no
@@ -364,6 +367,14 @@ mod tests {
         assert_eq!(exact_memory_key("naobroker/nao-a/memory/DCM/*"), None);
         assert_eq!(exact_memory_key("naobroker/nao-a/**"), None);
         assert_eq!(exact_memory_key("**/Time"), None);
+        assert_eq!(exact_memory_key("naobroker/**/memory/DCM/Time"), None);
+        // `**` for the robot also matches a key with `memory` in it.
+        let store = store();
+        store.insert("Y/memory/X", Value::from(1), EntryKind::Data, None).unwrap();
+        store.insert("X", Value::from(2), EntryKind::Data, None).unwrap();
+        let both = asked("naobroker/**/memory/X", &store).unwrap();
+        assert!(both.contains(&"naobroker/nao-a/memory/Y/memory/X=1".to_owned()), "{both:?}");
+        assert!(both.contains(&"naobroker/nao-a/memory/X=2".to_owned()), "{both:?}");
     }
 
     #[test]
