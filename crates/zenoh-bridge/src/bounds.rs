@@ -30,3 +30,5 @@ pub const MAX_LISTED: usize = 256;
 pub const MAX_RATE_HZ: f64 = 1000.0;
 /// The bytes of the values one memory query may answer; a query for more is refused whole.
 pub const MAX_MEMORY_REPLY_BYTES: usize = 16 * 1024 * 1024;
+/// The largest ROS domain (`ROS_DOMAIN_ID`: ROS 2 takes 0 to 232).
+pub const MAX_DOMAIN_ID: u32 = 232;

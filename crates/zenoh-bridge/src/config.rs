@@ -100,13 +100,25 @@ impl Default for ZenohConfig {
 }
 
 /// `[zenoh]` checked: the robot's name and the method patterns.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Checked {
     pub robot: String,
     pub calls: Vec<MethodPattern>,
     pub moves: Vec<MethodPattern>,
     /// The broker's own password (its user is the robot's name), with `[zenoh.auth]`.
     pub password: Option<String>,
+}
+
+/// The password stays out of logs.
+impl std::fmt::Debug for Checked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checked")
+            .field("robot", &self.robot)
+            .field("calls", &self.calls)
+            .field("moves", &self.moves)
+            .field("password", &self.password.as_ref().map(|_| "(hidden)"))
+            .finish()
+    }
 }
 
 impl ZenohConfig {
@@ -224,6 +236,9 @@ mod tests {
         assert!(matches!(pattern.check(), Err(ZenohError::BadPattern { what: "calls", .. })));
         let rate = ZenohConfig { rate_hz: Some(0.0), ..named("a") };
         assert!(matches!(rate.check(), Err(ZenohError::Rate(_))));
+        assert!(ZenohConfig { rate_hz: Some(MAX_RATE_HZ), ..named("a") }.check().is_ok());
+        let too_fast = ZenohConfig { rate_hz: Some(1000.1), ..named("a") };
+        assert!(matches!(too_fast.check(), Err(ZenohError::Rate(_))));
     }
 
     #[test]
@@ -234,6 +249,13 @@ mod tests {
         assert!(matches!(cmd_vel, Err(ZenohError::MovesWithoutAuth)));
         let rate = ros2(Ros2Config { rate_hz: 0.0, ..Default::default() });
         assert!(matches!(rate, Err(ZenohError::Rate(_))));
+        let fastest = ros2(Ros2Config { rate_hz: MAX_RATE_HZ, ..Default::default() });
+        assert!(fastest.is_ok());
+        let too_fast = ros2(Ros2Config { rate_hz: 1000.1, ..Default::default() });
+        assert!(matches!(too_fast, Err(ZenohError::Rate(_))));
+        assert!(ros2(Ros2Config { domain_id: 232, ..Default::default() }).is_ok());
+        let domain = ros2(Ros2Config { domain_id: 233, ..Default::default() });
+        assert!(matches!(domain, Err(ZenohError::DomainId(233))));
     }
 
     #[test]
@@ -265,6 +287,8 @@ mod tests {
         };
         let checked = ZenohConfig { auth: Some(auth(&["coach"])), ..moves.clone() }.check().unwrap();
         assert_eq!(checked.password.as_deref(), Some("secret-a"));
+        let shown = format!("{checked:?}");
+        assert!(!shown.contains("secret-a") && shown.contains("(hidden)"), "{shown}");
         assert!(matches!(
             ZenohConfig { auth: Some(auth(&[])), ..moves.clone() }.check(),
             Err(ZenohError::MovesWithoutAuth)

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::bounds::{MAX_LISTED, MAX_RATE_HZ};
+use crate::bounds::{MAX_DOMAIN_ID, MAX_LISTED, MAX_RATE_HZ};
 
 #[derive(Debug, Error)]
 pub enum ZenohError {
@@ -28,6 +28,8 @@ pub enum ZenohError {
     BadEvent(String),
     #[error("[zenoh] rate_hz {0}: expected more than 0 and at most {MAX_RATE_HZ}")]
     Rate(f64),
+    #[error("[zenoh.ros2] domain_id {0}: ROS 2's domains are 0 to {MAX_DOMAIN_ID}")]
+    DomainId(u32),
     #[error(
         "[zenoh] moves and [zenoh.ros2] cmd_vel move the robot: they need authenticated peers, \
          so [zenoh.auth] with a dictionary_file and at least one of its users in movers \

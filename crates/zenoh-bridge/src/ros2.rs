@@ -20,7 +20,7 @@ use zenoh::liveliness::LivelinessToken;
 use zenoh::pubsub::Publisher;
 use zenoh::{Session, Wait};
 
-use crate::bounds::MAX_RATE_HZ;
+use crate::bounds::{MAX_DOMAIN_ID, MAX_RATE_HZ};
 use crate::error::ZenohError;
 use crate::module::Counters;
 use crate::tf::{self, KinematicTree};
@@ -49,6 +49,9 @@ impl Ros2Config {
     pub(crate) fn check(&self) -> Result<(), ZenohError> {
         if !(self.rate_hz > 0.0 && self.rate_hz <= MAX_RATE_HZ) {
             return Err(ZenohError::Rate(self.rate_hz));
+        }
+        if self.domain_id > MAX_DOMAIN_ID {
+            return Err(ZenohError::DomainId(self.domain_id));
         }
         Ok(())
     }
