@@ -84,7 +84,7 @@ impl Answerer {
                     let _ = query.reply(key_expr, payload).encoding(Encoding::APPLICATION_JSON).wait();
                 }
             }
-            Err(message) => refuse(query, &self.counters, &message),
+            Err(refusal) => refuse(query, &self.counters, &refusal.to_string()),
         }
     }
 
@@ -109,7 +109,7 @@ impl Answerer {
         }
         let args = match arguments(query.payload().map(|payload| payload.to_bytes())) {
             Ok(args) => args,
-            Err(message) => return refuse(&query, &self.counters, &format!("{module}.{method}: {message}")),
+            Err(error) => return refuse(&query, &self.counters, &format!("{module}.{method}: {error}")),
         };
         if let Err(error) = within_limits(&self.limits, &args) {
             return refuse(&query, &self.counters, &format!("{module}.{method}: {error}"));
@@ -135,6 +135,15 @@ impl Answerer {
     }
 }
 
+/// Why a memory query is refused whole.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum MemoryRefusal {
+    #[error("{0} matches more than {MAX_MEMORY_REPLIES} ALMemory keys: narrow it")]
+    TooManyKeys(String),
+    #[error("{0}: the values take more than {MAX_MEMORY_REPLY_BYTES} bytes")]
+    TooManyBytes(String),
+}
+
 /// Every ALMemory key the query's key expression matches, with its value as JSON; more than
 /// [`MAX_MEMORY_REPLIES`] keys or [`MAX_MEMORY_REPLY_BYTES`] refused whole. A key that
 /// does not exist gets no reply.
@@ -142,7 +151,7 @@ fn memory_replies(
     asked: &KeyExpr<'_>,
     keys: &KeySpace,
     store: &Store,
-) -> Result<Vec<(KeyExpr<'static>, Vec<u8>)>, String> {
+) -> Result<Vec<(KeyExpr<'static>, Vec<u8>)>, MemoryRefusal> {
     let matching = |key: &str| {
         let key_expr = KeyExpr::try_from(keys.memory(key)).ok()?;
         asked.intersects(&key_expr).then_some(key_expr)
@@ -158,9 +167,7 @@ fn memory_replies(
             for key in store.keys() {
                 let Some(key_expr) = is_plain_key(&key).then(|| matching(&key)).flatten() else { continue };
                 if found.len() == MAX_MEMORY_REPLIES {
-                    return Err(format!(
-                        "{asked} matches more than {MAX_MEMORY_REPLIES} ALMemory keys: narrow it"
-                    ));
+                    return Err(MemoryRefusal::TooManyKeys(asked.to_string()));
                 }
                 if let Some(value) = store.get(&key) {
                     found.push((key_expr, value));
@@ -175,7 +182,7 @@ fn memory_replies(
             let payload = serde_json::to_vec(&value).unwrap_or_else(|_| b"null".to_vec());
             bytes += payload.len();
             if bytes > MAX_MEMORY_REPLY_BYTES {
-                return Err(format!("{asked}: the values take more than {MAX_MEMORY_REPLY_BYTES} bytes"));
+                return Err(MemoryRefusal::TooManyBytes(asked.to_string()));
             }
             Ok((key_expr, payload))
         })
@@ -195,16 +202,20 @@ fn exact_memory_key(asked: &str) -> Option<&str> {
 
 /// A call's arguments: its payload, a JSON array of at most [`MAX_CALL_PAYLOAD_BYTES`]; no
 /// payload, none.
-fn arguments(payload: Option<std::borrow::Cow<'_, [u8]>>) -> Result<Vec<Value>, String> {
+fn arguments(payload: Option<std::borrow::Cow<'_, [u8]>>) -> Result<Vec<Value>, CallError> {
     let Some(payload) = payload else { return Ok(Vec::new()) };
     if payload.is_empty() {
         return Ok(Vec::new());
     }
     if payload.len() > MAX_CALL_PAYLOAD_BYTES {
-        return Err(format!("the arguments take {} bytes, at most {MAX_CALL_PAYLOAD_BYTES}", payload.len()));
+        return Err(CallError::bad_argument(format!(
+            "the arguments take {} bytes, at most {MAX_CALL_PAYLOAD_BYTES}",
+            payload.len()
+        )));
     }
-    serde_json::from_slice(&payload)
-        .map_err(|error| format!("the payload is the arguments as a JSON array: {error}"))
+    serde_json::from_slice(&payload).map_err(|error| {
+        CallError::bad_argument(format!("the payload is the arguments as a JSON array: {error}"))
+    })
 }
 
 /// A call's arguments held to the broker's limits on any value: `max_value_depth` (the
@@ -221,7 +232,7 @@ pub(crate) fn within_limits(limits: &Limits, args: &[Value]) -> Result<(), CallE
     }
     let nesting = 1 + args.iter().map(depth).max().unwrap_or(0);
     if nesting > limits.max_value_depth {
-        return Err(CallError::new(format!(
+        return Err(CallError::bad_argument(format!(
             "the arguments are nested {nesting} levels deep, more than max_value_depth ({})",
             limits.max_value_depth
         )));
@@ -297,6 +308,7 @@ pub(crate) fn answer(
 
 #[cfg(test)]
 mod tests {
+    use naobroker_framework::ErrorKind;
     use naobroker_memory::{EntryKind, MemoryConfig};
     use naobroker_rtslots::{RtSlots, SlotKind, SlotLayout};
 
@@ -313,7 +325,8 @@ mod tests {
 
     fn asked(key_expr: &str, store: &Store) -> Result<Vec<String>, String> {
         let keys = KeySpace::new("nao-a");
-        let replies = memory_replies(&KeyExpr::try_from(key_expr).unwrap(), &keys, store)?;
+        let replies = memory_replies(&KeyExpr::try_from(key_expr).unwrap(), &keys, store)
+            .map_err(|refusal| refusal.to_string())?;
         Ok(replies
             .into_iter()
             .map(|(key, payload)| format!("{key}={}", String::from_utf8(payload).unwrap()))
@@ -385,7 +398,9 @@ mod tests {
             deep = Value::Array(vec![deep]);
         }
         assert!(within_limits(&limits, &[deep.clone()]).is_ok());
-        let refused = within_limits(&limits, &[Value::Array(vec![deep])]).unwrap_err().to_string();
+        let refused = within_limits(&limits, &[Value::Array(vec![deep])]).unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::BadArgument);
+        let refused = refused.to_string();
         assert!(refused.contains("nested 33 levels deep, more than max_value_depth (32)"), "{refused}");
         let big = Value::from("x".repeat(limits.max_value_bytes));
         assert!(within_limits(&limits, &[big]).unwrap_err().to_string().contains("max_value_bytes"));
@@ -405,13 +420,15 @@ mod tests {
 
     #[test]
     fn arguments_are_a_bounded_json_array() {
-        assert_eq!(arguments(None), Ok(Vec::new()));
+        assert_eq!(arguments(None).unwrap(), Vec::<Value>::new());
         let args = arguments(Some(br#"["DCM/Time", 1, 2.5, true]"#.as_slice().into())).unwrap();
         assert_eq!(args, [Value::from("DCM/Time"), Value::from(1), Value::F64(2.5), Value::Boolean(true)]);
         let not_array = arguments(Some(br#"{"a": 1}"#.as_slice().into())).unwrap_err();
-        assert!(not_array.contains("JSON array"), "{not_array}");
+        assert!(not_array.message.contains("JSON array"), "{not_array}");
+        assert_eq!(not_array.kind, ErrorKind::BadArgument);
         let huge = format!("[\"{}\"]", "x".repeat(MAX_CALL_PAYLOAD_BYTES));
         let refused = arguments(Some(huge.as_bytes().into())).unwrap_err();
-        assert!(refused.contains("at most 65536"), "{refused}");
+        assert!(refused.message.contains("at most 65536"), "{refused}");
+        assert_eq!(refused.kind, ErrorKind::BadArgument);
     }
 }
