@@ -78,22 +78,25 @@ impl RealTime {
         if stamp == self.stamp {
             return;
         }
-        if let Some(every) = self.every {
-            let now = Instant::now();
-            if now < self.due {
-                return;
-            }
-            self.due = now + every;
+        let now = Instant::now();
+        if self.every.is_some() && now < self.due {
+            return;
         }
         for (index, value) in self.read.iter_mut().enumerate() {
             *value = slots.get(index);
         }
         if slots.updated_us() != stamp {
-            // A cycle ended while the values were read: read them again at the next look.
+            // A cycle ended while the values were read: read them again at the next look
+            // (still due).
             return;
         }
         self.stamp = stamp;
-        if let Some(slot) = self.cycle_slot {
+        if let Some(every) = self.every {
+            self.due = now + every;
+        }
+        // With a rate, cycles are skipped on purpose: only those the adapter missed while
+        // publishing every cycle are counted (an overload signal).
+        if let (Some(slot), None) = (self.cycle_slot, self.every) {
             let cycle = slots.get(slot) as u64;
             if let Some(last) = self.last_cycle {
                 counters.cycles_skipped.fetch_add(cycle.saturating_sub(last + 1), Ordering::Relaxed);

@@ -11,8 +11,8 @@ use naobroker_framework::{Methods, Module, Value};
 pub(crate) struct Counters {
     /// Real-time values put.
     pub(crate) values_put: AtomicU64,
-    /// DCM cycles that passed between two looks of the adapter's thread (their changes go
-    /// out with the next look's values).
+    /// Without `rate_hz`: DCM cycles that passed between two looks of the adapter's thread
+    /// (their changes go out with the next look's values).
     pub(crate) cycles_skipped: AtomicU64,
     pub(crate) events_put: AtomicU64,
     /// Events dropped because the adapter's event queue was full (the network is slow).
