@@ -52,7 +52,14 @@ def main():
     viewer = session("viewer", users["viewer"], endpoint)
     coach = session("coach", users["coach"], endpoint)
 
-    tokens = [str(reply.ok.key_expr) for reply in viewer.liveliness().get("@ros2_lv/0/**", timeout=5.0)]
+    # The robot's tokens reach a session that just connected a moment later: ask again
+    # until they are there.
+    deadline = time.monotonic() + WAIT
+    while True:
+        tokens = [str(reply.ok.key_expr) for reply in viewer.liveliness().get("@ros2_lv/0/**", timeout=5.0)]
+        if any(token.endswith("/NN/%/%/naoqi_driver") for token in tokens) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     assert any(token.endswith("/NN/%/%/naoqi_driver") for token in tokens), tokens
     for topic in TOPICS:
         mangled = "%" + topic.replace("/", "%")
