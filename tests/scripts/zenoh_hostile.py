@@ -54,9 +54,14 @@ def main():
         got, errors = replies(tool, get_data, payload=payload)
         assert not got and len(errors) == 1 and message in errors[0], (payload[:40], errors)
 
-    # Past the session's message bound (4 MiB), the query is not read at all: no answer, not
-    # even the refusal of an oversized payload that a smaller one gets; the get times out.
-    oversized = replies(tool, get_data, payload="[" + " " * (5 << 20) + "]", timeout=3.0)
+    # A payload past 64 KiB is refused before it is queued, on a memory query too (which
+    # has no use for one): the query queue holds small queries only.
+    got, errors = replies(tool, memory + "/DCM/Time", payload="x" * 100_000)
+    assert not got and "the payload takes 100000 bytes, at most 65536" in errors[0], errors
+
+    # Past the session's message bound (256 KiB), the query is not read at all: no answer,
+    # not even the refusal of an oversized payload that a smaller one gets; the get times out.
+    oversized = replies(tool, get_data, payload="[" + " " * (300 << 10) + "]", timeout=3.0)
     assert oversized == ({}, ["Timeout"]), oversized
 
     # Calls under way are bounded: the 65th while 64 wait is answered "busy".

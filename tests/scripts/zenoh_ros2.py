@@ -32,10 +32,14 @@ def ask_test(line):
     assert sys.stdin.readline().strip() == "done"
 
 
-def cmd_vel_count(tool):
+def stats(tool):
     for reply in tool.get("naobroker/nao-r/call/Zenoh/stats", payload="[]", timeout=5.0):
-        return json.loads(reply.ok.payload.to_string())["zenoh_cmd_vel_moves"]
+        return json.loads(reply.ok.payload.to_string())
     raise AssertionError("no stats")
+
+
+def cmd_vel_count(tool):
+    return stats(tool)["zenoh_cmd_vel_moves"]
 
 
 def twist(x, y, turn):
@@ -48,7 +52,14 @@ def main():
     viewer = session("viewer", users["viewer"], endpoint)
     coach = session("coach", users["coach"], endpoint)
 
-    tokens = [str(reply.ok.key_expr) for reply in viewer.liveliness().get("@ros2_lv/0/**", timeout=5.0)]
+    # The robot's tokens reach a session that just connected a moment later: ask again
+    # until they are there.
+    deadline = time.monotonic() + WAIT
+    while True:
+        tokens = [str(reply.ok.key_expr) for reply in viewer.liveliness().get("@ros2_lv/0/**", timeout=5.0)]
+        if any(token.endswith("/NN/%/%/naoqi_driver") for token in tokens) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     assert any(token.endswith("/NN/%/%/naoqi_driver") for token in tokens), tokens
     for topic in TOPICS:
         mangled = "%" + topic.replace("/", "%")
@@ -92,15 +103,31 @@ def main():
     cmd_vel = [t for t in tokens if "/MS/" in t][0].split("/")
     key = "0/cmd_vel/" + "/".join(cmd_vel[-3:-1])
     viewer.put(key, twist(0.2, 0.0, 0.1))
+    # The access control holds the exact key only: puts on wildcards that cover it pass it
+    # and reach the robot's subscriber, which refuses them.
+    wildcards = ["0/cmd_vel/**", "0/*/" + "/".join(cmd_vel[-3:-1])]
+    for wildcard in wildcards:
+        viewer.put(wildcard, twist(0.2, 0.0, 0.1))
     time.sleep(1.0)
     ask_test("step")
     assert cmd_vel_count(viewer) == 0
+    assert stats(viewer)["zenoh_cmd_vel_refused"] == len(wildcards), stats(viewer)
     coach.put(key, twist(0.2, 0.0, 0.1))
     deadline = time.monotonic() + WAIT
     while cmd_vel_count(viewer) == 0 and time.monotonic() < deadline:
         ask_test("step")
         time.sleep(0.1)
     assert cmd_vel_count(viewer) == 1
+
+    # A mover's calls run as the Zenoh peers' client, not as the broker's own code: the
+    # broker's ownership checks hold (robotHasFallen is ALMotion's to write).
+    insert = "naobroker/nao-r/call/ALMemory/insertData"
+    answers = list(coach.get(insert, payload='["robotHasFallen", true]', timeout=5.0))
+    assert len(answers) == 1 and answers[0].err is not None, answers
+    refused = answers[0].err.payload.to_string()
+    assert "belongs to module ALMotion" in refused, refused
+    answers = list(coach.get(insert, payload='["Coach/Note", 1]', timeout=5.0))
+    assert len(answers) == 1 and answers[0].ok is not None, answers[0].err.payload.to_string()
 
     for subscriber in subscribers:
         subscriber.undeclare()

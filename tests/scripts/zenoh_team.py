@@ -124,8 +124,10 @@ def main():
     got, errors = call(viewer, "nao-a", "ALMotion.wakeUp", [])
     assert not got and "ALMotion.wakeUp is not exported" in errors[0], (got, errors)
 
-    # A move: refused to the viewer by the robot's access control (no reply reaches it),
-    # made for the coach.
+    # A call held for the movers: refused to the viewer by the robot's access control (no
+    # reply reaches it), made for the coach. setMoveArmsEnabled stands for a move here: it
+    # changes how the walk swings the arms, and its effect is read back at once, without
+    # the robot moving (tests/tests/zenoh_ros2.rs drives the robot through /cmd_vel).
     got, errors = call(viewer, "nao-a", "ALMotion.setMoveArmsEnabled", [False, False], timeout=2.0)
     assert not got and not errors, (got, errors)
     arms, _ = call(viewer, "nao-a", "ALMotion.getMoveArmsEnabled", ["Arms"])

@@ -18,7 +18,8 @@ fn ros2_sees_naoqi_driver_topics_and_only_a_mover_drives() {
     let endpoint = format!("tcp/127.0.0.1:{}", free_port());
     let zenoh = format!(
         "[zenoh]\nrobot = \"nao-r\"\nlisten = [\"{endpoint}\"]\nscouting = false\n\
-         calls = [\"Zenoh.stats\"]\n[zenoh.auth]\ndictionary_file = \"{}\"\nmovers = [\"coach\"]\n\
+         calls = [\"Zenoh.stats\"]\nmoves = [\"ALMemory.insertData\"]\n\
+         [zenoh.auth]\ndictionary_file = \"{}\"\nmovers = [\"coach\"]\n\
          [zenoh.ros2]\ncmd_vel = true\n",
         dictionary.display()
     );

@@ -223,6 +223,11 @@ impl Model {
         self.frames.get(name).copied()
     }
 
+    /// A joint's parent joint, by index; none for a joint hanging from the torso.
+    pub fn joint_parent(&self, joint: usize) -> Option<usize> {
+        self.joints[joint].parent
+    }
+
     /// The frame of a joint, by index.
     pub fn joint_frame(&self, joint: usize) -> Frame {
         Frame(1 + joint)

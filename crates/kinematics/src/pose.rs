@@ -54,6 +54,16 @@ impl Pose {
         self.frames[frame.0]
     }
 
+    /// A joint's frame in its parent's (the parent joint's frame, or FRAME_TORSO): one link
+    /// of a transform tree such as ROS 2's `/tf`.
+    pub fn joint_in_parent(&self, model: &Model, joint: usize) -> Transform {
+        let frame = self.frames[1 + joint];
+        match model.joint_parent(joint) {
+            Some(parent) => self.frames[1 + parent].inverse().then(&frame),
+            None => frame,
+        }
+    }
+
     /// Centre of mass (FRAME_TORSO) of the body, the torso, a chain, or one joint's link (a
     /// link without mass: its joint's position).
     pub fn com(&self, model: &Model, part: Part) -> [f64; 3] {

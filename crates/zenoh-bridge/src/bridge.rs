@@ -7,6 +7,7 @@ use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use naobroker_framework::wire::{Connection, ConnectionRole, Request};
 use naobroker_framework::Broker;
 use naobroker_memory::Store;
 use naobroker_motion::runner::MotionShared;
@@ -16,14 +17,16 @@ use zenoh::pubsub::Publisher;
 use zenoh::query::Queryable;
 use zenoh::{Session, Wait};
 
-use crate::bounds::{EVENT_QUEUE, MAX_CALLS_IN_FLIGHT, QUERY_QUEUE};
+use crate::bounds::{MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, QUERY_QUEUE};
+use crate::caller::{self, Answering, PeersConnection};
 use crate::config::ZenohConfig;
 use crate::error::ZenohError;
+use crate::events;
 use crate::exports::Exports;
-use crate::feed::{Feed, FeedItem, RealTime};
+use crate::feed::{Feed, RealTime};
 use crate::keys::KeySpace;
 use crate::module::{Counters, ZenohModule};
-use crate::queries::{self, Answer, Answerer, Asked, CallRequest};
+use crate::queries::{self, Answerer, Asked, CallRequest};
 use crate::ros2::Ros2View;
 use crate::session::zenoh_config;
 use crate::watch::{ModuleSet, ModuleWatch};
@@ -44,6 +47,8 @@ pub struct ZenohBridge {
     robot: String,
     counters: Arc<Counters>,
     stop: Arc<AtomicBool>,
+    /// The session's thread, and whether the session opened.
+    session: Option<(JoinHandle<()>, Arc<AtomicBool>)>,
     threads: Vec<JoinHandle<()>>,
     tasks: Vec<actix_rt::task::JoinHandle<()>>,
 }
@@ -68,6 +73,13 @@ impl Drop for ZenohBridge {
         }
         for thread in self.threads.drain(..) {
             let _ = thread.join();
+        }
+        // A session still opening (a router never reached) is left to the process's end:
+        // Zenoh's open cannot be interrupted.
+        if let Some((thread, opened)) = self.session.take() {
+            if opened.load(Ordering::Acquire) || thread.is_finished() {
+                let _ = thread.join();
+            }
         }
     }
 }
@@ -96,11 +108,12 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
         .broker
         .port()
         .attach_wire(Rc::new(ModuleWatch { modules: Arc::clone(&modules), counters: Arc::clone(&counters) }));
-    let (feed_items, items) = mpsc::sync_channel::<FeedItem>(EVENT_QUEUE);
+    let (event_queue, items) = events::event_queue(Arc::clone(&counters));
     let (asked_sender, asked) = mpsc::sync_channel::<Asked>(QUERY_QUEUE);
     let (call_sender, mut call_requests) = tokio::sync::mpsc::channel::<CallRequest>(MAX_CALLS_IN_FLIGHT);
-    // One place per call under way: the broker's thread never waits to hand an answer over.
-    let (answer_sender, answers) = mpsc::sync_channel::<Answer>(MAX_CALLS_IN_FLIGHT);
+    // A place for each call under way's query and for its answer: the broker's thread never
+    // waits to hand an answer over.
+    let (answer_sender, answers) = mpsc::sync_channel::<Answering>(2 * MAX_CALLS_IN_FLIGHT);
     let in_flight = Arc::new(AtomicUsize::new(0));
     let every = config.rate_hz.map(|rate| Duration::from_secs_f64(1.0 / rate));
     let nap = (sources.period / 2).max(Duration::from_millis(1));
@@ -109,11 +122,14 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
     let (twists, mut twists_taken) = tokio::sync::mpsc::channel::<Twist>(1);
     let ros2_config = config.ros2.clone();
     let motion = Arc::clone(&sources.motion);
+    // The session opens on its own thread, never holding up the broker's: in client mode it
+    // waits there until the router is reached.
+    let session_opened = Arc::new(AtomicBool::new(false));
     let session_thread = {
         let (keys, store, counters, stop) =
             (keys.clone(), Arc::clone(&sources.store), Arc::clone(&counters), Arc::clone(&stop));
-        let (started, declared) = mpsc::channel::<Result<(), ZenohError>>();
-        let thread = std::thread::Builder::new()
+        let opened_flag = Arc::clone(&session_opened);
+        std::thread::Builder::new()
             .name("zenoh".into())
             .spawn(move || {
                 let opened =
@@ -140,30 +156,23 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
                     });
                 match opened {
                     Ok(declared) => {
-                        let _ = started.send(Ok(()));
+                        opened_flag.store(true, Ordering::Release);
                         let Declared { feed, real_time, presence, _queryables } = declared;
                         feed.run(real_time, presence);
                     }
-                    Err(error) => {
-                        let _ = started.send(Err(error));
-                    }
+                    Err(error) => tracing::error!(%error, "Zenoh: the robot is not on the network"),
                 }
             })
-            .map_err(|error| ZenohError::Start(error.to_string()))?;
-        match declared.recv() {
-            Ok(Ok(())) => thread,
-            Ok(Err(error)) => {
-                let _ = thread.join();
-                return Err(error);
-            }
-            Err(_) => return Err(ZenohError::Start("its thread ended".into())),
-        }
+            .map_err(|error| ZenohError::Start(error.to_string()))?
     };
     let answerer = Answerer {
         keys: keys.clone(),
         store: Arc::clone(&sources.store),
         exports,
         calls: call_sender,
+        answers: answer_sender.clone(),
+        limits: sources.broker.limits().clone(),
+        next_id: 0,
         in_flight: Arc::clone(&in_flight),
         counters: Arc::clone(&counters),
         stop: Arc::clone(&stop),
@@ -175,38 +184,37 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
             .map_err(|e| ZenohError::Start(e.to_string()))
     };
     let query_thread = spawn("zenoh-queries", Box::new(move || answerer.run(asked)))?;
-    let answer_stop = Arc::clone(&stop);
-    let answer_thread =
-        spawn("zenoh-answers", Box::new(move || queries::answer(answers, in_flight, answer_stop)))?;
+    let (answer_stop, answer_counters) = (Arc::clone(&stop), Arc::clone(&counters));
+    let answer_thread = spawn(
+        "zenoh-answers",
+        Box::new(move || queries::answer(answers, in_flight, answer_counters, answer_stop)),
+    )?;
     let mut tasks: Vec<_> = config
         .events
         .iter()
         .enumerate()
         .map(|(index, event)| {
             let mut stream = sources.broker.subscribe_local(event);
-            let (feed_items, counters) = (feed_items.clone(), Arc::clone(&counters));
+            let event_queue = event_queue.clone();
             actix_rt::spawn(async move {
                 while let Some(raised) = stream.next().await {
-                    if feed_items.try_send(FeedItem::Event(index, raised.value)).is_err() {
-                        Counters::bump(&counters.events_dropped);
-                    }
+                    event_queue.push(index, raised.value);
                 }
             })
         })
         .collect();
-    let broker = sources.broker.clone();
+    let (port, peers) = (sources.broker.port(), caller::peers());
+    let connection: Rc<dyn Connection> =
+        Rc::new(PeersConnection { answers: answer_sender, counters: Arc::clone(&counters) });
+    port.arrived(&peers, || Rc::clone(&connection));
+    let hello =
+        Request::Hello { client: "Zenoh peers".into(), session: Vec::new(), role: ConnectionRole::Main };
+    port.request(peers.clone(), hello);
     tasks.push(actix_rt::spawn(async move {
-        while let Some(request) = call_requests.recv().await {
-            let (broker, answers) = (broker.clone(), answer_sender.clone());
-            actix_rt::spawn(async move {
-                let CallRequest { module, method, args, query } = request;
-                let result = match queries::within_limits(broker.limits(), &args) {
-                    Ok(()) => broker.call(&module, &method, args, false).await,
-                    Err(error) => Err(error),
-                };
-                // Never full: it has a place for each call under way.
-                let _ = answers.try_send(Answer { query, result });
-            });
+        while let Some(CallRequest { id, module, method, args }) = call_requests.recv().await {
+            // Opened again if the broker dropped it for breaking a bound.
+            port.arrived(&peers, || Rc::clone(&connection));
+            port.request(peers.clone(), Request::Call { id, module, method, args, post: false });
         }
     }));
     let (broker, counters_moved) = (sources.broker.clone(), Arc::clone(&counters));
@@ -224,7 +232,8 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
         robot: checked.robot,
         counters,
         stop,
-        threads: vec![session_thread, query_thread, answer_thread],
+        session: Some((session_thread, session_opened)),
+        threads: vec![query_thread, answer_thread],
         tasks,
     })
 }
@@ -250,11 +259,19 @@ fn open(
     let presence = session.liveliness().declare_token(keys.presence()).wait().map_err(failed)?;
     let queue = |kind: fn(zenoh::query::Query) -> Asked| {
         let (asked, counters) = (asked.clone(), Arc::clone(counters));
-        move |query: zenoh::query::Query| match asked.try_send(kind(query)) {
-            Ok(()) => {}
-            Err(mpsc::TrySendError::Full(Asked::Memory(query) | Asked::Call(query)))
-            | Err(mpsc::TrySendError::Disconnected(Asked::Memory(query) | Asked::Call(query))) => {
-                queries::busy(&query, &counters, &format!("{QUERY_QUEUE} queries waiting"))
+        move |query: zenoh::query::Query| {
+            // Refused before it is queued: the queue holds small queries only.
+            let payload = query.payload().map_or(0, |payload| payload.len());
+            if payload > MAX_CALL_PAYLOAD_BYTES {
+                let message = format!("the payload takes {payload} bytes, at most {MAX_CALL_PAYLOAD_BYTES}");
+                return queries::refuse(&query, &counters, &message);
+            }
+            match asked.try_send(kind(query)) {
+                Ok(()) => {}
+                Err(mpsc::TrySendError::Full(Asked::Memory(query) | Asked::Call(query)))
+                | Err(mpsc::TrySendError::Disconnected(Asked::Memory(query) | Asked::Call(query))) => {
+                    queries::busy(&query, &counters, &format!("{QUERY_QUEUE} queries waiting"))
+                }
             }
         }
     };

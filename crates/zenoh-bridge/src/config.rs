@@ -100,13 +100,25 @@ impl Default for ZenohConfig {
 }
 
 /// `[zenoh]` checked: the robot's name and the method patterns.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Checked {
     pub robot: String,
     pub calls: Vec<MethodPattern>,
     pub moves: Vec<MethodPattern>,
     /// The broker's own password (its user is the robot's name), with `[zenoh.auth]`.
     pub password: Option<String>,
+}
+
+/// The password stays out of logs.
+impl std::fmt::Debug for Checked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checked")
+            .field("robot", &self.robot)
+            .field("calls", &self.calls)
+            .field("moves", &self.moves)
+            .field("password", &self.password.as_ref().map(|_| "(hidden)"))
+            .finish()
+    }
 }
 
 impl ZenohConfig {
@@ -141,6 +153,9 @@ impl ZenohConfig {
                 .collect::<Result<Vec<_>, _>>()
         };
         let (calls, moves) = (patterns("calls", &self.calls)?, patterns("moves", &self.moves)?);
+        if let Some((text, _)) = self.calls.iter().zip(&calls).find(|(_, pattern)| pattern.may_act()) {
+            return Err(ZenohError::ActingCall(text.clone()));
+        }
         let password = self.auth.as_ref().map(|auth| own_password(auth, &robot)).transpose()?;
         let has_movers = self.auth.as_ref().is_some_and(|auth| !auth.movers.is_empty());
         if let Some(ros2) = &self.ros2 {
@@ -221,6 +236,9 @@ mod tests {
         assert!(matches!(pattern.check(), Err(ZenohError::BadPattern { what: "calls", .. })));
         let rate = ZenohConfig { rate_hz: Some(0.0), ..named("a") };
         assert!(matches!(rate.check(), Err(ZenohError::Rate(_))));
+        assert!(ZenohConfig { rate_hz: Some(MAX_RATE_HZ), ..named("a") }.check().is_ok());
+        let too_fast = ZenohConfig { rate_hz: Some(1000.1), ..named("a") };
+        assert!(matches!(too_fast.check(), Err(ZenohError::Rate(_))));
     }
 
     #[test]
@@ -231,6 +249,28 @@ mod tests {
         assert!(matches!(cmd_vel, Err(ZenohError::MovesWithoutAuth)));
         let rate = ros2(Ros2Config { rate_hz: 0.0, ..Default::default() });
         assert!(matches!(rate, Err(ZenohError::Rate(_))));
+        let fastest = ros2(Ros2Config { rate_hz: MAX_RATE_HZ, ..Default::default() });
+        assert!(fastest.is_ok());
+        let too_fast = ros2(Ros2Config { rate_hz: 1000.1, ..Default::default() });
+        assert!(matches!(too_fast, Err(ZenohError::Rate(_))));
+        assert!(ros2(Ros2Config { domain_id: 232, ..Default::default() }).is_ok());
+        let domain = ros2(Ros2Config { domain_id: 233, ..Default::default() });
+        assert!(matches!(domain, Err(ZenohError::DomainId(233))));
+    }
+
+    #[test]
+    fn calls_only_read_the_robot() {
+        for acting in ["ALMotion.*", "ALMotion.moveTo", "ALMemory.*", "ALMemory.raiseEvent", "DCM.set*"] {
+            let config = ZenohConfig { calls: vec![acting.into()], ..named("nao-a") };
+            assert!(matches!(config.check(), Err(ZenohError::ActingCall(_))), "{acting}");
+        }
+        let readers = ["ALMemory.get*", "ALMotion.getAngles", "ALMotion.robotIsWakeUp", "Probe.sleep"];
+        let config = ZenohConfig { calls: readers.map(String::from).to_vec(), ..named("nao-a") };
+        assert!(config.check().is_ok());
+        assert!(ZenohConfig::default()
+            .calls
+            .iter()
+            .all(|call| !MethodPattern::parse(call).unwrap().may_act()));
     }
 
     #[test]
@@ -247,6 +287,8 @@ mod tests {
         };
         let checked = ZenohConfig { auth: Some(auth(&["coach"])), ..moves.clone() }.check().unwrap();
         assert_eq!(checked.password.as_deref(), Some("secret-a"));
+        let shown = format!("{checked:?}");
+        assert!(!shown.contains("secret-a") && shown.contains("(hidden)"), "{shown}");
         assert!(matches!(
             ZenohConfig { auth: Some(auth(&[])), ..moves.clone() }.check(),
             Err(ZenohError::MovesWithoutAuth)

@@ -5,6 +5,12 @@ use serde_json::{json, Value as Json};
 
 use crate::keys::KeySpace;
 
+/// The robot's own modules, whose methods that do not read move it, change its state or
+/// write its memory.
+const ROBOT_MODULES: [&str; 6] = ["ALMemory", "ALMotion", "ALRobotPosture", "ALSensors", "ALSonar", "DCM"];
+/// How the names of the robot's modules' reading methods start.
+const READERS: [&str; 4] = ["get", "is", "are", "robotIs"];
+
 /// `Module.method`, or `Module.prefix*` for every method whose name starts with `prefix`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MethodPattern {
@@ -27,6 +33,15 @@ impl MethodPattern {
             method: method.to_owned(),
             prefix,
         })
+    }
+
+    /// Whether it may name a method that acts on the robot: one of the robot's own modules'
+    /// methods whose name does not say it reads (`get...`, `is...`, `are...`, `robotIs...`).
+    /// Another module's methods are its own business; the broker's ownership checks hold for
+    /// them (the peers call as a client of their own).
+    pub fn may_act(&self) -> bool {
+        ROBOT_MODULES.contains(&self.module.as_str())
+            && !READERS.iter().any(|reader| self.method.starts_with(reader))
     }
 
     pub fn matches(&self, module: &str, method: &str) -> bool {
@@ -123,6 +138,12 @@ mod tests {
         assert!(!getters.matches("ALMotion", "setAngles"));
         assert!(!getters.matches("ALMemory", "getData"));
         assert!(MethodPattern::parse("ALMotion.*").unwrap().matches("ALMotion", "moveTo"));
+        assert!(MethodPattern::parse("ALMotion.*").unwrap().may_act());
+        assert!(MethodPattern::parse("ALMemory.insertData").unwrap().may_act());
+        assert!(MethodPattern::parse("ALMotion.g*").unwrap().may_act());
+        assert!(!MethodPattern::parse("ALMotion.get*").unwrap().may_act());
+        assert!(!MethodPattern::parse("ALMotion.robotIsWakeUp").unwrap().may_act());
+        assert!(!MethodPattern::parse("Zenoh.stats").unwrap().may_act());
         for bad in ["ALMotion", "ALMotion.", ".get", "AL/Motion.get", "ALMotion.g*t", "ALMotion.$*"] {
             assert_eq!(MethodPattern::parse(bad), None, "{bad}");
         }

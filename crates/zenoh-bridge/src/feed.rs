@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use naobroker_framework::Value;
 use naobroker_memory::Store;
 use naobroker_rtslots::SlotKind;
 use zenoh::bytes::Encoding;
@@ -16,16 +15,11 @@ use zenoh::liveliness::LivelinessToken;
 use zenoh::pubsub::Publisher;
 use zenoh::{Session, Wait};
 
+use crate::events::{QueuedEvents, Raised};
 use crate::keys::{is_plain_key, KeySpace};
 use crate::module::Counters;
 use crate::ros2::Ros2View;
 use crate::watch::ModuleSet;
-
-/// What the broker's thread queues for the adapter's thread.
-pub(crate) enum FeedItem {
-    /// The event at this index of `[zenoh] events` was raised with this value.
-    Event(usize, Value),
-}
 
 /// The real-time values: a publisher for each slot whose name is a plain key.
 pub(crate) struct RealTime {
@@ -84,22 +78,25 @@ impl RealTime {
         if stamp == self.stamp {
             return;
         }
-        if let Some(every) = self.every {
-            let now = Instant::now();
-            if now < self.due {
-                return;
-            }
-            self.due = now + every;
+        let now = Instant::now();
+        if self.every.is_some() && now < self.due {
+            return;
         }
         for (index, value) in self.read.iter_mut().enumerate() {
             *value = slots.get(index);
         }
         if slots.updated_us() != stamp {
-            // A cycle ended while the values were read: read them again at the next look.
+            // A cycle ended while the values were read: read them again at the next look
+            // (still due).
             return;
         }
         self.stamp = stamp;
-        if let Some(slot) = self.cycle_slot {
+        if let Some(every) = self.every {
+            self.due = now + every;
+        }
+        // With a rate, cycles are skipped on purpose: only those the adapter missed while
+        // publishing every cycle are counted (an overload signal).
+        if let (Some(slot), None) = (self.cycle_slot, self.every) {
             let cycle = slots.get(slot) as u64;
             if let Some(last) = self.last_cycle {
                 counters.cycles_skipped.fetch_add(cycle.saturating_sub(last + 1), Ordering::Relaxed);
@@ -134,7 +131,7 @@ pub(crate) struct Feed {
     pub(crate) session: Session,
     pub(crate) keys: KeySpace,
     pub(crate) store: Arc<Store>,
-    pub(crate) items: mpsc::Receiver<FeedItem>,
+    pub(crate) items: QueuedEvents,
     pub(crate) events: Vec<Publisher<'static>>,
     pub(crate) modules: Arc<ModuleSet>,
     pub(crate) counters: Arc<Counters>,
@@ -150,10 +147,10 @@ impl Feed {
         let mut module_tokens: BTreeMap<String, LivelinessToken> = BTreeMap::new();
         while !self.stop.load(Ordering::Relaxed) {
             match self.items.recv_timeout(self.nap) {
-                Ok(item) => {
-                    self.put(item);
-                    while let Ok(item) = self.items.try_recv() {
-                        self.put(item);
+                Ok(raised) => {
+                    self.put(raised);
+                    while let Some(raised) = self.items.try_recv() {
+                        self.put(raised);
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
@@ -180,8 +177,8 @@ impl Feed {
         let _ = self.session.close().wait();
     }
 
-    fn put(&self, item: FeedItem) {
-        let FeedItem::Event(index, value) = item;
+    fn put(&self, raised: Raised) {
+        let Raised { index, value, .. } = raised;
         let payload = serde_json::to_vec(&value).unwrap_or_else(|_| b"null".to_vec());
         if self.events[index].put(payload).wait().is_ok() {
             Counters::bump(&self.counters.events_put);

@@ -5,8 +5,10 @@
 
 mod bounds;
 mod bridge;
+mod caller;
 mod config;
 mod error;
+mod events;
 mod exports;
 mod feed;
 mod keys;
@@ -14,11 +16,13 @@ mod module;
 mod queries;
 mod ros2;
 mod session;
+mod tf;
 mod watch;
 
 pub use bounds::{
-    EVENT_QUEUE, MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, MAX_LISTED, MAX_MEMORY_REPLIES,
-    MAX_MEMORY_REPLY_BYTES, MAX_MESSAGE_BYTES, MAX_RATE_HZ, QUERY_QUEUE,
+    CALL_DEADLINE, EVENT_QUEUE, EVENT_QUEUE_BYTES, MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES,
+    MAX_DOMAIN_ID, MAX_LISTED, MAX_MEMORY_REPLIES, MAX_MEMORY_REPLY_BYTES, MAX_MESSAGE_BYTES, MAX_RATE_HZ,
+    QUERY_QUEUE,
 };
 pub use bridge::{start, ZenohBridge, ZenohSources};
 pub use config::{AuthConfig, Mode, ZenohConfig};

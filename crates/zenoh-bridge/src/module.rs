@@ -11,8 +11,8 @@ use naobroker_framework::{Methods, Module, Value};
 pub(crate) struct Counters {
     /// Real-time values put.
     pub(crate) values_put: AtomicU64,
-    /// DCM cycles that passed between two looks of the adapter's thread (their changes go
-    /// out with the next look's values).
+    /// Without `rate_hz`: DCM cycles that passed between two looks of the adapter's thread
+    /// (their changes go out with the next look's values).
     pub(crate) cycles_skipped: AtomicU64,
     pub(crate) events_put: AtomicU64,
     /// Events dropped because the adapter's event queue was full (the network is slow).
@@ -25,12 +25,18 @@ pub(crate) struct Counters {
     pub(crate) queries_refused: AtomicU64,
     /// Calls made on the broker for peers.
     pub(crate) calls: AtomicU64,
+    /// Calls' answers dropped: their query had timed out and the answers' queue was full.
+    pub(crate) answers_dropped: AtomicU64,
+    /// Calls answered "timed out": no answer within the deadline.
+    pub(crate) calls_timed_out: AtomicU64,
     /// The ROS 2 view's messages put.
     pub(crate) ros2_messages_put: AtomicU64,
     /// `/cmd_vel` Twists given to `ALMotion.move`.
     pub(crate) cmd_vel_moves: AtomicU64,
     /// `/cmd_vel` Twists dropped: malformed, or one was still waiting for the broker's thread.
     pub(crate) cmd_vel_dropped: AtomicU64,
+    /// `/cmd_vel` puts refused: on a wildcard key, not on the topic's own key.
+    pub(crate) cmd_vel_refused: AtomicU64,
 }
 
 impl Counters {
@@ -50,9 +56,12 @@ impl Counters {
             ("zenoh_queries_busy", value(&self.queries_busy)),
             ("zenoh_queries_refused", value(&self.queries_refused)),
             ("zenoh_calls", value(&self.calls)),
+            ("zenoh_answers_dropped", value(&self.answers_dropped)),
+            ("zenoh_calls_timed_out", value(&self.calls_timed_out)),
             ("zenoh_ros2_messages_put", value(&self.ros2_messages_put)),
             ("zenoh_cmd_vel_moves", value(&self.cmd_vel_moves)),
             ("zenoh_cmd_vel_dropped", value(&self.cmd_vel_dropped)),
+            ("zenoh_cmd_vel_refused", value(&self.cmd_vel_refused)),
         ]
     }
 }

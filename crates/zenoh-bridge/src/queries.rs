@@ -1,9 +1,10 @@
 //! Queries from the network: ALMemory read with Zenoh's wildcards (like `getListData`), and
 //! calls of the exported methods, made on the broker's thread and answered from here.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use naobroker_framework::{CallError, Limits, Value};
 use naobroker_memory::Store;
@@ -13,8 +14,9 @@ use zenoh::query::Query;
 use zenoh::Wait;
 
 use crate::bounds::{
-    MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, MAX_MEMORY_REPLIES, MAX_MEMORY_REPLY_BYTES,
+    CALL_DEADLINE, MAX_CALLS_IN_FLIGHT, MAX_CALL_PAYLOAD_BYTES, MAX_MEMORY_REPLIES, MAX_MEMORY_REPLY_BYTES,
 };
+use crate::caller::{self, Answering};
 use crate::exports::Exports;
 use crate::keys::{is_plain_key, KeySpace, ROOT};
 use crate::module::Counters;
@@ -28,18 +30,12 @@ pub(crate) enum Asked {
     Call(Query),
 }
 
-/// A call for the broker's thread to make.
+/// A call for the broker's thread to make as the peers' client, answered under `id`.
 pub(crate) struct CallRequest {
+    pub(crate) id: u64,
     pub(crate) module: String,
     pub(crate) method: String,
     pub(crate) args: Vec<Value>,
-    pub(crate) query: Query,
-}
-
-/// A call's outcome, for the answer thread to send.
-pub(crate) struct Answer {
-    pub(crate) query: Query,
-    pub(crate) result: Result<Value, CallError>,
 }
 
 /// Refuse a query with a message naming what was wrong.
@@ -60,13 +56,16 @@ pub(crate) struct Answerer {
     pub(crate) store: Arc<Store>,
     pub(crate) exports: Exports,
     pub(crate) calls: tokio::sync::mpsc::Sender<CallRequest>,
+    pub(crate) answers: mpsc::SyncSender<Answering>,
+    pub(crate) limits: Limits,
+    pub(crate) next_id: u64,
     pub(crate) in_flight: Arc<AtomicUsize>,
     pub(crate) counters: Arc<Counters>,
     pub(crate) stop: Arc<AtomicBool>,
 }
 
 impl Answerer {
-    pub(crate) fn run(self, asked: mpsc::Receiver<Asked>) {
+    pub(crate) fn run(mut self, asked: mpsc::Receiver<Asked>) {
         while !self.stop.load(Ordering::Relaxed) {
             match asked.recv_timeout(STOP_LOOK) {
                 Ok(Asked::Memory(query)) => self.memory(&query),
@@ -85,13 +84,13 @@ impl Answerer {
                     let _ = query.reply(key_expr, payload).encoding(Encoding::APPLICATION_JSON).wait();
                 }
             }
-            Err(message) => refuse(query, &self.counters, &message),
+            Err(refusal) => refuse(query, &self.counters, &refusal.to_string()),
         }
     }
 
     /// A call of one exported method: its arguments a JSON array in the payload. A key with
     /// wildcards is no call (a sweep of the key space gets nothing from here).
-    fn call(&self, query: Query) {
+    fn call(&mut self, query: Query) {
         let key = query.key_expr().as_str();
         if key.contains(['*', '$']) {
             return;
@@ -110,19 +109,39 @@ impl Answerer {
         }
         let args = match arguments(query.payload().map(|payload| payload.to_bytes())) {
             Ok(args) => args,
-            Err(message) => return refuse(&query, &self.counters, &format!("{module}.{method}: {message}")),
+            Err(error) => return refuse(&query, &self.counters, &format!("{module}.{method}: {error}")),
         };
+        if let Err(error) = within_limits(&self.limits, &args) {
+            return refuse(&query, &self.counters, &format!("{module}.{method}: {error}"));
+        }
         if self.in_flight.load(Ordering::Acquire) >= MAX_CALLS_IN_FLIGHT {
             return busy(&query, &self.counters, &format!("{MAX_CALLS_IN_FLIGHT} calls under way"));
         }
+        let Ok(permit) = self.calls.try_reserve() else {
+            return busy(&query, &self.counters, "the broker stops");
+        };
+        self.next_id += 1;
+        let id = self.next_id;
+        if let Err(
+            mpsc::TrySendError::Full(Answering::Asked { query, .. })
+            | mpsc::TrySendError::Disconnected(Answering::Asked { query, .. }),
+        ) = self.answers.try_send(Answering::Asked { id, query })
+        {
+            return busy(&query, &self.counters, "the answers are not taken");
+        }
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         Counters::bump(&self.counters.calls);
-        if let Err(error) = self.calls.try_send(CallRequest { module, method, args, query }) {
-            self.in_flight.fetch_sub(1, Ordering::AcqRel);
-            let request = error.into_inner();
-            busy(&request.query, &self.counters, "the broker stops");
-        }
+        permit.send(CallRequest { id, module, method, args });
     }
+}
+
+/// Why a memory query is refused whole.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum MemoryRefusal {
+    #[error("{0} matches more than {MAX_MEMORY_REPLIES} ALMemory keys: narrow it")]
+    TooManyKeys(String),
+    #[error("{0}: the values take more than {MAX_MEMORY_REPLY_BYTES} bytes")]
+    TooManyBytes(String),
 }
 
 /// Every ALMemory key the query's key expression matches, with its value as JSON; more than
@@ -132,7 +151,7 @@ fn memory_replies(
     asked: &KeyExpr<'_>,
     keys: &KeySpace,
     store: &Store,
-) -> Result<Vec<(KeyExpr<'static>, Vec<u8>)>, String> {
+) -> Result<Vec<(KeyExpr<'static>, Vec<u8>)>, MemoryRefusal> {
     let matching = |key: &str| {
         let key_expr = KeyExpr::try_from(keys.memory(key)).ok()?;
         asked.intersects(&key_expr).then_some(key_expr)
@@ -148,9 +167,7 @@ fn memory_replies(
             for key in store.keys() {
                 let Some(key_expr) = is_plain_key(&key).then(|| matching(&key)).flatten() else { continue };
                 if found.len() == MAX_MEMORY_REPLIES {
-                    return Err(format!(
-                        "{asked} matches more than {MAX_MEMORY_REPLIES} ALMemory keys: narrow it"
-                    ));
+                    return Err(MemoryRefusal::TooManyKeys(asked.to_string()));
                 }
                 if let Some(value) = store.get(&key) {
                     found.push((key_expr, value));
@@ -165,7 +182,7 @@ fn memory_replies(
             let payload = serde_json::to_vec(&value).unwrap_or_else(|_| b"null".to_vec());
             bytes += payload.len();
             if bytes > MAX_MEMORY_REPLY_BYTES {
-                return Err(format!("{asked}: the values take more than {MAX_MEMORY_REPLY_BYTES} bytes"));
+                return Err(MemoryRefusal::TooManyBytes(asked.to_string()));
             }
             Ok((key_expr, payload))
         })
@@ -176,22 +193,29 @@ fn memory_replies(
 /// none when the key part has wildcards or the query is not for memory.
 fn exact_memory_key(asked: &str) -> Option<&str> {
     let mut chunks = asked.splitn(4, '/');
-    let (root, _robot, section, key) = (chunks.next()?, chunks.next()?, chunks.next()?, chunks.next()?);
-    (root == ROOT && section == "memory" && !key.contains(['*', '$'])).then_some(key)
+    let (root, robot, section, key) = (chunks.next()?, chunks.next()?, chunks.next()?, chunks.next()?);
+    // `**` for the robot may also stand for chunks of the key (`naobroker/**/memory/X` matches
+    // the key `Y/memory/X` too): that query lists the keys.
+    let robot_is_one_chunk = !robot.contains("**");
+    (root == ROOT && robot_is_one_chunk && section == "memory" && !key.contains(['*', '$'])).then_some(key)
 }
 
 /// A call's arguments: its payload, a JSON array of at most [`MAX_CALL_PAYLOAD_BYTES`]; no
 /// payload, none.
-fn arguments(payload: Option<std::borrow::Cow<'_, [u8]>>) -> Result<Vec<Value>, String> {
+fn arguments(payload: Option<std::borrow::Cow<'_, [u8]>>) -> Result<Vec<Value>, CallError> {
     let Some(payload) = payload else { return Ok(Vec::new()) };
     if payload.is_empty() {
         return Ok(Vec::new());
     }
     if payload.len() > MAX_CALL_PAYLOAD_BYTES {
-        return Err(format!("the arguments take {} bytes, at most {MAX_CALL_PAYLOAD_BYTES}", payload.len()));
+        return Err(CallError::bad_argument(format!(
+            "the arguments take {} bytes, at most {MAX_CALL_PAYLOAD_BYTES}",
+            payload.len()
+        )));
     }
-    serde_json::from_slice(&payload)
-        .map_err(|error| format!("the payload is the arguments as a JSON array: {error}"))
+    serde_json::from_slice(&payload).map_err(|error| {
+        CallError::bad_argument(format!("the payload is the arguments as a JSON array: {error}"))
+    })
 }
 
 /// A call's arguments held to the broker's limits on any value: `max_value_depth` (the
@@ -208,7 +232,7 @@ pub(crate) fn within_limits(limits: &Limits, args: &[Value]) -> Result<(), CallE
     }
     let nesting = 1 + args.iter().map(depth).max().unwrap_or(0);
     if nesting > limits.max_value_depth {
-        return Err(CallError::new(format!(
+        return Err(CallError::bad_argument(format!(
             "the arguments are nested {nesting} levels deep, more than max_value_depth ({})",
             limits.max_value_depth
         )));
@@ -216,20 +240,66 @@ pub(crate) fn within_limits(limits: &Limits, args: &[Value]) -> Result<(), CallE
     limits.check_value("the arguments", &Value::Array(args.to_vec()))
 }
 
-/// The answer thread: each call's outcome sent back to the peer that asked.
-pub(crate) fn answer(answers: mpsc::Receiver<Answer>, in_flight: Arc<AtomicUsize>, stop: Arc<AtomicBool>) {
+/// The calls under way, each with its deadline.
+struct Waiting<Q> {
+    calls: HashMap<u64, (Q, Instant)>,
+}
+
+impl<Q> Waiting<Q> {
+    fn insert(&mut self, id: u64, query: Q, now: Instant) {
+        self.calls.insert(id, (query, now + CALL_DEADLINE));
+    }
+
+    fn remove(&mut self, id: u64) -> Option<Q> {
+        self.calls.remove(&id).map(|(query, _)| query)
+    }
+
+    /// The calls past their deadline, taken out.
+    fn expired(&mut self, now: Instant) -> Vec<Q> {
+        let ids: Vec<u64> =
+            self.calls.iter().filter(|(_, (_, deadline))| *deadline <= now).map(|(id, _)| *id).collect();
+        ids.into_iter().filter_map(|id| self.remove(id)).collect()
+    }
+}
+
+/// The answer thread: each call's answer, as the broker wrote it, sent back to the peer
+/// that asked; a call not answered within [`CALL_DEADLINE`] is answered "timed out" and
+/// frees its place (its answer, if it comes, is dropped).
+pub(crate) fn answer(
+    answers: mpsc::Receiver<Answering>,
+    in_flight: Arc<AtomicUsize>,
+    counters: Arc<Counters>,
+    stop: Arc<AtomicBool>,
+) {
+    let mut waiting: Waiting<Query> = Waiting { calls: HashMap::new() };
     while !stop.load(Ordering::Relaxed) {
-        let Answer { query, result } = match answers.recv_timeout(STOP_LOOK) {
-            Ok(answer) => answer,
+        let received = answers.recv_timeout(STOP_LOOK);
+        let now = Instant::now();
+        for query in waiting.expired(now) {
+            Counters::bump(&counters.calls_timed_out);
+            let message = format!("timed out: no answer within {} s", CALL_DEADLINE.as_secs());
+            let _ = query.reply_err(message).encoding(Encoding::TEXT_PLAIN).wait();
+            in_flight.fetch_sub(1, Ordering::AcqRel);
+        }
+        let answered = match received {
+            Ok(Answering::Asked { id, query }) => {
+                waiting.insert(id, query, now);
+                continue;
+            }
+            Ok(Answering::Answered(answered)) => answered,
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
             Err(mpsc::RecvTimeoutError::Disconnected) => return,
         };
+        let Some((id, result)) = caller::decode(&answered) else { continue };
+        let Some(query) = waiting.remove(id) else { continue };
         let _ = match result {
-            Ok(value) => {
-                let payload = serde_json::to_vec(&value).unwrap_or_else(|_| b"null".to_vec());
+            Ok(payload) => {
                 query.reply(query.key_expr().clone(), payload).encoding(Encoding::APPLICATION_JSON).wait()
             }
-            Err(error) => query.reply_err(error.to_string()).encoding(Encoding::TEXT_PLAIN).wait(),
+            Err(message) => query
+                .reply_err(String::from_utf8_lossy(message).into_owned())
+                .encoding(Encoding::TEXT_PLAIN)
+                .wait(),
         };
         drop(query);
         in_flight.fetch_sub(1, Ordering::AcqRel);
@@ -238,6 +308,7 @@ pub(crate) fn answer(answers: mpsc::Receiver<Answer>, in_flight: Arc<AtomicUsize
 
 #[cfg(test)]
 mod tests {
+    use naobroker_framework::ErrorKind;
     use naobroker_memory::{EntryKind, MemoryConfig};
     use naobroker_rtslots::{RtSlots, SlotKind, SlotLayout};
 
@@ -254,7 +325,8 @@ mod tests {
 
     fn asked(key_expr: &str, store: &Store) -> Result<Vec<String>, String> {
         let keys = KeySpace::new("nao-a");
-        let replies = memory_replies(&KeyExpr::try_from(key_expr).unwrap(), &keys, store)?;
+        let replies = memory_replies(&KeyExpr::try_from(key_expr).unwrap(), &keys, store)
+            .map_err(|refusal| refusal.to_string())?;
         Ok(replies
             .into_iter()
             .map(|(key, payload)| format!("{key}={}", String::from_utf8(payload).unwrap()))
@@ -308,6 +380,14 @@ mod tests {
         assert_eq!(exact_memory_key("naobroker/nao-a/memory/DCM/*"), None);
         assert_eq!(exact_memory_key("naobroker/nao-a/**"), None);
         assert_eq!(exact_memory_key("**/Time"), None);
+        assert_eq!(exact_memory_key("naobroker/**/memory/DCM/Time"), None);
+        // `**` for the robot also matches a key with `memory` in it.
+        let store = store();
+        store.insert("Y/memory/X", Value::from(1), EntryKind::Data, None).unwrap();
+        store.insert("X", Value::from(2), EntryKind::Data, None).unwrap();
+        let both = asked("naobroker/**/memory/X", &store).unwrap();
+        assert!(both.contains(&"naobroker/nao-a/memory/Y/memory/X=1".to_owned()), "{both:?}");
+        assert!(both.contains(&"naobroker/nao-a/memory/X=2".to_owned()), "{both:?}");
     }
 
     #[test]
@@ -318,21 +398,37 @@ mod tests {
             deep = Value::Array(vec![deep]);
         }
         assert!(within_limits(&limits, &[deep.clone()]).is_ok());
-        let refused = within_limits(&limits, &[Value::Array(vec![deep])]).unwrap_err().to_string();
+        let refused = within_limits(&limits, &[Value::Array(vec![deep])]).unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::BadArgument);
+        let refused = refused.to_string();
         assert!(refused.contains("nested 33 levels deep, more than max_value_depth (32)"), "{refused}");
         let big = Value::from("x".repeat(limits.max_value_bytes));
         assert!(within_limits(&limits, &[big]).unwrap_err().to_string().contains("max_value_bytes"));
     }
 
     #[test]
+    fn a_call_past_its_deadline_is_taken_out() {
+        let start = Instant::now();
+        let mut waiting = Waiting { calls: HashMap::new() };
+        waiting.insert(1, "first", start);
+        waiting.insert(2, "second", start + Duration::from_secs(1));
+        assert!(waiting.expired(start + CALL_DEADLINE - Duration::from_millis(1)).is_empty());
+        assert_eq!(waiting.expired(start + CALL_DEADLINE), ["first"]);
+        assert_eq!(waiting.remove(1), None);
+        assert_eq!(waiting.remove(2), Some("second"));
+    }
+
+    #[test]
     fn arguments_are_a_bounded_json_array() {
-        assert_eq!(arguments(None), Ok(Vec::new()));
+        assert_eq!(arguments(None).unwrap(), Vec::<Value>::new());
         let args = arguments(Some(br#"["DCM/Time", 1, 2.5, true]"#.as_slice().into())).unwrap();
         assert_eq!(args, [Value::from("DCM/Time"), Value::from(1), Value::F64(2.5), Value::Boolean(true)]);
         let not_array = arguments(Some(br#"{"a": 1}"#.as_slice().into())).unwrap_err();
-        assert!(not_array.contains("JSON array"), "{not_array}");
+        assert!(not_array.message.contains("JSON array"), "{not_array}");
+        assert_eq!(not_array.kind, ErrorKind::BadArgument);
         let huge = format!("[\"{}\"]", "x".repeat(MAX_CALL_PAYLOAD_BYTES));
         let refused = arguments(Some(huge.as_bytes().into())).unwrap_err();
-        assert!(refused.contains("at most 65536"), "{refused}");
+        assert!(refused.message.contains("at most 65536"), "{refused}");
+        assert_eq!(refused.kind, ErrorKind::BadArgument);
     }
 }

@@ -1,5 +1,6 @@
 //! The ROS 2 view (`[zenoh.ros2]`): what naoqi_driver2 publishes that this robot has
-//! (`/joint_states`, `imu/torso`, `/tf`'s odom → base_link, `odom`), in rmw_zenoh's keys,
+//! (`/joint_states`, `imu/torso`, `/tf`: odom → base_link → torso and every link posed by the
+//! sensed angles, `odom`), in rmw_zenoh's keys,
 //! liveliness tokens, attachments and CDR (crate `naobroker-ros2`), from the slots the DCM's
 //! cycle publishes and the walk's odometry; `/cmd_vel` to `ALMotion.move` when enabled
 //! (docs/ros2.md, docs/team.md).
@@ -19,9 +20,10 @@ use zenoh::liveliness::LivelinessToken;
 use zenoh::pubsub::Publisher;
 use zenoh::{Session, Wait};
 
-use crate::bounds::MAX_RATE_HZ;
+use crate::bounds::{MAX_DOMAIN_ID, MAX_RATE_HZ};
 use crate::error::ZenohError;
 use crate::module::Counters;
+use crate::tf::{self, KinematicTree};
 
 /// `[zenoh.ros2]`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -47,6 +49,9 @@ impl Ros2Config {
     pub(crate) fn check(&self) -> Result<(), ZenohError> {
         if !(self.rate_hz > 0.0 && self.rate_hz <= MAX_RATE_HZ) {
             return Err(ZenohError::Rate(self.rate_hz));
+        }
+        if self.domain_id > MAX_DOMAIN_ID {
+            return Err(ZenohError::DomainId(self.domain_id));
         }
         Ok(())
     }
@@ -104,6 +109,8 @@ pub(crate) struct Ros2View {
     /// The slots' stamp of the last cycle published.
     stamp: u64,
     buffer: Vec<u8>,
+    /// The links posed by the sensed angles, for `/tf`.
+    tree: KinematicTree,
 }
 
 impl Ros2View {
@@ -146,11 +153,20 @@ impl Ros2View {
                 .subscription_token(entity, naoqi_driver::CMD_VEL, &Twist::TYPE, &qos)
                 .map_err(|error| failed(error.to_string()))?;
             tokens.push(token);
+            let key = config.cmd_vel_key();
+            // Zenoh's access control holds puts on this exact key only: a put on a wildcard
+            // that covers it (`0/cmd_vel/**`) passes the control and still reaches this
+            // subscriber, so only a put on the key itself is taken.
             let subscriber = session
-                .declare_subscriber(config.cmd_vel_key())
-                .callback(move |sample| match naobroker_ros2::decode_twist(&sample.payload().to_bytes()) {
-                    Ok(twist) => take(twist),
-                    Err(_) => Counters::bump(&counters.cmd_vel_dropped),
+                .declare_subscriber(key.clone())
+                .callback(move |sample| {
+                    if sample.key_expr().as_str() != key {
+                        return Counters::bump(&counters.cmd_vel_refused);
+                    }
+                    match naobroker_ros2::decode_twist(&sample.payload().to_bytes()) {
+                        Ok(twist) => take(twist),
+                        Err(_) => Counters::bump(&counters.cmd_vel_dropped),
+                    }
                 })
                 .wait()
                 .map_err(|error| failed(error.to_string()))?;
@@ -183,6 +199,7 @@ impl Ros2View {
             due: Instant::now(),
             stamp: 0,
             buffer: Vec::new(),
+            tree: KinematicTree::new(store),
         };
         Ok((view, subscriber))
     }
@@ -219,13 +236,25 @@ impl Ros2View {
             translation: Vector3 { x, y, z: 0.0 },
             rotation: Quaternion::from_rpy(0.0, 0.0, theta),
         };
-        let tf = TfMessage {
-            transforms: vec![TransformStamped {
+        self.tree.update(|slot| slots.get(slot));
+        let mut transforms = vec![
+            TransformStamped {
                 header: header(naoqi_driver::ODOM),
                 child_frame_id: naoqi_driver::BASE_LINK.into(),
                 transform: place,
-            }],
-        };
+            },
+            TransformStamped {
+                header: header(naoqi_driver::BASE_LINK),
+                child_frame_id: tf::TORSO.into(),
+                transform: self.tree.torso_in_robot(imu[0], imu[1]),
+            },
+        ];
+        transforms.extend(self.tree.links().map(|link| TransformStamped {
+            header: header(link.parent),
+            child_frame_id: link.child.into(),
+            transform: link.transform,
+        }));
+        let tf = TfMessage { transforms };
         let odometry = Odometry {
             header: header(naoqi_driver::ODOM),
             child_frame_id: naoqi_driver::BASE_LINK.into(),

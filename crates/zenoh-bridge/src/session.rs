@@ -23,6 +23,10 @@ pub(crate) fn zenoh_config(
             }),
         ),
         ("scouting/multicast/enabled", json!(config.scouting)),
+        // The robot works without the network: in every mode, `connect`'s endpoints are tried
+        // again until reached (Zenoh's default for a client is to fail the open at once).
+        ("connect/timeout_ms", json!(-1)),
+        ("connect/exit_on_failure", json!(false)),
         ("transport/link/rx/max_message_size", json!(MAX_MESSAGE_BYTES)),
     ];
     if !config.listen.is_empty() {
