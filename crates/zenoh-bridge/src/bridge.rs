@@ -207,8 +207,14 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
     let connection: Rc<dyn Connection> =
         Rc::new(PeersConnection { answers: answer_sender, counters: Arc::clone(&counters) });
     port.arrived(&peers, || Rc::clone(&connection));
-    let hello =
-        Request::Hello { client: "Zenoh peers".into(), session: Vec::new(), role: ConnectionRole::Main };
+    // The newest version; a peer's error answer carries the message only (see caller.rs).
+    let version = naobroker_protocol::PROTOCOL_VERSION;
+    let hello = Request::Hello {
+        version,
+        client: "Zenoh peers".into(),
+        session: Vec::new(),
+        role: ConnectionRole::Main,
+    };
     port.request(peers.clone(), hello);
     tasks.push(actix_rt::spawn(async move {
         while let Some(CallRequest { id, module, method, args }) = call_requests.recv().await {
