@@ -9,6 +9,7 @@ pub mod cartesian;
 pub mod hostile;
 pub mod lola;
 pub mod robot;
+pub mod tool;
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};

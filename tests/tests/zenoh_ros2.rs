@@ -4,9 +4,7 @@
 //! mover only (tests/scripts/zenoh_ros2.py, eclipse-zenoh). Not a real ROS 2 installation:
 //! none is in reach here.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
-
+use naobroker_e2e::tool::run_tool;
 use naobroker_e2e::{free_port, scratch_dir, TestBroker};
 use serde_json::json;
 
@@ -25,36 +23,14 @@ fn ros2_sees_naoqi_driver_topics_and_only_a_mover_drives() {
     );
     let broker = TestBroker::start_with(&zenoh, "");
     let setup = json!({"endpoint": endpoint, "users": {"viewer": "viewer-pw", "coach": "coach-pw"}});
-    let mut tool = Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/zenoh_ros2.py"))
-        .arg(setup.to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python3 runs (with eclipse-zenoh: README's test command)");
-    let mut asks = BufReader::new(tool.stdout.take().unwrap()).lines();
-    let mut answers = tool.stdin.take().unwrap();
-    let mut passed = false;
-    while let Some(Ok(line)) = asks.next() {
-        match line.as_str() {
-            "step" => {
-                broker.step(5);
-            }
-            "passed" => {
-                passed = true;
-                continue;
-            }
-            other => panic!("the tool asked {other:?}"),
+    let outcome = run_tool("zenoh_ros2.py", &setup, |request| match request {
+        "step" => {
+            broker.step(5);
         }
-        writeln!(answers, "done").unwrap();
+        other => panic!("the tool asked {other:?}"),
+    });
+    if let Err(stderr) = outcome {
+        panic!("the ROS 2 tool failed:\n{stderr}\nbroker log:\n{}", broker.log());
     }
-    let output = tool.wait_with_output().unwrap();
-    assert!(
-        passed && output.status.success(),
-        "the ROS 2 tool failed:\n{}\nbroker log:\n{}",
-        String::from_utf8_lossy(&output.stderr),
-        broker.log()
-    );
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -5,9 +5,8 @@
 //! `connect`: multicast scouting is off, as it must be on a machine running other tests.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
 
+use naobroker_e2e::tool::run_tool;
 use naobroker_e2e::{free_port, scratch_dir, TestBroker};
 use serde_json::json;
 
@@ -44,42 +43,20 @@ fn a_tool_sees_the_team_calls_one_robot_and_sees_one_leave() {
     std::fs::write(&dictionary, lines.join("\n")).unwrap();
     let (mut brokers, endpoints) = team(&dictionary);
     let setup = json!({"robots": endpoints, "users": users});
-    let mut tool = Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/zenoh_team.py"))
-        .arg(setup.to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python3 runs (with eclipse-zenoh: README's test command)");
-    let mut asks = BufReader::new(tool.stdout.take().unwrap()).lines();
-    let mut answers = tool.stdin.take().unwrap();
-    let mut passed = false;
-    while let Some(Ok(line)) = asks.next() {
-        match line.as_str() {
-            "step" => {
-                for (broker, robot) in brokers.iter().zip(ROBOTS) {
-                    broker.step(1);
-                    broker.call("ALMemory.raiseEvent", &["TeamTest/Hello", &format!("\"hi from {robot}\"")]);
-                }
+    let outcome = run_tool("zenoh_team.py", &setup, |request| match request {
+        "step" => {
+            for (broker, robot) in brokers.iter().zip(ROBOTS) {
+                broker.step(1);
+                broker.call("ALMemory.raiseEvent", &["TeamTest/Hello", &format!("\"hi from {robot}\"")]);
             }
-            "kill nao-c" => brokers[2].kill(),
-            "passed" => {
-                passed = true;
-                continue;
-            }
-            other => panic!("the tool asked {other:?}"),
         }
-        writeln!(answers, "done").unwrap();
+        "kill nao-c" => brokers[2].kill(),
+        other => panic!("the tool asked {other:?}"),
+    });
+    if let Err(stderr) = outcome {
+        let logs: Vec<String> = brokers.iter().map(TestBroker::log).collect();
+        panic!("the team tool failed:\n{stderr}\nbroker logs:\n{}", logs.join("\n---\n"));
     }
-    let output = tool.wait_with_output().unwrap();
-    let logs: Vec<String> = brokers.iter().map(TestBroker::log).collect();
-    assert!(
-        passed && output.status.success(),
-        "the team tool failed:\n{}\nbroker logs:\n{}",
-        String::from_utf8_lossy(&output.stderr),
-        logs.join("\n---\n")
-    );
     for broker in &mut brokers[..2] {
         assert!(broker.is_running());
     }
