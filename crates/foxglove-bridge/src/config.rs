@@ -36,23 +36,7 @@ impl Default for FoxgloveConfig {
             listen: None,
             keys: Vec::new(),
             keys_rate_hz: 10.0,
-            // What ALMotion, ALSensors and ALRobotPosture raise that a viewer wants to see.
-            events: [
-                "robotHasFallen",
-                "robotIsFalling",
-                "footContactChanged",
-                "PostureChanged",
-                "ALMotion/MoveFailed",
-                "ALMotion/RobotIsStand",
-                "FrontTactilTouched",
-                "MiddleTactilTouched",
-                "RearTactilTouched",
-                "ChestButtonPressed",
-                "LeftBumperPressed",
-                "RightBumperPressed",
-            ]
-            .map(String::from)
-            .to_vec(),
+            events: naobroker_memory::WATCHED_EVENTS.map(String::from).to_vec(),
             viewer_queue: 1024,
             max_viewers: 8,
             viewer_patience_s: 10,

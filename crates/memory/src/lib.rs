@@ -12,3 +12,20 @@ pub use aliases::NAOQI_21_ALIASES;
 pub use error::StoreError;
 pub use module::{ALMemory, MemoryConfig};
 pub use store::{entry_bytes, EntryKind, Store, StoreLimits, Usage, DCM_OWNED_PREFIXES};
+
+/// What ALMotion, ALSensors and ALRobotPosture raise that a robot's tools watch: the events
+/// the Foxglove view and the Zenoh adapter carry unless configured otherwise.
+pub const WATCHED_EVENTS: [&str; 12] = [
+    "robotHasFallen",
+    "robotIsFalling",
+    "footContactChanged",
+    "PostureChanged",
+    "ALMotion/MoveFailed",
+    "ALMotion/RobotIsStand",
+    "FrontTactilTouched",
+    "MiddleTactilTouched",
+    "RearTactilTouched",
+    "ChestButtonPressed",
+    "LeftBumperPressed",
+    "RightBumperPressed",
+];

@@ -71,23 +71,7 @@ impl Default for ZenohConfig {
             connect: Vec::new(),
             scouting: true,
             rate_hz: None,
-            // What ALMotion, ALSensors and ALRobotPosture raise that a team's tools watch.
-            events: [
-                "robotHasFallen",
-                "robotIsFalling",
-                "footContactChanged",
-                "PostureChanged",
-                "ALMotion/MoveFailed",
-                "ALMotion/RobotIsStand",
-                "FrontTactilTouched",
-                "MiddleTactilTouched",
-                "RearTactilTouched",
-                "ChestButtonPressed",
-                "LeftBumperPressed",
-                "RightBumperPressed",
-            ]
-            .map(String::from)
-            .to_vec(),
+            events: naobroker_memory::WATCHED_EVENTS.map(String::from).to_vec(),
             // NAOqi's getters read and never act.
             calls: ["ALMemory.get*", "ALMotion.get*", "ALRobotPosture.get*", "DCM.getTime"]
                 .map(String::from)
