@@ -61,7 +61,6 @@ def main():
     get_registry(messages)
     address = {"router_ip": host, "router_port": int(port)}
 
-    topics = dict(get_topic_names_and_types(domain_id=0, timeout=2.0, **address))
     expected = {
         "/joint_states": "sensor_msgs/msg/JointState",
         "/imu/torso": "sensor_msgs/msg/Imu",
@@ -69,8 +68,19 @@ def main():
         "/odom": "nav_msgs/msg/Odometry",
         "/cmd_vel": "geometry_msgs/msg/Twist",
     }
-    for topic, message in expected.items():
-        assert message in topics.get(topic, []), (topic, topics)
+
+    def missing(topics):
+        return [topic for topic, message in expected.items() if message not in topics.get(topic, [])]
+
+    # The robot declares its tokens one by one as the adapter opens: a client that comes as
+    # early as this one may see part of them; ask again until all are there.
+    deadline = time.monotonic() + WAIT
+    while True:
+        topics = dict(get_topic_names_and_types(domain_id=0, timeout=2.0, **address))
+        if not missing(topics) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert not missing(topics), (missing(topics), topics)
 
     lock, received = threading.Lock(), {}
 

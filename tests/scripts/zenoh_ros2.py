@@ -46,25 +46,32 @@ def twist(x, y, turn):
     return bytes([0, 1, 0, 0]) + struct.pack("<6d", x, y, 0.0, 0.0, 0.0, turn)
 
 
+def missing_tokens(tokens):
+    """Which of naoqi_driver's node, four publishers and /cmd_vel subscriber have no token."""
+    wanted = {
+        "node": "/NN/%/%/naoqi_driver",
+        "cmd_vel": "/MS/%/%/naoqi_driver/%cmd_vel/geometry_msgs::msg::dds_::Twist_/",
+    }
+    for topic in TOPICS:
+        wanted[topic] = "/MP/%/%/naoqi_driver/%" + topic.replace("/", "%") + "/"
+    return sorted(name for name, part in wanted.items() if not any(part in token for token in tokens))
+
+
 def main():
     setup = json.loads(sys.argv[1])
     endpoint, users = setup["endpoint"], setup["users"]
     viewer = session("viewer", users["viewer"], endpoint)
     coach = session("coach", users["coach"], endpoint)
 
-    # The robot's tokens reach a session that just connected a moment later: ask again
-    # until they are there.
+    # The robot's tokens reach a session that just connected a moment later, one by one: ask
+    # again until all six are there.
     deadline = time.monotonic() + WAIT
     while True:
         tokens = [str(reply.ok.key_expr) for reply in viewer.liveliness().get("@ros2_lv/0/**", timeout=5.0)]
-        if any(token.endswith("/NN/%/%/naoqi_driver") for token in tokens) or time.monotonic() > deadline:
+        if not missing_tokens(tokens) or time.monotonic() > deadline:
             break
         time.sleep(0.1)
-    assert any(token.endswith("/NN/%/%/naoqi_driver") for token in tokens), tokens
-    for topic in TOPICS:
-        mangled = "%" + topic.replace("/", "%")
-        assert any(f"/MP/%/%/naoqi_driver/{mangled}/" in token for token in tokens), (topic, tokens)
-    assert any("/MS/%/%/naoqi_driver/%cmd_vel/geometry_msgs::msg::dds_::Twist_/" in t for t in tokens), tokens
+    assert not missing_tokens(tokens), (missing_tokens(tokens), tokens)
 
     lock, samples = threading.Lock(), {}
 

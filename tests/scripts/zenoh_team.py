@@ -82,12 +82,17 @@ def main():
     presence = Seen()
     robots_watch = viewer.liveliness().declare_subscriber("naobroker/*", presence, history=True)
     presence.wait_for([f"naobroker/{name}" for name in robots], "the robots' liveliness tokens")
+    # A robot's module tokens come after its own, one by one: ask again until all are there.
     for name in robots:
-        modules = []
-        for reply in viewer.liveliness().get(f"naobroker/{name}/module/*", timeout=5.0):
-            modules.append(str(reply.ok.key_expr).rsplit("/", 1)[1])
-        for module in ["ALMemory", "ALMotion", "DCM", "Zenoh"]:
-            assert module in modules, (name, modules)
+        deadline = time.monotonic() + WAIT
+        while True:
+            tokens = viewer.liveliness().get(f"naobroker/{name}/module/*", timeout=5.0)
+            modules = [str(token.ok.key_expr).rsplit("/", 1)[1] for token in tokens]
+            missing = [m for m in ["ALMemory", "ALMotion", "DCM", "Zenoh"] if m not in modules]
+            if not missing or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert not missing, (name, missing, modules)
 
     # Each robot's cycle values and events, as they come.
     seen = Seen()
