@@ -19,7 +19,7 @@ use naobroker_framework::{Broker, Value};
 use naobroker_memory::Store;
 use naobroker_motion::runner::MotionShared;
 use naobroker_robot::device::RobotDescription;
-use naobroker_rtslots::FastAccess;
+use naobroker_rtslots::{FastAccess, CONSISTENT_READ_TRIES};
 use naobroker_urdf::ViewerModel;
 use serde_json::{json, Value as Json};
 use tokio::net::TcpListener;
@@ -36,9 +36,6 @@ use crate::robot::{self, CycleKeys, CyclePose, DcmClock, Decimation, RobotChanne
 /// the door's runtime is starved that long (about 12 s of every channel at the cycle rate).
 /// The queue grows only while the door is behind (flume's bounded channel holds what is sent).
 const SDK_BACKLOG: usize = 8192;
-/// Tries of a cycle's consistent read per look: a cycle's writes take microseconds, so a try
-/// after one under way mostly finds them done.
-const CONSISTENT_READ_TRIES: usize = 64;
 
 /// The broker's log lines, as `naocli log` gets them.
 const LOG_EVENT: &str = "ServiceDirectory/Log";

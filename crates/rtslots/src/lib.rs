@@ -19,6 +19,10 @@ pub fn timestamp_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0)
 }
 
+/// Tries of [`RtSlots::read_consistent`] a reader off the real-time thread makes per look: a
+/// cycle's writes take microseconds, so a try after one under way mostly finds them done.
+pub const CONSISTENT_READ_TRIES: usize = 64;
+
 /// A key asked of [`RtSlots::fast_access`] that no slot holds.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{key} is not a real-time key (fast access reads DCM-owned keys)")]

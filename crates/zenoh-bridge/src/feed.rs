@@ -9,7 +9,7 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use naobroker_memory::Store;
-use naobroker_rtslots::SlotKind;
+use naobroker_rtslots::{SlotKind, CONSISTENT_READ_TRIES};
 use zenoh::bytes::Encoding;
 use zenoh::liveliness::LivelinessToken;
 use zenoh::pubsub::Publisher;
@@ -74,22 +74,22 @@ impl RealTime {
     /// Put the values that changed since the last put, once per new cycle (or at the rate).
     fn publish(&mut self, store: &Store, counters: &Counters) {
         let slots = store.slots();
-        let stamp = slots.updated_us();
-        if stamp == self.stamp {
+        if slots.updated_us() == self.stamp {
             return;
         }
         let now = Instant::now();
         if self.every.is_some() && now < self.due {
             return;
         }
-        for (index, value) in self.read.iter_mut().enumerate() {
-            *value = slots.get(index);
-        }
-        if slots.updated_us() != stamp {
-            // A cycle ended while the values were read: read them again at the next look
-            // (still due).
-            return;
-        }
+        // The values and their stamp, all of one cycle (a cycle's writes under way at each
+        // try: read again at the next look, still due).
+        let read = slots.read_consistent(CONSISTENT_READ_TRIES, |slots| {
+            for (index, value) in self.read.iter_mut().enumerate() {
+                *value = slots.get(index);
+            }
+            slots.updated_us()
+        });
+        let Some(stamp) = read else { return };
         self.stamp = stamp;
         if let Some(every) = self.every {
             self.due = now + every;
@@ -97,7 +97,7 @@ impl RealTime {
         // With a rate, cycles are skipped on purpose: only those the adapter missed while
         // publishing every cycle are counted (an overload signal).
         if let (Some(slot), None) = (self.cycle_slot, self.every) {
-            let cycle = slots.get(slot) as u64;
+            let cycle = self.read[slot] as u64;
             if let Some(last) = self.last_cycle {
                 counters.cycles_skipped.fetch_add(cycle.saturating_sub(last + 1), Ordering::Relaxed);
             }

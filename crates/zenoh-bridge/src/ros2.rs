@@ -15,6 +15,7 @@ use naobroker_ros2::{
     gid_of_token, Attachment, CdrMessage, Gid, Header, Imu, JointState, Node, Odometry, Pose, Qos,
     Quaternion, TfMessage, Time, Transform, TransformStamped, Twist, Vector3,
 };
+use naobroker_rtslots::CONSISTENT_READ_TRIES;
 use serde::Deserialize;
 use zenoh::liveliness::LivelinessToken;
 use zenoh::pubsub::Publisher;
@@ -207,11 +208,20 @@ impl Ros2View {
     /// Publish the four topics for the DCM's last cycle, when due and new.
     pub(crate) fn publish(&mut self, store: &Store, counters: &Counters) {
         let slots = store.slots();
-        let stamp_us = slots.updated_us();
         let now = Instant::now();
-        if now < self.due || stamp_us == self.stamp {
+        if now < self.due || slots.updated_us() == self.stamp {
             return;
         }
+        // The joints, the IMU and the links' poses, all of one cycle with its stamp (a
+        // cycle's writes under way at each try: read again at the next look, still due).
+        let read = slots.read_consistent(CONSISTENT_READ_TRIES, |slots| {
+            let positions: Vec<f64> = self.joints.iter().map(|(_, slot)| slots.get(*slot)).collect();
+            let imu: Vec<f64> =
+                self.imu.iter().map(|slot| slot.map_or(0.0, |slot| slots.get(slot))).collect();
+            self.tree.update(|slot| slots.get(slot));
+            (slots.updated_us(), positions, imu)
+        });
+        let Some((stamp_us, positions, imu)) = read else { return };
         self.due = now + self.every;
         self.stamp = stamp_us;
         let stamp_ns = (stamp_us * 1000) as i64;
@@ -219,10 +229,9 @@ impl Ros2View {
         let states = JointState {
             header: header(""),
             name: self.joints.iter().map(|(name, _)| name.clone()).collect(),
-            position: self.joints.iter().map(|(_, slot)| slots.get(*slot)).collect(),
+            position: positions,
             ..JointState::default()
         };
-        let imu: Vec<f64> = self.imu.iter().map(|slot| slot.map_or(0.0, |slot| slots.get(slot))).collect();
         let inertial = Imu {
             header: header(naoqi_driver::BASE_LINK),
             orientation: Quaternion::from_rpy(imu[0], imu[1], imu[2]),
@@ -236,7 +245,6 @@ impl Ros2View {
             translation: Vector3 { x, y, z: 0.0 },
             rotation: Quaternion::from_rpy(0.0, 0.0, theta),
         };
-        self.tree.update(|slot| slots.get(slot));
         let mut transforms = vec![
             TransformStamped {
                 header: header(naoqi_driver::ODOM),
