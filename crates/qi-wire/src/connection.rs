@@ -188,9 +188,9 @@ impl QiConnection {
     }
 
     /// The broker refuses call `message` with `error`, counted among its refusals.
-    pub(crate) fn refuse(&self, broker: &WirePort, message: &Message, error: impl Into<CallError>) {
+    pub(crate) fn refuse(&self, broker: &WirePort, message: &Message, error: CallError) {
         let id = self.request(self.pending_for(message, Type::Void));
-        broker.refuse(&self.client, id, error.into());
+        broker.refuse(&self.client, id, error);
     }
 
     /// The broker refuses `message`, which could not be read, counted among its bad frames.

@@ -140,7 +140,8 @@ fn module_call(broker: &WirePort, connection: &QiConnection, message: &Message, 
         service => connection.shared.services.borrow().name(service).map(str::to_owned),
     };
     let Some(module) = module else {
-        return connection.refuse(broker, message, format!("{}: the service is gone", message.address));
+        let text = format!("{}: the service is gone", message.address);
+        return connection.refuse(broker, message, CallError::not_found(text));
     };
     let id = connection.request(connection.pending_for(message, method.returns.clone()));
     let request = Request::Call { id, module, method: name.to_owned(), args, post: false };

@@ -61,7 +61,8 @@ pub(crate) fn call(
         // The broker keeps its own endpoints for every service.
         Directory::UpdateServiceInfo => connection.reply(broker, message, Vec::new()),
         Directory::SocketOfService => {
-            connection.refuse(broker, message, "_socketOfService is libqi's own, within one process")
+            let text = "_socketOfService is libqi's own, within one process";
+            connection.refuse(broker, message, CallError::not_found(text))
         }
     }
 }

@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 use naobroker_framework::wire::Request;
 use naobroker_framework::wire::WirePort;
+use naobroker_framework::CallError;
 use naobroker_qi::{Message, ObjectRef, Options, QiValue, SERVICE_DIRECTORY};
 
 use crate::connection::{Pending, QiConnection};
@@ -83,7 +84,9 @@ pub(crate) fn call(
             };
             match table.meta.to_bytes() {
                 Ok(payload) => reply(payload),
-                Err(error) => connection.refuse(broker, message, format!("metaObject: {error}")),
+                Err(error) => {
+                    connection.refuse(broker, message, CallError::new(format!("metaObject: {error}")))
+                }
             }
         }
         Generic::Terminate => {
@@ -94,7 +97,7 @@ pub(crate) fn call(
             reply(Vec::new());
         }
         Generic::Property | Generic::SetProperty => {
-            connection.refuse(broker, message, "naobroker's objects have no properties")
+            connection.refuse(broker, message, CallError::not_found("naobroker's objects have no properties"))
         }
         // No property, no statistics, no trace: empty list, false, empty map.
         Generic::Properties | Generic::Stats => reply(0u32.to_le_bytes().to_vec()),
@@ -119,7 +122,7 @@ fn register_event(
         if state.objects.links() + state.directory_links.len() >= limit {
             drop(state);
             let text = format!("this client already holds max_subscriptions ({limit}) links to signals");
-            return connection.refuse(broker, message, text);
+            return connection.refuse(broker, message, CallError::refused(text));
         }
         state.next_link += 1;
         state.next_link
@@ -148,7 +151,7 @@ fn register_event(
         _ => connection.refuse(
             broker,
             message,
-            format!("{}: no signal {signal} on this object", message.address),
+            CallError::not_found(format!("{}: no signal {signal} on this object", message.address)),
         ),
     }
 }
@@ -165,7 +168,7 @@ pub(crate) fn subscriber(broker: &WirePort, connection: &QiConnection, message: 
     if connection.state.borrow().objects.len() >= limits.max_subscriptions {
         let text =
             format!("this client already holds max_subscriptions ({}) subscribers", limits.max_subscriptions);
-        return connection.refuse(broker, message, text);
+        return connection.refuse(broker, message, CallError::refused(text));
     }
     let service = message.address.service;
     let object = connection.state.borrow_mut().objects.create(service, event);
@@ -179,6 +182,6 @@ pub(crate) fn subscriber(broker: &WirePort, connection: &QiConnection, message: 
     let mut payload = Vec::new();
     match reference.encode(&mut payload, &options) {
         Ok(()) => connection.reply(broker, message, payload),
-        Err(error) => connection.refuse(broker, message, format!("subscriber: {error}")),
+        Err(error) => connection.refuse(broker, message, CallError::new(format!("subscriber: {error}"))),
     }
 }

@@ -4,6 +4,7 @@
 //! capabilities go first as a `Capability` message (what older clients expect).
 
 use naobroker_framework::wire::WirePort;
+use naobroker_framework::CallError;
 use naobroker_qi::{
     Address, AuthState, CapabilityMap, Message, MessageType, ACTION_AUTHENTICATE, OBJECT_NONE, SERVICE_SERVER,
 };
@@ -54,7 +55,7 @@ fn authenticate(broker: &WirePort, connection: &QiConnection, message: &Message)
     if message.address.action != ACTION_AUTHENTICATE {
         let text =
             format!("service 0 answers only authenticate (action 8), not action {}", message.address.action);
-        return connection.refuse(broker, message, text);
+        return connection.refuse(broker, message, CallError::not_found(text));
     }
     let remote = match CapabilityMap::decode(&message.payload, &connection.options()) {
         Ok(remote) => remote,
