@@ -71,6 +71,10 @@ impl Conversions {
         self.codes.iter().enumerate().any(|(other, &used)| other != device && usize::from(used) == code)
     }
 
+    fn used(&self, code: usize) -> bool {
+        self.codes.iter().any(|&used| usize::from(used) == code)
+    }
+
     /// `device`'s new conversion, without allocating: a known one is shared; else the
     /// device's own entry is rewritten when no other device uses it, or an entry no device
     /// uses, or a new one (there is room: every entry is in use and one by two devices, so
@@ -80,8 +84,7 @@ impl Conversions {
             Some(code) => code,
             None => {
                 let own = usize::from(self.codes[device]);
-                let unused =
-                    || (0..self.distinct.len()).find(|&code| !self.used_by_another(code, usize::MAX));
+                let unused = || (0..self.distinct.len()).find(|&code| !self.used(code));
                 if !self.used_by_another(own, device) {
                     own
                 } else if let Some(unused) = unused() {
@@ -129,6 +132,20 @@ mod tests {
         // -0.0 and 0.0 are different offsets.
         conversions.set(3, conversion(255.0, -0.0));
         assert_eq!(conversions.get(3).offset.to_bits(), (-0.0f64).to_bits());
+    }
+
+    #[test]
+    #[should_panic(expected = "65537 devices: at most 65 536 have conversions")]
+    fn more_devices_than_codes_are_refused() {
+        Conversions::new((0..65_537).map(|_| conversion(1.0, 0.0)));
+    }
+
+    #[test]
+    fn as_many_devices_as_codes_are_taken() {
+        let mut conversions = Conversions::new((0..65_536).map(|_| conversion(1.0, 0.0)));
+        conversions.set(65_535, conversion(2.0, 0.0));
+        assert_eq!(conversions.codes()[65_535], 1);
+        assert_eq!(conversions.get(65_535), conversion(2.0, 0.0));
     }
 
     #[test]
