@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use naobroker_hardware::link::{LinkHealth, LinkLoss, LinkState};
 use naobroker_hardware::time::DcmTime;
-use naobroker_hardware::{Hardware, HardwareCycle, LinkStatus, Takeover};
+use naobroker_hardware::{AnswerCounts, Hardware, HardwareCycle, LinkStatus, Takeover};
 use naobroker_lola::names::{BatteryOrder, ROBOT_CONFIG};
 use naobroker_lola::{
     encode_actuator_map, ActuatorKeys, ActuatorMap, RobotConfig, SensorMap, ACTUATOR_MAP_MAX_BYTES, CYCLE_US,
@@ -333,10 +333,11 @@ impl Hardware for LolaRobot {
     }
 
     /// One actuator map carries every actuator: each counts whether its cycle's went out.
-    fn count_answers(&mut self, acks: &mut [u64], nacks: &mut [u64]) {
-        let counts = if self.answered { acks } else { nacks };
-        for count in counts {
-            *count += 1;
+    fn count_answers(&mut self, answers: &mut AnswerCounts) {
+        if self.answered {
+            answers.add_to_every(1, 0);
+        } else {
+            answers.add_to_every(0, 1);
         }
     }
 

@@ -19,7 +19,7 @@ use std::thread::{self, JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
 use naobroker_hardware::time::DcmTime;
-use naobroker_hardware::{Hardware, LinkStatus};
+use naobroker_hardware::{AnswerCounts, Hardware, LinkStatus};
 use serde::Deserialize;
 
 /// `[dcm.serial]` in `broker.toml`.
@@ -179,15 +179,11 @@ impl Hardware for SerialBoard {
     }
 
     /// One frame carries every actuator: each counts the board's answers to the frames.
-    fn count_answers(&mut self, acks: &mut [u64], nacks: &mut [u64]) {
+    fn count_answers(&mut self, answers: &mut AnswerCounts) {
         let answered = self.link.ack.load(Ordering::Relaxed);
         let unanswered = self.link.unanswered.load(Ordering::Relaxed);
-        let (new_acks, new_nacks) = (answered - self.counted.0, unanswered - self.counted.1);
+        answers.add_to_every(answered - self.counted.0, unanswered - self.counted.1);
         self.counted = (answered, unanswered);
-        for (ack, nack) in acks.iter_mut().zip(nacks.iter_mut()) {
-            *ack += new_acks;
-            *nack += new_nacks;
-        }
     }
 
     fn link(&self) -> LinkStatus {

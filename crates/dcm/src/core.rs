@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use naobroker_robot::device::{Conversion, DeviceKind, DeviceModel};
 
+use crate::conversions::Conversions;
 use crate::time::DcmTime;
 
 /// Refusal of a request that would overflow an actuator's buffer.
@@ -44,7 +45,7 @@ pub struct DcmCore {
     /// when a command falls due.
     actuators: Vec<Actuator>,
     buffers: Vec<Buffer>,
-    conversions: Vec<Conversion>,
+    conversions: Conversions,
     capacity: usize,
     /// While a request is checked: each actuator's length after the groups seen so far,
     /// at most (`UNTOUCHED` otherwise). Preallocated: checking does not allocate.
@@ -71,17 +72,21 @@ impl DcmCore {
                 Actuator::new(spec.kind == DeviceKind::Trigger, initial, start)
             })
             .collect();
-        let buffers = model.actuators.iter().map(|_| Buffer::with_capacity(capacity)).collect();
-        let conversions: Vec<Conversion> =
-            (0..model.actuators.len()).map(|index| model.actuator_conversion(index)).collect();
+        let buffers =
+            model.actuators.iter().map(|spec| Buffer::new(capacity, spec.clamp(spec.initial))).collect();
+        let conversions =
+            Conversions::new((0..model.actuators.len()).map(|index| model.actuator_conversion(index)));
         let raw: Vec<i64> = model
             .actuators
             .iter()
-            .zip(&conversions)
+            .zip(conversions.iter())
             .map(|(spec, conversion)| conversion.to_hardware(spec.clamp(spec.initial)))
             .collect();
-        let sent =
-            raw.iter().zip(&conversions).map(|(&raw, conversion)| conversion.from_hardware(raw)).collect();
+        let sent = raw
+            .iter()
+            .zip(conversions.iter())
+            .map(|(&raw, conversion)| conversion.from_hardware(raw))
+            .collect();
         let count = actuators.len();
         DcmCore {
             actuators,
@@ -147,10 +152,9 @@ impl DcmCore {
     pub fn cycle(&mut self, now: DcmTime) -> &[f64] {
         self.applied.clear();
         let outputs = self.raw.iter_mut().zip(self.sent.iter_mut()).zip(self.fired.iter_mut());
-        let inputs = self.actuators.iter_mut().zip(self.buffers.iter_mut()).zip(&self.conversions);
-        for (index, (((actuator, buffer), conversion), ((raw, sent), fired))) in
-            inputs.zip(outputs).enumerate()
-        {
+        let conversions = &self.conversions;
+        let inputs = self.actuators.iter_mut().zip(self.buffers.iter_mut()).zip(conversions.codes());
+        for (index, (((actuator, buffer), &code), ((raw, sent), fired))) in inputs.zip(outputs).enumerate() {
             if actuator.is_settled() {
                 continue;
             }
@@ -159,6 +163,7 @@ impl DcmCore {
                 self.applied.push(index);
             }
             *fired = applied && actuator.is_trigger();
+            let conversion = conversions.of_code(code);
             *raw = conversion.to_hardware(value);
             *sent = conversion.from_hardware(*raw);
         }
@@ -188,7 +193,7 @@ impl DcmCore {
 
     /// An actuator's conversion, changed by calibration; used from the next cycle on.
     pub fn set_conversion(&mut self, index: usize, conversion: Conversion) {
-        self.conversions[index] = conversion;
+        self.conversions.set(index, conversion);
         self.actuators[index].unsettle();
     }
 

@@ -7,6 +7,7 @@
 #![deny(unsafe_code, unreachable_pub)]
 
 pub mod calibration;
+mod conversions;
 pub mod core;
 pub mod cycle;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use naobroker_backend_sim::SimRobot;
 use naobroker_dcm::cycle::{ClockMode, CycleConfig, CycleThread, DcmSlots, StartedCycle};
 use naobroker_dcm::time::DcmTime;
-use naobroker_hardware::Hardware;
+use naobroker_hardware::{AnswerCounts, Hardware};
 use naobroker_robot::device::{DeviceModel, RobotDescription};
 use naobroker_rtslots::RtSlots;
 
@@ -25,15 +25,15 @@ impl Hardware for FlakyBoard {
         self.writes += 1;
     }
 
-    fn count_answers(&mut self, acks: &mut [u64], nacks: &mut [u64]) {
+    fn count_answers(&mut self, answers: &mut AnswerCounts) {
         if self.writes % 2 == 1 {
             return;
         }
-        for (index, (ack, nack)) in acks.iter_mut().zip(nacks.iter_mut()).enumerate() {
-            if index == self.deaf {
-                *nack += 2;
+        for actuator in 0..answers.len() {
+            if actuator == self.deaf {
+                answers.add(actuator, 0, 2);
             } else {
-                *ack += 2;
+                answers.add(actuator, 2, 0);
             }
         }
     }

@@ -5,8 +5,11 @@
 //! them and knows none.
 #![deny(unsafe_code, unreachable_pub)]
 
+mod answers;
 pub mod link;
 pub mod time;
+
+pub use answers::{AnswerChanges, AnswerCounts};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,14 +61,13 @@ pub trait Hardware: Send {
         LinkStatus::default()
     }
 
-    /// Count the devices' answers received since the last call, per actuator: add to
-    /// `acks[i]` the writes actuator `i`'s device acknowledged, to `nacks[i]` those it did
-    /// not answer. Called once per cycle, after `write_actuators`. By default every write
-    /// is acknowledged at once: a backend whose writes cannot fail, as the simulation.
-    fn count_answers(&mut self, acks: &mut [u64], _nacks: &mut [u64]) {
-        for ack in acks {
-            *ack += 1;
-        }
+    /// Count the devices' answers received since the last call: what every actuator's
+    /// device answered alike ([`AnswerCounts::add_to_every`], once for all), what one
+    /// answered on its own ([`AnswerCounts::add`]). Called once per cycle, after
+    /// `write_actuators`. By default every write is acknowledged at once: a backend whose
+    /// writes cannot fail, as the simulation.
+    fn count_answers(&mut self, answers: &mut AnswerCounts) {
+        answers.add_to_every(1, 0);
     }
 
     /// Force a sensor to a value (`None` releases it). Only a simulation can.

@@ -13,16 +13,22 @@ pub struct TimedCommand {
     pub value: f64,
 }
 
-/// One actuator's timed commands, sorted by time, preallocated to its capacity. Apart
-/// from its actuator's state ([`Actuator`]): a cycle reads it only when a command falls due.
+/// One actuator's timed commands, sorted by time, preallocated to its capacity, and the
+/// value of the last one consumed. Apart from its actuator's state ([`Actuator`]): a cycle
+/// reads it only when a command falls due (or, in the seed's algorithm, when the last
+/// consumed command is after the last cycle).
 #[derive(Debug, Clone)]
 pub struct Buffer {
     commands: VecDeque<TimedCommand>,
+    /// `lastCommandValue`: the value of the last consumed timed command (its time is the
+    /// actuator's, read at every cycle).
+    last_value: f64,
 }
 
 impl Buffer {
-    pub fn with_capacity(capacity: usize) -> Buffer {
-        Buffer { commands: VecDeque::with_capacity(capacity) }
+    /// An empty buffer for an actuator starting at `initial`.
+    pub fn new(capacity: usize, initial: f64) -> Buffer {
+        Buffer { commands: VecDeque::with_capacity(capacity), last_value: initial }
     }
 
     pub fn len(&self) -> usize {
@@ -96,8 +102,10 @@ impl Buffer {
 }
 
 /// The state of the seed's algorithm for one actuator: all that a cycle reads and writes
-/// while no command falls due, 40 bytes, so that the cycle walks a dense array of them.
-/// `lastCycleTime`, the same for every actuator, is the caller's.
+/// while no command falls due, 32 bytes (two to a cache line), so that the cycle walks a
+/// dense array of them. `lastCycleTime`, the same for every actuator, is the caller's;
+/// `lastCommandValue`, read only when the last consumed command is after the last cycle, the
+/// buffer's.
 #[derive(Debug, Clone, Copy)]
 pub struct Actuator {
     /// A copy of the buffer's first command, when there is one.
@@ -107,8 +115,7 @@ pub struct Actuator {
     trigger: bool,
     /// `sendCommandDouble`: the last computed command, unrounded.
     send_double: f64,
-    /// `lastCommandValue` / `lastCommandTime`: the last consumed timed command.
-    last_value: f64,
+    /// `lastCommandTime`: the time of the last consumed timed command.
     last_time: DcmTime,
     /// Nothing buffered and nothing applied at its last cycle: every cycle sends the same
     /// value until a command or a new conversion comes.
@@ -123,7 +130,6 @@ impl Actuator {
             next_value: initial,
             trigger,
             send_double: initial,
-            last_value: initial,
             last_time: start,
             settled: false,
         }
@@ -147,7 +153,7 @@ impl Actuator {
 
     fn consume(&mut self, command: TimedCommand, buffer: &mut Buffer) {
         self.send_double = command.value;
-        self.last_value = command.value;
+        buffer.last_value = command.value;
         self.last_time = command.time;
         buffer.commands.pop_front();
         self.follow(buffer);
@@ -197,7 +203,7 @@ impl Actuator {
             } else {
                 // In the future: interpolate from the latest known point.
                 let (from_time, from_value) = if is_before(last_cycle, self.last_time) {
-                    (self.last_time, self.last_value)
+                    (self.last_time, buffer.last_value)
                 } else {
                     (last_cycle, self.send_double)
                 };
@@ -226,7 +232,7 @@ mod tests {
 
     /// A buffer holding `base`, then updated with `new`.
     fn updated(base: &[TimedCommand], update: UpdateType, new: &[TimedCommand]) -> Buffer {
-        let mut buffer = Buffer::with_capacity(16);
+        let mut buffer = Buffer::new(16, 0.0);
         buffer.apply(UpdateType::Merge, base);
         buffer.apply(update, new);
         buffer
@@ -244,7 +250,7 @@ mod tests {
 
     #[test]
     fn same_time_later_sent_wins() {
-        let mut buffer = Buffer::with_capacity(16);
+        let mut buffer = Buffer::new(16, 0.0);
         buffer.apply(UpdateType::Merge, &commands(&[(10, 1.0)]));
         assert_eq!(buffer.len_after(UpdateType::Merge, &commands(&[(10, 2.0)])), 1);
         buffer.apply(UpdateType::Merge, &commands(&[(10, 2.0)]));
@@ -253,7 +259,7 @@ mod tests {
 
     #[test]
     fn trigger_applies_past_commands_once_and_ignores_future_ones() {
-        let (mut a, mut buffer) = (Actuator::new(true, 0.0, 0), Buffer::with_capacity(16));
+        let (mut a, mut buffer) = (Actuator::new(true, 0.0, 0), Buffer::new(16, 0.0));
         buffer.apply(UpdateType::Merge, &commands(&[(15, 1.0), (35, 2.0)]));
         a.follow(&buffer);
         assert_eq!(a.cycle(0, 10, &mut buffer), (0.0, false));
@@ -267,13 +273,13 @@ mod tests {
 
     #[test]
     fn buffers_sort_across_the_rollover() {
-        let mut buffer = Buffer::with_capacity(16);
+        let mut buffer = Buffer::new(16, 0.0);
         buffer.apply(UpdateType::Merge, &commands(&[(i32::MIN + 10, 2.0), (i32::MAX - 10, 1.0)]));
         assert_eq!(times(&buffer), [i32::MAX - 10, i32::MIN + 10]);
     }
 
     #[test]
-    fn the_state_a_cycle_walks_is_40_bytes() {
-        assert_eq!(std::mem::size_of::<Actuator>(), 40);
+    fn the_state_a_cycle_walks_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<Actuator>(), 32);
     }
 }

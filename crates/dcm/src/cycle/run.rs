@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use naobroker_hardware::{Hardware, Takeover};
+use naobroker_hardware::{AnswerCounts, Hardware, Takeover};
 use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel};
 use naobroker_rt::{Reporter, Tick};
 use naobroker_rtslots::timestamp_now;
@@ -17,6 +17,7 @@ use super::{
     monotonic_ns, CycleConfig, CycleContext, CycleReport, Hook, HookCommands, Phase, Returned, Shared,
     ToCycle, MAX_HOOKS,
 };
+use crate::conversions::Conversions;
 use crate::core::{DcmCore, TimedCommand, UpdateType};
 use crate::time::DcmTime;
 
@@ -33,10 +34,9 @@ pub(super) struct Cycle {
     hook_commands: HookCommands,
     /// What the hardware read this cycle, before each sensor's conversion.
     sensors: Vec<f64>,
-    sensor_conversions: Vec<Conversion>,
+    sensor_conversions: Conversions,
     /// Each actuator's answers so far (`.../Ack`, `.../Nack`).
-    acks: Vec<u64>,
-    nacks: Vec<u64>,
+    answers: AnswerCounts,
     reports: Reporter<CycleReport>,
     hook_budget_ns: i64,
     /// The hardware asked for its takeover at the next cycle.
@@ -63,9 +63,8 @@ impl Cycle {
             sensors: (0..sensors)
                 .map(|index| model.sensor_conversion(index).sensor_reading(model.sensors[index].initial))
                 .collect(),
-            sensor_conversions: (0..sensors).map(|index| model.sensor_conversion(index)).collect(),
-            acks: vec![0; actuators],
-            nacks: vec![0; actuators],
+            sensor_conversions: Conversions::new((0..sensors).map(|index| model.sensor_conversion(index))),
+            answers: AnswerCounts::new(actuators),
             model,
             hardware,
             shared,
@@ -88,7 +87,7 @@ impl Cycle {
         }
         self.core.cycle(time);
         self.hardware.write_actuators(time, self.core.sent(), self.core.raw(), self.core.fired());
-        self.hardware.count_answers(&mut self.acks, &mut self.nacks);
+        self.hardware.count_answers(&mut self.answers);
         let cycle_time_ns = monotonic_ns() - woke_ns;
         self.publish(cycle, time, cycle_time_ns, lateness_ns);
         self.run_hooks(Phase::Post, cycle, time);
@@ -133,7 +132,7 @@ impl Cycle {
                         self.give_back(producer, Returned::Request(request));
                     }
                     ToCycle::ForceSensor { sensor, value } => {
-                        let conversion = self.sensor_conversions[sensor];
+                        let conversion = self.sensor_conversions.get(sensor);
                         self.hardware
                             .force_sensor(sensor, value.map(|value| conversion.sensor_reading(value)));
                     }
@@ -208,7 +207,7 @@ impl Cycle {
             let (actuator, now, then) = match command {
                 Takeover::Hold { actuator, sensor } => {
                     let Some(&reading) = self.sensors.get(sensor) else { continue };
-                    (actuator, self.sensor_conversions[sensor].sensor_value(reading), None)
+                    (actuator, self.sensor_conversions.get(sensor).sensor_value(reading), None)
                 }
                 Takeover::Ramp { actuator, from, to, ramp_ms } => {
                     (actuator, from, Some((time.wrapping_add(ramp_ms as DcmTime), to)))
@@ -243,7 +242,7 @@ impl Cycle {
                 slots.set(keys.actuator_offset + index, conversion.offset);
             }
             DeviceIndex::Sensor(index) => {
-                self.sensor_conversions[index] = conversion;
+                self.sensor_conversions.set(index, conversion);
                 slots.set(keys.sensor_gain + index, conversion.gain);
                 slots.set(keys.sensor_offset + index, conversion.offset);
                 // The value of what was last published, in the new conversion: the three
@@ -264,7 +263,9 @@ impl Cycle {
             slots.set(keys.actuator_offset + index, conversion.offset);
             slots.set(keys.actuators + index, self.core.sent()[index]);
         }
-        for (index, (reading, conversion)) in self.sensors.iter().zip(&self.sensor_conversions).enumerate() {
+        for (index, (reading, conversion)) in
+            self.sensors.iter().zip(self.sensor_conversions.iter()).enumerate()
+        {
             slots.set(keys.sensor_gain + index, conversion.gain);
             slots.set(keys.sensor_offset + index, conversion.offset);
             slots.set(keys.sensors + index, conversion.sensor_value(*reading));
@@ -285,13 +286,20 @@ impl Cycle {
         slots.begin_write();
         // Block by block, each a sequential pass over arrays of the same order.
         slots.set_block(keys.actuators, self.core.sent().iter().copied());
-        slots.set_block(keys.actuator_ack, self.acks.iter().map(|&count| count_value(count)));
-        slots.set_block(keys.actuator_nack, self.nacks.iter().map(|&count| count_value(count)));
+        // The answers' totals when they changed (the simulation's acks every cycle, as one
+        // count for every actuator; its nacks never).
+        let answers = self.answers.take_changes();
+        if answers.acks {
+            slots.set_block(keys.actuator_ack, self.answers.acks().map(count_value));
+        }
+        if answers.nacks {
+            slots.set_block(keys.actuator_nack, self.answers.nacks().map(count_value));
+        }
         // Requests, hooks and takeovers store the lengths they change as they apply.
         for &index in self.core.applied() {
             self.shared.buffer_len[index].store(self.core.buffer_len(index) as u32, Ordering::Release);
         }
-        let sensors = self.sensors.iter().zip(&self.sensor_conversions);
+        let sensors = self.sensor_conversions.beside(&self.sensors);
         slots.set_block(keys.sensors, sensors.map(|(&reading, conversion)| conversion.sensor_value(reading)));
         for (shared, reading) in self.shared.readings.iter().zip(&self.sensors) {
             shared.store(reading.to_bits(), Ordering::Release);
