@@ -23,6 +23,7 @@ mod client;
 mod directory;
 mod error;
 mod event;
+mod frame;
 mod hosting;
 mod identity;
 mod invoke;

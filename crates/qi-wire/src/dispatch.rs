@@ -143,6 +143,6 @@ fn module_call(broker: &WirePort, connection: &QiConnection, message: &Message, 
         return connection.refuse(broker, message, format!("{}: the service is gone", message.address));
     };
     let id = connection.request(connection.pending_for(message, method.returns.clone()));
-    let request = Request::Call { id, module, method: name.to_owned(), args, post: false };
+    let request = Request::Call { id, module: &module, method: name, args, post: false };
     broker.request(connection.client.clone(), request);
 }
