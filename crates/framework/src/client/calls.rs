@@ -7,7 +7,7 @@ use bytes::Bytes;
 use futures::FutureExt;
 use naobroker_protocol::{Envelope, Value};
 use tokio::sync::{mpsc, oneshot};
-use zeromq::{SocketSend, ZmqMessage};
+use zeromq::{DealerTrySend, SocketSend, ZmqMessage};
 
 use super::{ClientSession, StreamSlot, Writer};
 use crate::error::{CallError, CallResult};
@@ -51,8 +51,17 @@ impl ClientSession {
             }
             Writer::Idle(half) => half,
         };
+        // Queued at once when the socket has room: no future, no task.
+        let message = match half.try_send(ZmqMessage::from(payload)) {
+            DealerTrySend::Sent => {
+                *writer = Writer::Idle(half);
+                return true;
+            }
+            DealerTrySend::Disconnected => return false,
+            DealerTrySend::NotNow(message) => message,
+        };
         let mut sending = async move {
-            let sent = half.send(ZmqMessage::from(payload)).await.is_ok();
+            let sent = half.send(message).await.is_ok();
             (half, sent)
         }
         .boxed_local();
