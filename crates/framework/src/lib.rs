@@ -24,6 +24,7 @@ mod directory;
 mod error;
 mod event;
 mod frame;
+mod hashing;
 mod hosting;
 mod identity;
 mod invoke;

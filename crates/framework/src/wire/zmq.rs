@@ -166,11 +166,23 @@ fn on_envelope(broker: &WirePort, client: ClientId, envelope: Envelope) {
         Envelope::Goodbye { id } => Request::Goodbye { id },
         Envelope::SubscribeCallback { id, subscription } => {
             (callback_method, callback_args) = callback::subscribe_call(subscription);
-            Request::Call { id, module: MEMORY_MODULE, method: callback_method, args: callback_args, post: false }
+            Request::Call {
+                id,
+                module: MEMORY_MODULE,
+                method: callback_method,
+                args: callback_args,
+                post: false,
+            }
         }
         Envelope::UnsubscribeCallback { id, event, module } => {
             (callback_method, callback_args) = callback::unsubscribe_call(event, module);
-            Request::Call { id, module: MEMORY_MODULE, method: callback_method, args: callback_args, post: false }
+            Request::Call {
+                id,
+                module: MEMORY_MODULE,
+                method: callback_method,
+                args: callback_args,
+                post: false,
+            }
         }
         Envelope::Welcome { .. } | Envelope::Event { .. } | Envelope::Callback { .. } => {
             let message = "Welcome, Event and Callback are sent by the broker only".to_owned();
