@@ -276,7 +276,8 @@ fn direct_path_leaves_bad_calls_to_the_general_decoder_and_its_errors() {
     let limits = DecodeLimits { max_frame_bytes: 1 << 20, max_value_depth: 4 };
     let deep = Envelope::Call { id: 1, module: "M".into(), method: "m".into(), args: nested_args(6) };
     assert_eq!(Envelope::decode_limited(&deep.encode(), &limits), Err(ProtocolError::TooDeep { limit: 4 }));
-    let mut bad_name = Envelope::Call { id: 1, module: "Mx".into(), method: "m".into(), args: vec![] }.encode();
+    let mut bad_name =
+        Envelope::Call { id: 1, module: "Mx".into(), method: "m".into(), args: vec![] }.encode();
     bad_name[4] = 0xff;
     assert_eq!(
         Envelope::decode_limited(&bad_name, &limits),
