@@ -43,7 +43,11 @@ impl Envelope {
     }
 
     /// The general decoder: the frame read into rmpv's value tree, then each field checked.
-    fn decode_tree(frame: &[u8], limits: &DecodeLimits, depth: usize) -> Result<Envelope, ProtocolError> {
+    pub(super) fn decode_tree(
+        frame: &[u8],
+        limits: &DecodeLimits,
+        depth: usize,
+    ) -> Result<Envelope, ProtocolError> {
         let mut cursor = frame;
         let value =
             rmpv::decode::read_value_with_max_depth(&mut cursor, depth).map_err(|error| match error {

@@ -73,7 +73,9 @@ pub(super) fn call_or_reply(frame: &[u8], depth: u16) -> Read<Decoded<'_>> {
             let len = cursor.array_len()?;
             // rmpv spends 2 of its depth on the envelope's array and 2 on the argument list's.
             let depth = depth.checked_sub(4).ok_or(Declined)?;
-            let mut args = Vec::with_capacity(len.min(cursor.0.len()));
+            // Grown as items are read, never reserved from a declared length (as rmpv reads
+            // arrays): a declared length past the frame's end reserves nothing.
+            let mut args = Vec::new();
             for _ in 0..len {
                 args.push(cursor.value(depth)?);
             }
@@ -201,9 +203,7 @@ impl<'a> Cursor<'a> {
                     0xdc => u16::from_be_bytes(self.be()?).into(),
                     _ => u32::from_be_bytes(self.be()?) as usize,
                 };
-                // Each item takes at least a byte: a declared length past the frame's end
-                // reserves no more than the frame holds.
-                let mut items = Vec::with_capacity(len.min(self.0.len()));
+                let mut items = Vec::new();
                 for _ in 0..len {
                     items.push(self.value(depth)?);
                 }
@@ -216,7 +216,7 @@ impl<'a> Cursor<'a> {
                     0xde => u16::from_be_bytes(self.be()?).into(),
                     _ => u32::from_be_bytes(self.be()?) as usize,
                 };
-                let mut pairs = Vec::with_capacity(len.min(self.0.len() / 2));
+                let mut pairs = Vec::new();
                 for _ in 0..len {
                     let key = self.value(depth)?;
                     pairs.push((key, self.value(depth)?));
