@@ -136,6 +136,16 @@ enum Command {
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
     },
+    /// One client keeping `in_flight` getData calls under way against a running broker at
+    /// `url`, for counting the broker's and the client's instructions per call with callgrind.
+    #[command(hide = true)]
+    RpcLoad {
+        url: String,
+        #[arg(long, default_value_t = 12_000)]
+        calls: usize,
+        #[arg(long, default_value_t = 128)]
+        in_flight: usize,
+    },
     #[command(hide = true)]
     TcpEcho { request_bytes: usize, reply_bytes: usize },
     #[command(hide = true)]
@@ -167,6 +177,7 @@ fn main() {
         Command::Walk { runs, distance } => walk::run(runs, distance, cli.json),
         Command::Foxglove { seconds, runs } => foxglove::run(seconds, runs.max(1), cli.json),
         Command::Team { seconds } => team::run(seconds, cli.json),
+        Command::RpcLoad { url, calls, in_flight } => rpc::load(&url, calls, in_flight),
         Command::TcpEcho { request_bytes, reply_bytes } => helpers::tcp_echo(request_bytes, reply_bytes),
         Command::ZmqEcho { url } => helpers::zmq_echo(&url),
         Command::Subscriber { url, event, count } => helpers::subscriber(&url, &event, count),

@@ -9,7 +9,6 @@
 //! (a method that, in its synchronous part, makes the broker call its own module again).
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use futures::FutureExt;
@@ -17,6 +16,7 @@ use naobroker_protocol::{MethodInfo, MethodType, Value};
 
 use crate::args::Args;
 use crate::error::{CallError, CallResult};
+use crate::hashing::KeyedMap;
 use crate::invoke::{HostedModule, Invoke, MethodId, Outcome};
 use crate::module::{method_info, method_type, MethodEntry, Methods, Module, ModuleContext};
 use tasks::Tasks;
@@ -88,7 +88,9 @@ pub(crate) struct ModuleActor<M: Module> {
     state: RefCell<State<M>>,
     name: String,
     infos: Vec<MethodInfo>,
-    ids: HashMap<String, MethodId>,
+    /// Its own method names, fixed when it is hosted: a client's name is only looked up in
+    /// it, never added, so no chosen name can make the table's chains longer.
+    ids: KeyedMap<String, MethodId>,
     /// The context calls are made in, less the caller each call brings.
     context: ModuleContext,
     tasks: Rc<RefCell<Tasks>>,

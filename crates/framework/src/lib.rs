@@ -23,6 +23,8 @@ mod client;
 mod directory;
 mod error;
 mod event;
+mod frame;
+mod hashing;
 mod hosting;
 mod identity;
 mod invoke;

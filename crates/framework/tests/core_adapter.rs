@@ -104,8 +104,8 @@ impl Peer {
     }
 }
 
-fn call(id: u64, module: &str, method: &str, args: Vec<Value>) -> Request {
-    Request::Call { id, module: module.into(), method: method.into(), args, post: false }
+fn call<'a>(id: u64, module: &'a str, method: &'a str, args: Vec<Value>) -> Request<'a> {
+    Request::Call { id, module, method, args, post: false }
 }
 
 #[actix_rt::test]

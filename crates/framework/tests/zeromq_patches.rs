@@ -15,8 +15,8 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use zeromq::util::PeerIdentity;
 use zeromq::{
-    DealerSocket, Endpoint, RouterSendHalf, RouterSocket, RouterTrySend, Socket, SocketEvent, SocketOptions,
-    SocketRecv, SocketSend, ZmqError, ZmqMessage,
+    DealerSocket, DealerTrySend, Endpoint, RouterSendHalf, RouterSocket, RouterTrySend, Socket, SocketEvent,
+    SocketOptions, SocketRecv, SocketSend, ZmqError, ZmqMessage,
 };
 
 /// The `max_message_size` of the routers under test.
@@ -601,4 +601,26 @@ async fn read_bodies(read: &std_mpsc::Receiver<Vec<u8>>, count: usize) -> Vec<Ve
 fn stream_greeting(stream: &mut TcpStream) {
     let mut greeting = [0u8; 64];
     stream.read_exact(&mut greeting).unwrap();
+}
+
+/// A DEALER's `try_send` queues for its one peer at once, and gives the message back whole
+/// when it has no single peer to queue it for (not connected yet), for `send` to take.
+#[actix_rt::test]
+async fn dealer_try_send_queues_for_its_one_peer_and_gives_back_otherwise() {
+    let mut router = EchoRouter::start(SocketOptions::default()).await;
+    let dealer = DealerSocket::new();
+    let (sender, _receiver) = dealer.split();
+    let early = Bytes::from_static(b"before connecting");
+    match sender.try_send(ZmqMessage::from(early.clone())) {
+        DealerTrySend::NotNow(message) => assert_eq!(message.into_vec(), vec![early]),
+        DealerTrySend::Sent | DealerTrySend::Disconnected => panic!("queued without a peer"),
+    }
+
+    let mut dealer = DealerSocket::new();
+    dealer.connect(&router.url()).await.unwrap();
+    let (sender, _receiver) = dealer.split();
+    let body = Bytes::from_static(b"at once");
+    assert!(matches!(sender.try_send(ZmqMessage::from(body.clone())), DealerTrySend::Sent));
+    let (_, frames) = router.next_received().await;
+    assert_eq!(frames, vec![body]);
 }

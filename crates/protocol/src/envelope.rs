@@ -6,7 +6,10 @@ use thiserror::Error;
 
 use crate::{ErrorKind, MethodType};
 
+pub use direct::{CallFrame, Decoded};
+
 mod decode;
+mod direct;
 #[cfg(test)]
 mod tests;
 

@@ -8,7 +8,9 @@ mod error_kind;
 mod excerpt;
 mod types;
 
-pub use envelope::{CallbackSubscription, DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
+pub use envelope::{
+    CallFrame, CallbackSubscription, DecodeLimits, Decoded, Envelope, MethodInfo, ProtocolError, Role,
+};
 pub use error_kind::ErrorKind;
 pub use excerpt::{cut, excerpt, value_excerpt, EXCERPT_BYTES};
 pub use rmpv::Value;

@@ -144,6 +144,6 @@ fn module_call(broker: &WirePort, connection: &QiConnection, message: &Message, 
         return connection.refuse(broker, message, CallError::not_found(text));
     };
     let id = connection.request(connection.pending_for(message, method.returns.clone()));
-    let request = Request::Call { id, module, method: name.to_owned(), args, post: false };
+    let request = Request::Call { id, module: &module, method: name, args, post: false };
     broker.request(connection.client.clone(), request);
 }

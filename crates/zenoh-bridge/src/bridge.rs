@@ -220,7 +220,10 @@ pub fn start(config: &ZenohConfig, sources: ZenohSources) -> Result<ZenohBridge,
         while let Some(CallRequest { id, module, method, args }) = call_requests.recv().await {
             // Opened again if the broker dropped it for breaking a bound.
             port.arrived(&peers, || Rc::clone(&connection));
-            port.request(peers.clone(), Request::Call { id, module, method, args, post: false });
+            port.request(
+                peers.clone(),
+                Request::Call { id, module: &module, method: &method, args, post: false },
+            );
         }
     }));
     let (broker, counters_moved) = (sources.broker.clone(), Arc::clone(&counters));

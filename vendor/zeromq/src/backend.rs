@@ -50,7 +50,7 @@ struct SinglePeer {
     send_queue: PeerSender,
 }
 
-enum CachedSend {
+pub(crate) enum CachedSend {
     Sent,
     Full {
         peer_id: PeerIdentity,
@@ -230,7 +230,7 @@ impl GenericSocketBackend {
         }
     }
 
-    fn try_send_cached_single_peer(
+    pub(crate) fn try_send_cached_single_peer(
         &self,
         message: Message,
         expected_peer_id: Option<&PeerIdentity>,

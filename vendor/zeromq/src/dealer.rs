@@ -1,4 +1,4 @@
-use crate::backend::GenericSocketBackend;
+use crate::backend::{CachedSend, GenericSocketBackend};
 use crate::codec::{Message, ZmqFramedRead};
 use crate::fair_queue::FairQueue;
 use crate::transport::AcceptStopHandle;
@@ -160,6 +160,37 @@ pub struct DealerSendHalf {
 pub struct DealerRecvHalf {
     _inner: Arc<DealerSocketInner>,
     fair_queue: FairQueue<ZmqFramedRead, PeerIdentity>,
+}
+
+/// What [`DealerSendHalf::try_send`] did with a message.
+pub enum DealerTrySend {
+    /// In the peer's queue.
+    Sent,
+    /// The peer's queue had no room, another send was waiting for room, or the socket has
+    /// no single peer: the message, to send with [`SocketSend::send`] (which waits its turn,
+    /// or picks a peer among several).
+    NotNow(ZmqMessage),
+    /// The peer is gone; the message with it.
+    Disconnected,
+}
+
+impl DealerSendHalf {
+    /// Queues `message` for the socket's one peer if its queue has room now and no other
+    /// send waits for room (so that this one cannot overtake it); never waits, and makes no
+    /// future (naobroker: a call's request written without a task or a boxed future).
+    pub fn try_send(&self, message: ZmqMessage) -> DealerTrySend {
+        let backend = &self.inner.backend;
+        match backend.try_send_cached_single_peer(Message::Message(message), None) {
+            CachedSend::Sent => DealerTrySend::Sent,
+            CachedSend::Full { message: Message::Message(message), .. }
+            | CachedSend::Miss(Message::Message(message)) => DealerTrySend::NotNow(message),
+            CachedSend::Full { .. } | CachedSend::Miss(_) => DealerTrySend::Disconnected,
+            CachedSend::Disconnected { peer_id, .. } => {
+                backend.peer_disconnected(&peer_id);
+                DealerTrySend::Disconnected
+            }
+        }
+    }
 }
 
 #[async_trait]

@@ -26,9 +26,11 @@ pub enum ConnectionRole {
     Liveness,
 }
 
-/// What a client asks, decoded from its wire.
+/// What a client asks, decoded from its wire. A call's names are borrowed (from the frame
+/// they came in, on the ZeroMQ wire): the router resolves them at once and copies them only
+/// for a call that outlives the request (one forwarded, or answered later).
 #[derive(Debug)]
-pub enum Request {
+pub enum Request<'a> {
     /// Who the client is; `session` (empty when none) ties a liveness connection to its
     /// main one. The broker answers [`Outbound::Welcome`] with `version`, the wire's
     /// protocol version the client said it speaks (the wire checked it).
@@ -41,8 +43,8 @@ pub enum Request {
     /// Call `module.method(args)`, or start it as a task (`post`), answered under `id`.
     Call {
         id: u64,
-        module: String,
-        method: String,
+        module: &'a str,
+        method: &'a str,
         args: Vec<Value>,
         post: bool,
     },
@@ -198,7 +200,7 @@ pub trait Wire {
 
 impl Broker {
     /// Handle what `client` asked.
-    pub(super) fn request(&self, client: ClientId, request: Request) {
+    pub(super) fn request(&self, client: ClientId, request: Request<'_>) {
         match request {
             Request::Hello { version, client: name, session, role } => {
                 if let Err(error) = self.inner.limits.check_name("client", &name) {

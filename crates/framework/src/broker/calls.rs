@@ -137,12 +137,12 @@ impl Broker {
         &self,
         client: ClientId,
         id: u64,
-        module: String,
-        method: String,
+        module: &str,
+        method: &str,
         args: Vec<Value>,
         post: bool,
     ) {
-        let (route, connection) = match self.admit_call(&client, &module, &method) {
+        let (route, connection) = match self.admit_call(&client, module, method) {
             Ok(admitted) => admitted,
             Err(error) => return self.refuse(&client, id, error),
         };
@@ -150,7 +150,7 @@ impl Broker {
         let (actor, method_id) = match route {
             Route::Remote(target) => {
                 let origin = Origin::Client { client, id };
-                return self.forward(&target, &module, &method, args, post, origin);
+                return self.forward(&target, module, method, args, post, origin);
             }
             Route::Local(actor, method_id) => (actor, method_id),
         };
@@ -158,13 +158,14 @@ impl Broker {
         let caller = Caller::Client(client.clone());
         let outcome = match method_id {
             Some(method) => actor.invoke(Invoke { method, args, post, caller, lost: 0 }),
-            None => Outcome::Now(Err(unknown_method(&module, &method))),
+            None => Outcome::Now(Err(unknown_method(module, method))),
         };
         let call = LocalCall { client, id, connection, started };
         match outcome {
-            Outcome::Now(result) => self.answer_local(call, &module, &method, result),
+            Outcome::Now(result) => self.answer_local(call, module, method, result),
             Outcome::Later(future) => {
                 let broker = self.downgrade();
+                let (module, method) = (module.to_owned(), method.to_owned());
                 actix_rt::spawn(async move {
                     let result = future.await;
                     if let Some(broker) = broker.upgrade() {

@@ -11,6 +11,7 @@ use bytes::Bytes;
 
 use super::adapter::Connection;
 use super::events::Registry;
+use crate::hashing::KeyedMap;
 use crate::identity::ClientId;
 
 /// Messages for one client that its socket did not take at once, in order.
@@ -70,7 +71,7 @@ impl ClientState {
 
 #[derive(Default)]
 pub(super) struct Clients {
-    pub(super) connected: HashMap<ClientId, ClientState>,
+    pub(super) connected: KeyedMap<ClientId, ClientState>,
     /// Session tag → the client of that session's main connection.
     pub(super) sessions: HashMap<Vec<u8>, ClientId>,
     /// Connections and sessions that said goodbye, for their late messages.

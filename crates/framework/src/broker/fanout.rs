@@ -1,7 +1,6 @@
 //! Subscriptions and event delivery: the broker side of the one event path (`events.rs`).
 
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use bytes::Bytes;
@@ -15,6 +14,7 @@ use super::router::{Location, ModuleEntry, Router};
 use super::{bump, Broker};
 use crate::error::CallError;
 use crate::event::{Event, EventStream};
+use crate::hashing::KeyedMap;
 use crate::identity::{Caller, ClientId};
 use crate::invoke::{Invoke, ModuleHandle};
 
@@ -51,7 +51,7 @@ struct Deliveries {
 /// The bytes of `message` for `client` when its event window has room (`Some(true)`),
 /// a drop counted when it has none (`Some(false)`), `None` for a client gone.
 fn within_window(
-    clients: &mut HashMap<ClientId, ClientState>,
+    clients: &mut KeyedMap<ClientId, ClientState>,
     client: &ClientId,
     window: u32,
     encode: impl FnOnce(&dyn Connection) -> Option<Bytes>,

@@ -70,7 +70,7 @@ impl WirePort {
     }
 
     /// Handle what `client` asked.
-    pub fn request(&self, client: ClientId, request: Request) {
+    pub fn request(&self, client: ClientId, request: Request<'_>) {
         self.broker.request(client, request)
     }
 

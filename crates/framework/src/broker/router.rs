@@ -16,6 +16,7 @@ use super::adapter::Wire;
 use super::blackboard::Blackboard;
 use super::events::Registry;
 use crate::error::CallResult;
+use crate::hashing::KeyedMap;
 use crate::identity::{Caller, ClientId};
 use crate::invoke::ModuleHandle;
 
@@ -57,7 +58,7 @@ pub(super) struct PendingCall {
 
 #[derive(Default)]
 pub(super) struct Router {
-    pub(super) modules: HashMap<String, ModuleEntry>,
+    pub(super) modules: KeyedMap<String, ModuleEntry>,
     pub(super) events: Registry,
     /// Keys and events without a module prefix that a module reserved (NAOqi's standard
     /// names, `robotHasFallen`, `FrontTactilTouched`): key → module.

@@ -19,17 +19,22 @@ impl Broker {
         let now = Instant::now();
         let mut clients = self.inner.clients.borrow_mut();
         let Clients { connected: clients, sessions, .. } = &mut *clients;
-        let known = clients.contains_key(client);
-        if !known {
-            tracing::debug!(%client, "client connected");
-        }
-        let entry = clients.entry(client.clone()).or_insert_with(|| ClientState::new(open()));
-        entry.last_seen = now;
-        let main = entry.keeps_alive.as_ref().and_then(|session| sessions.get(session));
-        if let Some(main) = main.and_then(|main| clients.get_mut(main)) {
+        // One lookup for a client the broker knows, every message but its first.
+        let main = match clients.get_mut(client) {
+            Some(entry) => {
+                entry.last_seen = now;
+                entry.keeps_alive.as_ref().and_then(|session| sessions.get(session)).cloned()
+            }
+            None => {
+                tracing::debug!(%client, "client connected");
+                clients.insert(client.clone(), ClientState::new(open()));
+                return false;
+            }
+        };
+        if let Some(main) = main.and_then(|main| clients.get_mut(&main)) {
             main.last_seen = now;
         }
-        known
+        true
     }
 
     pub(super) fn hello(&self, client: &ClientId, name: String, session: Vec<u8>, role: ConnectionRole) {

@@ -2,13 +2,13 @@
 //! per-module call counters `naocli top` computes rates and latencies from.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::time::Duration;
 
 use naobroker_protocol::Value;
 
 use super::clients::ClientState;
 use super::Broker;
+use crate::hashing::KeyedMap;
 use crate::identity::{Caller, ClientId};
 
 /// Latency buckets per module: bucket `i` counts calls that took less than `2^i` µs (the last
@@ -38,7 +38,7 @@ impl ModuleCalls {
 /// allocation only on a module's first call.
 #[derive(Default)]
 pub(super) struct CallCounts {
-    by_module: RefCell<HashMap<String, ModuleCalls>>,
+    by_module: RefCell<KeyedMap<String, ModuleCalls>>,
 }
 
 impl CallCounts {

@@ -7,16 +7,17 @@ use bytes::Bytes;
 use futures::FutureExt;
 use naobroker_protocol::{Envelope, Value};
 use tokio::sync::{mpsc, oneshot};
-use zeromq::{SocketSend, ZmqMessage};
+use zeromq::{DealerTrySend, SocketSend, ZmqMessage};
 
 use super::{ClientSession, StreamSlot, Writer};
 use crate::error::{CallError, CallResult};
 use crate::event::EventStream;
+use crate::frame;
 
 /// What a request was, for its errors: `module.method` for a call.
-struct What(Option<(String, String)>);
+struct What<'a>(Option<(&'a str, &'a str)>);
 
-impl std::fmt::Display for What {
+impl std::fmt::Display for What<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {
             Some((module, method)) => write!(f, "{module}.{method}"),
@@ -35,7 +36,11 @@ impl ClientSession {
     /// Hand a message to the socket on the caller's task: no hop to a writer task
     /// while the socket takes messages at once, a queue behind it when it does not.
     pub(super) fn send(&self, envelope: &Envelope) -> bool {
-        let payload = Bytes::from(envelope.encode());
+        self.send_bytes(frame::encoded(|buf| envelope.encode_into(buf)))
+    }
+
+    /// [`Self::send`] of a message already encoded.
+    fn send_bytes(&self, payload: Bytes) -> bool {
         let mut writer = self.inner.writer.borrow_mut();
         let mut half = match std::mem::replace(&mut *writer, Writer::Disconnected) {
             Writer::Disconnected => return false,
@@ -46,8 +51,17 @@ impl ClientSession {
             }
             Writer::Idle(half) => half,
         };
+        // Queued at once when the socket has room: no future, no task.
+        let message = match half.try_send(ZmqMessage::from(payload)) {
+            DealerTrySend::Sent => {
+                *writer = Writer::Idle(half);
+                return true;
+            }
+            DealerTrySend::Disconnected => return false,
+            DealerTrySend::NotNow(message) => message,
+        };
         let mut sending = async move {
-            let sent = half.send(ZmqMessage::from(payload)).await.is_ok();
+            let sent = half.send(message).await.is_ok();
             (half, sent)
         }
         .boxed_local();
@@ -93,39 +107,24 @@ impl ClientSession {
         build: impl FnOnce(u64) -> Envelope,
         timeout: Option<Duration>,
     ) -> impl std::future::Future<Output = CallResult> + 'static {
+        let id = self.next_request_id();
+        let envelope = build(id);
+        let answer = self.start(id, frame::encoded(|buf| envelope.encode_into(buf)));
+        async move { answer.wait(timeout, What(None)).await }
+    }
+
+    fn next_request_id(&self) -> u64 {
         let id = self.inner.next_id.get() + 1;
         self.inner.next_id.set(id);
-        let envelope = build(id);
+        id
+    }
+
+    /// Send request `id`, encoded as `payload`; its answer comes to what this returns.
+    fn start(&self, id: u64, payload: Bytes) -> Answer {
         let (sender, receiver) = oneshot::channel();
         self.inner.pending.borrow_mut().insert(id, sender);
-        let sent = self.send(&envelope);
-        let weak = Rc::downgrade(&self.inner);
-        // Named in an error only: a call that succeeds formats nothing.
-        let what = What(match envelope {
-            Envelope::Call { module, method, .. } | Envelope::Post { module, method, .. } => {
-                Some((module, method))
-            }
-            _ => None,
-        });
-        async move {
-            if !sent {
-                if let Some(inner) = weak.upgrade() {
-                    inner.pending.borrow_mut().remove(&id);
-                }
-                return Err(CallError::new(format!("{what}: not connected to the broker")));
-            }
-            let lost = |_| CallError::new(format!("{what}: connection to the broker lost"));
-            let Some(timeout) = timeout else { return receiver.await.map_err(lost)? };
-            match tokio::time::timeout(timeout, receiver).await {
-                Ok(answer) => answer.map_err(lost)?,
-                Err(_) => {
-                    if let Some(inner) = weak.upgrade() {
-                        inner.pending.borrow_mut().remove(&id);
-                    }
-                    Err(CallError::new(format!("{what} timed out after {} ms", timeout.as_millis())))
-                }
-            }
-        }
+        let sent = self.send_bytes(payload);
+        Answer { session: Rc::downgrade(&self.inner), id, sent, receiver }
     }
 
     /// Call `module.method(args)` (or post it as a task), with the session's call limit.
@@ -142,18 +141,12 @@ impl ClientSession {
         post: bool,
         timeout: Option<Duration>,
     ) -> CallResult {
-        let (module, method) = (module.to_owned(), method.to_owned());
-        self.request(
-            |id| {
-                if post {
-                    Envelope::Post { id, module, method, args }
-                } else {
-                    Envelope::Call { id, module, method, args }
-                }
-            },
-            timeout,
-        )
-        .await
+        // Encoded from the borrowed names, which an error names too: a call that succeeds
+        // copies and formats nothing.
+        let id = self.next_request_id();
+        let payload = frame::encoded(|buf| Envelope::encode_call_into(buf, id, module, method, &args, post));
+        drop(args);
+        self.start(id, payload).wait(timeout, What(Some((module, method)))).await
     }
 
     /// Receive every event named `event`.
@@ -174,5 +167,38 @@ impl ClientSession {
             }
         }
         Ok(EventStream::new(receiver))
+    }
+}
+
+/// A request sent (or not, when the session had no connection), until its answer.
+struct Answer {
+    session: std::rc::Weak<super::Inner>,
+    id: u64,
+    sent: bool,
+    receiver: oneshot::Receiver<CallResult>,
+}
+
+impl Answer {
+    /// The answer, or an error naming `what` when there is none (within `timeout`).
+    async fn wait(self, timeout: Option<Duration>, what: What<'_>) -> CallResult {
+        let Answer { session, id, sent, receiver } = self;
+        let forget = || {
+            if let Some(inner) = session.upgrade() {
+                inner.pending.borrow_mut().remove(&id);
+            }
+        };
+        if !sent {
+            forget();
+            return Err(CallError::new(format!("{what}: not connected to the broker")));
+        }
+        let lost = |_| CallError::new(format!("{what}: connection to the broker lost"));
+        let Some(timeout) = timeout else { return receiver.await.map_err(lost)? };
+        match tokio::time::timeout(timeout, receiver).await {
+            Ok(answer) => answer.map_err(lost)?,
+            Err(_) => {
+                forget();
+                Err(CallError::new(format!("{what} timed out after {} ms", timeout.as_millis())))
+            }
+        }
     }
 }

@@ -10,8 +10,8 @@ mod endpoints;
 
 use std::rc::Rc;
 
-use bytes::{BufMut, Bytes, BytesMut};
-use naobroker_protocol::{Envelope, Role, OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION};
+use bytes::Bytes;
+use naobroker_protocol::{CallFrame, Decoded, Envelope, Role, OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION};
 use zeromq::util::PeerIdentity;
 use zeromq::{CurvePublicKey, RouterRecvHalf, RouterSendHalf, SocketRecv, ZmqMessage};
 
@@ -87,10 +87,7 @@ async fn read(broker: WeakPort, socket: Socket, mut receiver: RouterRecvHalf) {
 
 /// The broker's name for a peer: its socket's index, then its ZeroMQ routing id.
 fn client_id(socket: u8, identity: &Bytes) -> ClientId {
-    let mut key = BytesMut::with_capacity(identity.len() + 1);
-    key.put_u8(socket);
-    key.extend_from_slice(identity);
-    ClientId::new(key.freeze())
+    ClientId::prefixed(socket, identity.clone())
 }
 
 fn on_message(broker: &WirePort, socket: &Socket, message: ZmqMessage) {
@@ -110,24 +107,30 @@ fn on_message(broker: &WirePort, socket: &Socket, message: ZmqMessage) {
     if frames.next().is_some() {
         return broker.bad_message(&client, 0, "a message must be exactly one frame".to_owned());
     }
-    let envelope = match Envelope::decode_limited(&payload, &broker.limits().decode_limits()) {
-        Ok(envelope) => envelope,
+    let decoded = match Envelope::decode_frame(&payload, &broker.limits().decode_limits()) {
+        Ok(decoded) => decoded,
         Err(error) => return broker.bad_message(&client, Envelope::salvage_id(&payload), error.to_string()),
     };
-    if !known && !matches!(envelope, Envelope::Hello { .. }) {
+    if !known && !matches!(decoded, Decoded::Envelope(Envelope::Hello { .. })) {
         // A client the broker dropped (silence, or over its bounds) or never met: it learns
         // it must register again.
         broker.welcome(&client);
     }
-    if let Some(request) = request_of(broker, &client, envelope) {
-        broker.request(client, request);
+    match decoded {
+        // A call's names stay in the frame: the router resolves them there.
+        Decoded::Call(CallFrame { id, module, method, args, post }) => {
+            broker.request(client, Request::Call { id, module, method, args, post })
+        }
+        Decoded::Envelope(envelope) => on_envelope(broker, client, envelope),
     }
 }
 
-/// What an envelope asks of the broker; `None` when there is nothing to do (a heartbeat,
-/// or a message refused here).
-fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Option<Request> {
-    Some(match envelope {
+/// Hand what an envelope asks to the broker; nothing when there is nothing to do (a
+/// heartbeat, or a message refused here).
+fn on_envelope(broker: &WirePort, client: ClientId, envelope: Envelope) {
+    // A callback subscription's call, which the request borrows.
+    let (callback_method, callback_args);
+    let request = match envelope {
         Envelope::Hello { version, client: name, session, role } => {
             if !(OLDEST_PROTOCOL_VERSION..=PROTOCOL_VERSION).contains(&version) {
                 let message = format!(
@@ -135,8 +138,7 @@ fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Optio
                      {OLDEST_PROTOCOL_VERSION} to {PROTOCOL_VERSION})"
                 );
                 tracing::info!(%client, version, "hello refused: protocol version");
-                broker.refuse(client, 0, CallError::refused(message));
-                return None;
+                return broker.refuse(&client, 0, CallError::refused(message));
             }
             let role = match role {
                 Role::Main => ConnectionRole::Main,
@@ -144,10 +146,13 @@ fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Optio
             };
             Request::Hello { version, client: name, session, role }
         }
-        Envelope::Call { id, module, method, args } => {
+        // Calls come as `Decoded::Call` unless the general decoder read them.
+        Envelope::Call { id, ref module, ref method, args } => {
             Request::Call { id, module, method, args, post: false }
         }
-        Envelope::Post { id, module, method, args } => Request::Call { id, module, method, args, post: true },
+        Envelope::Post { id, ref module, ref method, args } => {
+            Request::Call { id, module, method, args, post: true }
+        }
         Envelope::Reply { id, value } => Request::Answer { id, result: Ok(value) },
         Envelope::Error { id, message, kind } => {
             Request::Answer { id, result: Err(CallError::of(kind, message)) }
@@ -157,20 +162,32 @@ fn request_of(broker: &WirePort, client: &ClientId, envelope: Envelope) -> Optio
         Envelope::Subscribe { id, event } => Request::Subscribe { id, event },
         Envelope::Unsubscribe { id, event } => Request::Unsubscribe { id, event },
         Envelope::Ack { count } => Request::Ack { count },
-        Envelope::Heartbeat => return None,
+        Envelope::Heartbeat => return,
         Envelope::Goodbye { id } => Request::Goodbye { id },
         Envelope::SubscribeCallback { id, subscription } => {
-            let (method, args) = callback::subscribe_call(subscription);
-            Request::Call { id, module: MEMORY_MODULE.into(), method: method.into(), args, post: false }
+            (callback_method, callback_args) = callback::subscribe_call(subscription);
+            Request::Call {
+                id,
+                module: MEMORY_MODULE,
+                method: callback_method,
+                args: callback_args,
+                post: false,
+            }
         }
         Envelope::UnsubscribeCallback { id, event, module } => {
-            let (method, args) = callback::unsubscribe_call(event, module);
-            Request::Call { id, module: MEMORY_MODULE.into(), method: method.into(), args, post: false }
+            (callback_method, callback_args) = callback::unsubscribe_call(event, module);
+            Request::Call {
+                id,
+                module: MEMORY_MODULE,
+                method: callback_method,
+                args: callback_args,
+                post: false,
+            }
         }
         Envelope::Welcome { .. } | Envelope::Event { .. } | Envelope::Callback { .. } => {
             let message = "Welcome, Event and Callback are sent by the broker only".to_owned();
-            broker.bad_message(client, 0, message);
-            return None;
+            return broker.bad_message(&client, 0, message);
         }
-    })
+    };
+    broker.request(client, request);
 }

@@ -2,13 +2,13 @@
 //! nesting while reading, strings checked for UTF-8, then each field named in the error
 //! when it is missing or of the wrong type.
 //!
-//! Through rmpv's value tree, not serde into typed structs: arguments, replies and event values
-//! stay dynamic `Value`s, so a typed decode would save only the envelope's own `Vec` (measured:
-//! at most 0.15 µs a frame, under 1% of a 48 µs getData round trip) and would need its own depth
-//! and UTF-8 guards.
+//! Calls and replies, the messages of every call, are read first straight from the bytes
+//! (`direct.rs`); any other frame, and any call or reply that path does not take whole, goes
+//! through rmpv's value tree here, where every error is found and named.
 
 use rmpv::Value;
 
+use super::direct::{self, Decoded};
 use super::{CallbackSubscription, DecodeLimits, Envelope, MethodInfo, ProtocolError, Role};
 use crate::excerpt::value_excerpt;
 use crate::{ErrorKind, MethodType};
@@ -23,14 +23,32 @@ impl Envelope {
     /// Decode one frame under `limits`: its size is checked before anything is read, and
     /// nesting while reading, so that no frame can exhaust memory or the stack.
     pub fn decode_limited(frame: &[u8], limits: &DecodeLimits) -> Result<Envelope, ProtocolError> {
+        Self::decode_frame(frame, limits).map(Decoded::into_envelope)
+    }
+
+    /// [`Self::decode_limited`], a call's module and method names left in `frame`: what a
+    /// broker routes a call by without copying its names.
+    pub fn decode_frame<'a>(frame: &'a [u8], limits: &DecodeLimits) -> Result<Decoded<'a>, ProtocolError> {
         if frame.len() > limits.max_frame_bytes {
             return Err(ProtocolError::TooLarge { size: frame.len(), limit: limits.max_frame_bytes });
         }
-        let mut cursor = frame;
         // rmpv spends 2 of its depth on each array or map and 3 on a string, binary or ext
         // leaf; a value sits inside at most two containers (the envelope, an argument list).
         // So a value nested max_value_depth levels always fits, and one nested 3 more never.
         let depth = 2 * limits.max_value_depth + 7;
+        if let Ok(decoded) = direct::call_or_reply(frame, depth.min(usize::from(u16::MAX)) as u16) {
+            return Ok(decoded);
+        }
+        Self::decode_tree(frame, limits, depth).map(Decoded::Envelope)
+    }
+
+    /// The general decoder: the frame read into rmpv's value tree, then each field checked.
+    pub(super) fn decode_tree(
+        frame: &[u8],
+        limits: &DecodeLimits,
+        depth: usize,
+    ) -> Result<Envelope, ProtocolError> {
+        let mut cursor = frame;
         let value =
             rmpv::decode::read_value_with_max_depth(&mut cursor, depth).map_err(|error| match error {
                 rmpv::decode::Error::DepthLimitExceeded => {

@@ -194,3 +194,108 @@ fn messages_written_field_by_field_match_the_value_tree() {
         }
     }
 }
+
+/// What the direct path made of `frame`, beside the general decoder's result: the direct
+/// path may leave a frame to the general decoder, never accept one differently.
+fn direct_agrees(frame: &[u8], limits: &DecodeLimits) -> bool {
+    let depth = 2 * limits.max_value_depth + 7;
+    match direct::call_or_reply(frame, depth as u16) {
+        Ok(decoded) => {
+            // Compared as text: a NaN is not equal to itself.
+            assert_eq!(
+                format!("{:?}", Envelope::decode_tree(frame, limits, depth)),
+                format!("{:?}", Ok::<_, ProtocolError>(decoded.into_envelope())),
+                "direct path accepted {frame:02x?}"
+            );
+            true
+        }
+        Err(direct::Declined) => false,
+    }
+}
+
+fn nested_args(levels: usize) -> Vec<Value> {
+    let mut value = Value::from("leaf");
+    for _ in 0..levels {
+        value = Value::Array(vec![value]);
+    }
+    vec![value]
+}
+
+#[test]
+fn direct_path_takes_calls_and_replies_as_the_general_decoder_does() {
+    let limits = DecodeLimits { max_frame_bytes: 1 << 20, max_value_depth: 6 };
+    let map = Value::Map(vec![("k".into(), Value::from(-3)), (Value::from(7u8), Value::F32(1.5))]);
+    let values = vec![
+        Value::Nil,
+        Value::from(true),
+        Value::from(-1),
+        Value::from(-200),
+        Value::from(-70_000),
+        Value::from(i64::MIN),
+        Value::from(200u8),
+        Value::from(70_000u32),
+        Value::from(u64::MAX),
+        Value::F64(0.5),
+        Value::from("x".repeat(40)),
+        Value::from("y".repeat(300)),
+        Value::Binary(vec![1, 2, 3]),
+        Value::Array((0..20).map(Value::from).collect()),
+        map,
+        Value::Ext(3, vec![1]),
+    ];
+    let mut frames = vec![];
+    for (id, value) in values.iter().enumerate() {
+        frames.push(Envelope::Reply { id: id as u64 * 1000, value: value.clone() }.encode());
+        let args = vec![value.clone(), "key".into()];
+        frames.push(Envelope::Call { id: 1 << 40, module: "M".into(), method: "m".into(), args }.encode());
+    }
+    for levels in 0..10 {
+        let args = nested_args(levels);
+        frames.push(Envelope::Post { id: 1, module: "M".into(), method: "m".into(), args }.encode());
+        frames.push(Envelope::Reply { id: 1, value: nested_args(levels).remove(0) }.encode());
+    }
+    let mut taken = 0;
+    for frame in &frames {
+        taken += usize::from(direct_agrees(frame, &limits));
+        // Every byte changed, the frame cut short and lengthened: accepted alike or left over.
+        for at in 0..frame.len() {
+            for byte in [0x00, 0x01, 0x7f, 0x80, 0x90, 0x9f, 0xa0, 0xc1, 0xcc, 0xd9, 0xdd, 0xff] {
+                let mut mutated = frame.clone();
+                mutated[at] = byte;
+                direct_agrees(&mutated, &limits);
+            }
+            direct_agrees(&frame[..at], &limits);
+        }
+        direct_agrees(&[frame.as_slice(), &[0xc0]].concat(), &limits);
+    }
+    // The ext values and the nesting past the limit are left to the general decoder.
+    assert!(taken > frames.len() / 2, "the direct path took {taken} of {} frames", frames.len());
+}
+
+#[test]
+fn direct_path_leaves_bad_calls_to_the_general_decoder_and_its_errors() {
+    let limits = DecodeLimits { max_frame_bytes: 1 << 20, max_value_depth: 4 };
+    let deep = Envelope::Call { id: 1, module: "M".into(), method: "m".into(), args: nested_args(6) };
+    assert_eq!(Envelope::decode_limited(&deep.encode(), &limits), Err(ProtocolError::TooDeep { limit: 4 }));
+    let mut bad_name =
+        Envelope::Call { id: 1, module: "Mx".into(), method: "m".into(), args: vec![] }.encode();
+    bad_name[4] = 0xff;
+    assert_eq!(
+        Envelope::decode_limited(&bad_name, &limits),
+        Err(ProtocolError::Malformed("a string is not valid UTF-8".into()))
+    );
+    let call = Envelope::Call { id: 1, module: "M".into(), method: "m".into(), args: vec![] }.encode();
+    let trailing = [call.as_slice(), &[1, 2]].concat();
+    assert_eq!(Envelope::decode_limited(&trailing, &limits), Err(ProtocolError::TrailingBytes(2)));
+    // Arguments declaring 2^32 - 1 items in a few bytes reserve nothing for them.
+    let mut huge = call.clone();
+    huge.truncate(huge.len() - 1);
+    huge.extend_from_slice(&[0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0]);
+    assert!(matches!(Envelope::decode_limited(&huge, &limits), Err(ProtocolError::Malformed(_))));
+    // A name given as binary: the general decoder's message names the field.
+    let binary_name = [&call[..3], &[0xc4, 1], &call[4..]].concat();
+    assert!(matches!(
+        Envelope::decode_limited(&binary_name, &limits),
+        Err(ProtocolError::NotAnEnvelope(message)) if message.contains("field module must be a string")
+    ));
+}

@@ -11,6 +11,7 @@ use zeromq::util::PeerIdentity;
 use zeromq::{CurvePublicKey, RouterSendHalf, RouterTrySend, SocketSend, ZmqMessage};
 
 use crate::broker::{Connection, Outbound, ReplyEncoder, Write};
+use crate::frame;
 
 /// Every peer encodes a message alike: an event is encoded once for all of them.
 const WIRE_NAME: &str = "naobroker-zmq";
@@ -67,9 +68,7 @@ impl RouterConnection {
 
 impl Connection for RouterConnection {
     fn encode(&self, message: Outbound<'_>) -> Option<Bytes> {
-        let mut buf = Vec::with_capacity(64);
-        self.encode_into(&mut buf, message);
-        Some(Bytes::from(buf))
+        Some(frame::encoded(|buf| self.encode_into(buf, message)))
     }
 
     fn reply_encoder(&self, id: u64) -> Option<ReplyEncoder> {
