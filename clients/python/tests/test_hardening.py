@@ -118,6 +118,26 @@ def test_the_main_socket_silent_for_4_s_does_not_lose_the_module(broker):
     assert broker.session.call("PyQuiet", "add", 1, 2) == 3
 
 
+def test_a_module_that_left_leaves_no_counters_behind(broker):
+    """ServiceDirectory.stats counts calls per module: a client that registers modules under
+    ever new names, calls each and unregisters it, must not grow the broker's counters."""
+
+    class Echo:
+        def ping(self):
+            return 1
+
+    serving = broker.connect("churn")
+    for number in range(50):
+        name = "PyChurn%d" % number
+        serving.register_module(name, Echo())
+        assert broker.session.call(name, "ping") == 1
+        serving.unregister_module(name)
+    serving.close()
+    assert broker.session.call("ALMemory", "ping") is True
+    counted = broker.session.call("ServiceDirectory", "stats")["by_module"]
+    assert "ALMemory" in counted and not [name for name in counted if name.startswith("PyChurn")], counted
+
+
 def test_a_callers_time_limit_fails_the_call_with_its_name(broker):
     server = broker.connect("server")
     server.register_module("PySlow", Worker())

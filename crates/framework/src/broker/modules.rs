@@ -133,6 +133,7 @@ impl Broker {
             }
         };
         tracing::info!(module, "module unregistered");
+        self.inner.call_counts.forget(module);
         self.announce(module, false);
         for call in failed {
             let message = format!("{module}.{}: module {module} disconnected", call.method);

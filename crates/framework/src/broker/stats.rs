@@ -35,7 +35,8 @@ impl ModuleCalls {
 }
 
 /// Calls, errors and latencies per module: a map lookup and a few additions per call, an
-/// allocation only on a module's first call.
+/// allocation only on a module's first call. A module's entry goes with the module, so that a
+/// client registering modules under ever new names leaves nothing behind.
 #[derive(Default)]
 pub(super) struct CallCounts {
     by_module: RefCell<KeyedMap<String, ModuleCalls>>,
@@ -51,6 +52,11 @@ impl CallCounts {
             ModuleCalls { calls: 0, errors: 0, total_latency_us: 0, latency_buckets: [0; LATENCY_BUCKETS] };
         fresh.add(latency, ok);
         by_module.insert(module.to_owned(), fresh);
+    }
+
+    /// `module` left: its counters go with it.
+    pub(super) fn forget(&self, module: &str) {
+        self.by_module.borrow_mut().remove(module);
     }
 
     /// `{module: {calls, errors, total_latency_us, latency_buckets}}`.
