@@ -29,17 +29,29 @@ impl Envelope {
     /// [`Self::decode_limited`], a call's module and method names left in `frame`: what a
     /// broker routes a call by without copying its names.
     pub fn decode_frame<'a>(frame: &'a [u8], limits: &DecodeLimits) -> Result<Decoded<'a>, ProtocolError> {
-        if frame.len() > limits.max_frame_bytes {
-            return Err(ProtocolError::TooLarge { size: frame.len(), limit: limits.max_frame_bytes });
-        }
-        // rmpv spends 2 of its depth on each array or map and 3 on a string, binary or ext
-        // leaf; a value sits inside at most two containers (the envelope, an argument list).
-        // So a value nested max_value_depth levels always fits, and one nested 3 more never.
-        let depth = 2 * limits.max_value_depth + 7;
+        let depth = Self::tree_depth(frame, limits)?;
         if let Ok(decoded) = direct::call_or_reply(frame, depth.min(usize::from(u16::MAX)) as u16) {
             return Ok(decoded);
         }
         Self::decode_tree(frame, limits, depth).map(Decoded::Envelope)
+    }
+
+    /// [`Self::decode_limited`] by the general decoder alone, the direct path skipped: what
+    /// the fuzzer holds every envelope of the direct path to.
+    #[doc(hidden)]
+    pub fn decode_general(frame: &[u8], limits: &DecodeLimits) -> Result<Envelope, ProtocolError> {
+        Self::decode_tree(frame, limits, Self::tree_depth(frame, limits)?)
+    }
+
+    /// The depth rmpv may read `frame` to, once its size is within `max_frame_bytes`.
+    fn tree_depth(frame: &[u8], limits: &DecodeLimits) -> Result<usize, ProtocolError> {
+        if frame.len() > limits.max_frame_bytes {
+            return Err(ProtocolError::TooLarge { size: frame.len(), limit: limits.max_frame_bytes });
+        }
+        // rmpv spends 2 of its depth on each array or map, 3 on a string and 2 on a binary or
+        // ext leaf; a value sits inside at most two containers (the envelope, an argument list).
+        // So a value nested max_value_depth levels always fits, and one nested 3 more never.
+        Ok(2 * limits.max_value_depth + 7)
     }
 
     /// The general decoder: the frame read into rmpv's value tree, then each field checked.

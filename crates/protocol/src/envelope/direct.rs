@@ -3,8 +3,9 @@
 //! value tree of the envelope is built first, and no string goes through `read_to_end`.
 //!
 //! This path only ever accepts: a frame it does not take whole and well formed (another
-//! kind, an integer or header in a longer form than it reads, bad UTF-8, nesting past the
-//! limit, a length past the end, trailing bytes) goes to the general decoder in `decode.rs`,
+//! kind, an envelope header other than a fixarray of 5 or 3, a kind or id written as a
+//! signed integer, an ext value, bad UTF-8, nesting past the limit, a length past the end,
+//! trailing bytes) goes to the general decoder in `decode.rs`,
 //! which finds what is wrong and names it. So every bound and every error message is the
 //! general decoder's, and a frame this path accepts is one the general decoder would have
 //! decoded to the same envelope (`tests.rs` compares both on hostile and mutated frames).
