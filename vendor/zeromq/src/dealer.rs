@@ -184,6 +184,8 @@ impl DealerSendHalf {
             CachedSend::Sent => DealerTrySend::Sent,
             CachedSend::Full { message: Message::Message(message), .. }
             | CachedSend::Miss(Message::Message(message)) => DealerTrySend::NotNow(message),
+            // Only a `Message::Message` was handed over, so only one comes back: this arm
+            // exists for the other variants the type can hold, and is never taken.
             CachedSend::Full { .. } | CachedSend::Miss(_) => DealerTrySend::Disconnected,
             CachedSend::Disconnected { peer_id, .. } => {
                 backend.peer_disconnected(&peer_id);
