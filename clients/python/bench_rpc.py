@@ -104,7 +104,7 @@ def main():
         rows.append({"name": "libqi Python client → C++ ServiceDirectory.machineId", **theirs})
         note = "libqi measured in this run"
         ratio = theirs["p50"] / ours["p50"]
-    notes = [note, "libqi p50 / naobroker p50 = %.2f (target ≥ 1.5)" % ratio]
+    notes = [note, "libqi p50 / naobroker p50 = %.2f (target ≥ 2.5)" % ratio]
     if args.json:
         print(json.dumps({"benchmark": "rpc --python", "rows": rows, "notes": notes}))
         return

@@ -158,7 +158,11 @@ pub fn run(calls: usize, json: bool) {
         },
     ];
     let notes = vec![
-        format!("tcp p50 / floor p50 = {:.2} (target ≤ 1.3)", over_tcp.p50() / floor_p50),
+        format!(
+            "tcp p50 / raw zmq.rs echo p50 = {:.2} (target ≤ 1.3); tcp p50 / floor p50 = {:.2}",
+            over_tcp.p50() / zmq.p50(),
+            over_tcp.p50() / floor_p50
+        ),
         format!(
             "CURVE tcp p50 / loopback tcp p50 = {:.2}: what authentication and encryption cost",
             over_curve.p50() / over_tcp.p50()
