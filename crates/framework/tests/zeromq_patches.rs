@@ -70,6 +70,15 @@ fn handshake(identity: &str) -> Vec<u8> {
     bytes
 }
 
+/// A raw DEALER named `identity`, connected to the router on `port`, that said `hello`.
+fn greeted_peer(port: u16, identity: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut bytes = handshake(identity);
+    bytes.extend(frame(0, b"hello"));
+    stream.write_all(&bytes).unwrap();
+    stream
+}
+
 fn peer(identity: &str) -> PeerIdentity {
     identity.parse().unwrap()
 }
@@ -298,10 +307,7 @@ async fn disconnect_peer_closes_one_connection_and_drops_its_queue() {
     // A raw peer that says hello, then reads nothing until told to.
     let (start_reading, reading_allowed) = std_mpsc::channel::<()>();
     let slow_reader = tokio::task::spawn_blocking(move || {
-        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        let mut bytes = handshake("slow-reader");
-        bytes.extend(frame(0, b"hello"));
-        stream.write_all(&bytes).unwrap();
+        let mut stream = greeted_peer(port, "slow-reader");
         reading_allowed.recv().unwrap();
         read_until_closed(&mut stream)
     });
@@ -405,14 +411,7 @@ async fn a_peer_that_does_not_read_holds_at_most_its_send_queue() {
     // socket's only peer; neither reads.
     let (release, released) = std_mpsc::channel::<()>();
     let idle = tokio::task::spawn_blocking(move || {
-        let mut streams = Vec::new();
-        for identity in ["not-reading", "bystander"] {
-            let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-            let mut bytes = handshake(identity);
-            bytes.extend(frame(0, b"hello"));
-            stream.write_all(&bytes).unwrap();
-            streams.push(stream);
-        }
+        let _streams = ["not-reading", "bystander"].map(|identity| greeted_peer(port, identity));
         released.recv().unwrap();
     });
     for _ in 0..2 {
@@ -453,14 +452,7 @@ async fn try_send_to_queues_at_once_and_gives_back_what_does_not_fit() {
     let port = router.port;
     let (release, released) = std_mpsc::channel::<()>();
     let idle = tokio::task::spawn_blocking(move || {
-        let mut streams = Vec::new();
-        for identity in ["not-reading", "bystander"] {
-            let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-            let mut bytes = handshake(identity);
-            bytes.extend(frame(0, b"hello"));
-            stream.write_all(&bytes).unwrap();
-            streams.push(stream);
-        }
+        let _streams = ["not-reading", "bystander"].map(|identity| greeted_peer(port, identity));
         released.recv().unwrap();
     });
     for _ in 0..2 {
@@ -528,14 +520,7 @@ async fn try_send_to_never_overtakes_a_waiting_send() {
     let (start_reading, reading) = std_mpsc::channel::<usize>();
     let (bodies, read) = std_mpsc::channel::<Vec<u8>>();
     let reader = tokio::task::spawn_blocking(move || {
-        let mut streams = Vec::new();
-        for identity in ["slow", "bystander"] {
-            let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-            let mut bytes = handshake(identity);
-            bytes.extend(frame(0, b"hello"));
-            stream.write_all(&bytes).unwrap();
-            streams.push(stream);
-        }
+        let mut streams = ["slow", "bystander"].map(|identity| greeted_peer(port, identity));
         let slow = &mut streams[0];
         stream_greeting(slow);
         assert_eq!(read_body(slow), b"hello", "the router's echo");
