@@ -770,6 +770,30 @@ mod tests {
         (connected.unwrap(), accepted)
     }
 
+    /// The door relaying `sent` from a server that then closes to a viewer (its socket's
+    /// buffers small with `small_viewer`) that starts reading after `wait`: whether the viewer
+    /// was kept, and all it read.
+    async fn relay_until_closed(sent: &[u8], small_viewer: bool, wait: Duration) -> (bool, Vec<u8>) {
+        let (mut server, from_server) = pair(false).await;
+        let (mut viewer, to_viewer) = pair(small_viewer).await;
+        let counters = counters();
+        let watch = DescriptionWatch::default();
+        let closing = async {
+            server.write_all(sent).await.unwrap();
+            drop(server);
+        };
+        let reading = async {
+            tokio::time::sleep(wait).await;
+            let mut received = Vec::new();
+            viewer.read_to_end(&mut received).await.unwrap();
+            received
+        };
+        let relaying =
+            forward(from_server.into_split().0, to_viewer.into_split().1, &counters, BOUNDS, &watch);
+        let ((), kept, received) = tokio::join!(closing, relaying, reading);
+        (kept, received)
+    }
+
     fn counters() -> ViewerCounters {
         ViewerCounters {
             address: "127.0.0.1:1".parse().unwrap(),
@@ -803,10 +827,6 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn what_the_server_sent_before_closing_reaches_the_viewer() {
-        let (mut server, from_server) = pair(false).await;
-        let (mut viewer, to_viewer) = pair(true).await;
-        let counters = counters();
-        let watch = DescriptionWatch::default();
         let mut sent = SWITCHING.to_vec();
         for _ in 0..200 {
             sent.extend(data(10_000));
@@ -814,21 +834,9 @@ mod tests {
         // A status, then the close frame: what the SDK sends a client it disconnects.
         sent.extend(frame(0x81, br#"{"op":"status","level":2,"message":"backlog full"}"#));
         sent.extend(frame(0x88, &1000u16.to_be_bytes()));
-        let closing = async {
-            server.write_all(&sent).await.unwrap();
-            drop(server);
-        };
         // The viewer reads once everything else waits: the server has closed and the door has
         // seen it, with most of what it sent still queued.
-        let reading = async {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            let mut received = Vec::new();
-            viewer.read_to_end(&mut received).await.unwrap();
-            received
-        };
-        let relaying =
-            forward(from_server.into_split().0, to_viewer.into_split().1, &counters, BOUNDS, &watch);
-        let ((), kept, received) = tokio::join!(closing, relaying, reading);
+        let (kept, received) = relay_until_closed(&sent, true, Duration::from_millis(100)).await;
         assert!(kept);
         assert_eq!(received.len(), sent.len());
         assert!(received == sent, "everything the server sent, in order");
@@ -836,25 +844,10 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_refused_handshake_passes_through_unparsed() {
-        let (mut server, from_server) = pair(false).await;
-        let (mut viewer, to_viewer) = pair(false).await;
-        let counters = counters();
-        let watch = DescriptionWatch::default();
         // A body that, parsed as frames, would be a frame cut short: lost at the close.
         let body = "Not a WebSocket request: missing sec-websocket-key";
         let sent = format!("HTTP/1.1 400 Bad Request\r\ncontent-length: {}\r\n\r\n{body}", body.len());
-        let closing = async {
-            server.write_all(sent.as_bytes()).await.unwrap();
-            drop(server);
-        };
-        let reading = async {
-            let mut received = Vec::new();
-            viewer.read_to_end(&mut received).await.unwrap();
-            received
-        };
-        let relaying =
-            forward(from_server.into_split().0, to_viewer.into_split().1, &counters, BOUNDS, &watch);
-        let ((), kept, received) = tokio::join!(closing, relaying, reading);
+        let (kept, received) = relay_until_closed(sent.as_bytes(), false, Duration::ZERO).await;
         assert!(kept);
         assert_eq!(String::from_utf8(received).unwrap(), sent);
     }
