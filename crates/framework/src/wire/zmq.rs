@@ -11,7 +11,9 @@ mod endpoints;
 use std::rc::Rc;
 
 use bytes::Bytes;
-use naobroker_protocol::{CallFrame, Decoded, Envelope, Role, OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION};
+use naobroker_protocol::{
+    CallFrame, Decoded, Envelope, Role, Value, OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION,
+};
 use zeromq::util::PeerIdentity;
 use zeromq::{CurvePublicKey, RouterRecvHalf, RouterSendHalf, SocketRecv, ZmqMessage};
 
@@ -125,11 +127,14 @@ fn on_message(broker: &WirePort, socket: &Socket, message: ZmqMessage) {
     }
 }
 
+/// A callback subscription's message as the ALMemory call it stands for.
+fn memory_call<'a>(id: u64, (method, args): (&'static str, Vec<Value>)) -> Request<'a> {
+    Request::Call { id, module: MEMORY_MODULE, method, args, post: false }
+}
+
 /// Hand what an envelope asks to the broker; nothing when there is nothing to do (a
 /// heartbeat, or a message refused here).
 fn on_envelope(broker: &WirePort, client: ClientId, envelope: Envelope) {
-    // A callback subscription's call, which the request borrows.
-    let (callback_method, callback_args);
     let request = match envelope {
         Envelope::Hello { version, client: name, session, role } => {
             if !(OLDEST_PROTOCOL_VERSION..=PROTOCOL_VERSION).contains(&version) {
@@ -165,24 +170,10 @@ fn on_envelope(broker: &WirePort, client: ClientId, envelope: Envelope) {
         Envelope::Heartbeat => return,
         Envelope::Goodbye { id } => Request::Goodbye { id },
         Envelope::SubscribeCallback { id, subscription } => {
-            (callback_method, callback_args) = callback::subscribe_call(subscription);
-            Request::Call {
-                id,
-                module: MEMORY_MODULE,
-                method: callback_method,
-                args: callback_args,
-                post: false,
-            }
+            memory_call(id, callback::subscribe_call(subscription))
         }
         Envelope::UnsubscribeCallback { id, event, module } => {
-            (callback_method, callback_args) = callback::unsubscribe_call(event, module);
-            Request::Call {
-                id,
-                module: MEMORY_MODULE,
-                method: callback_method,
-                args: callback_args,
-                post: false,
-            }
+            memory_call(id, callback::unsubscribe_call(event, module))
         }
         Envelope::Welcome { .. } | Envelope::Event { .. } | Envelope::Callback { .. } => {
             let message = "Welcome, Event and Callback are sent by the broker only".to_owned();
