@@ -95,26 +95,45 @@ impl TestBroker {
     /// Run the broker under `wrapper` (e.g. `setpriv` dropping a capability).
     pub fn start_wrapped(wrapper: &[&str], top_extra: &str, dcm_extra: &str) -> TestBroker {
         let dir = scratch_dir("broker");
-        let url = format!("tcp://127.0.0.1:{}", free_port());
         let config = dir.join("broker.toml");
         let has_clock = dcm_extra.contains("clock");
         let has_priority = dcm_extra.contains("priority");
-        std::fs::write(
-            &config,
-            format!(
-                "{top_extra}\n[broker]\nlisten = [\"{url}\"]\n\n[dcm]\n{}{}{dcm_extra}\n",
-                if has_priority { "" } else { "priority = 0\n" },
-                if has_clock { "" } else { "clock = \"manual\"\n" }
-            ),
-        )
-        .unwrap();
-        let wrapper = wrapper.iter().map(|w| w.to_string()).collect();
-        let mut broker = TestBroker { url, dir, config, wrapper, process: None };
-        broker.launch();
-        broker
+        // A free port is free when drawn: another test's broker may take it first. This one
+        // then cannot listen, and draws another.
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let url = format!("tcp://127.0.0.1:{}", free_port());
+            std::fs::write(
+                &config,
+                format!(
+                    "{top_extra}\n[broker]\nlisten = [\"{url}\"]\n\n[dcm]\n{}{}{dcm_extra}\n",
+                    if has_priority { "" } else { "priority = 0\n" },
+                    if has_clock { "" } else { "clock = \"manual\"\n" }
+                ),
+            )
+            .unwrap();
+            let wrapper = wrapper.iter().map(|w| w.to_string()).collect();
+            let mut broker =
+                TestBroker { url, dir: dir.clone(), config: config.clone(), wrapper, process: None };
+            match broker.try_launch() {
+                Ok(()) => return broker,
+                Err(exited) if attempts < 5 && exited.contains("cannot listen on") => continue,
+                Err(exited) => panic!("naobroker exited {exited}"),
+            }
+        }
     }
 
     fn launch(&mut self) {
+        if let Err(exited) = self.try_launch() {
+            panic!("naobroker exited {exited}");
+        }
+    }
+
+    /// Start the broker and wait until it is ready: its own log says so (another process may
+    /// answer on its port) and it answers a ping. `Err` with its exit status and log when it
+    /// exited first.
+    fn try_launch(&mut self) -> Result<(), String> {
         let log = std::fs::File::create(self.dir.join("broker.log")).unwrap();
         let mut command = match self.wrapper.split_first() {
             Some((program, args)) => {
@@ -128,12 +147,13 @@ impl TestBroker {
             Some(Process::spawn(command.arg("--config").arg(&self.config).stdout(Stdio::null()).stderr(log)));
         let started = Instant::now();
         loop {
-            let output = self.naocli(&["call", "ServiceDirectory.ping"]);
-            if output.status.success() {
-                return;
+            if self.log().contains("naobroker ready")
+                && self.naocli(&["call", "ServiceDirectory.ping"]).status.success()
+            {
+                return Ok(());
             }
             if let Some(status) = self.process.as_mut().and_then(|p| p.child.try_wait().unwrap()) {
-                panic!("naobroker exited with {status}: {}", self.log());
+                return Err(format!("with {status}: {}", self.log()));
             }
             assert!(started.elapsed() < Duration::from_secs(20), "broker not ready: {}", self.log());
             std::thread::sleep(Duration::from_millis(50));
