@@ -234,6 +234,34 @@ async fn replies_reach_the_right_client_among_many() {
     futures::future::join_all(calls).await;
 }
 
+/// A call under way when the broker falls silent ends with the caller's own kind, connection
+/// lost, not as a failure some module answered: a caller can tell "try again" from "no".
+#[actix_rt::test]
+async fn a_call_under_way_when_the_broker_falls_silent_is_connection_lost() {
+    let url = free_url();
+    let mut silent_broker = zeromq::RouterSocket::new();
+    silent_broker.bind(&url).await.unwrap();
+    let welcome_and_fall_silent = async {
+        let hello = silent_broker.recv().await.unwrap();
+        let welcome = Envelope::Welcome { version: naobroker_protocol::PROTOCOL_VERSION, heartbeat_ms: 1000 };
+        let mut answer = ZmqMessage::from(hello.get(0).unwrap().clone());
+        answer.push_back(welcome.encode().into());
+        silent_broker.send(answer).await.unwrap();
+        let call = silent_broker.recv().await.unwrap();
+        Envelope::decode(call.get(1).unwrap(), usize::MAX).unwrap()
+    };
+    let call_and_wait = async {
+        let session = ClientSession::connect(&url, "caller").await.unwrap();
+        let error = session.call("Local", "whoami", vec![], false).await.unwrap_err();
+        session.close();
+        error
+    };
+    let (error, call) = tokio::join!(call_and_wait, welcome_and_fall_silent);
+    assert!(matches!(call, Envelope::Call { ref method, .. } if method == "whoami"), "{call:?}");
+    assert_eq!(error.kind, ErrorKind::ConnectionLost, "{error}");
+    assert!(error.message.contains("connection to the broker lost"), "{error}");
+}
+
 #[actix_rt::test]
 async fn calls_wait_while_the_callee_lives_and_fail_when_it_dies() {
     let url = free_url();
@@ -246,6 +274,7 @@ async fn calls_wait_while_the_callee_lives_and_fail_when_it_dies() {
     impatient.set_call_timeout(Some(Duration::from_millis(100)));
     let error = impatient.call("Other", "never", vec![], false).await.unwrap_err();
     assert_eq!(error.message, "Other.never timed out after 100 ms");
+    assert_eq!(error.kind, ErrorKind::TimedOut);
     let within = Some(Duration::from_millis(150));
     let error = other_session(&other).call_within("Other", "never", vec![], false, within).await.unwrap_err();
     assert_eq!(error.message, "Other.never timed out after 150 ms");

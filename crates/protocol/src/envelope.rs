@@ -190,7 +190,7 @@ impl Envelope {
             Envelope::Error { id, message, kind } => {
                 let mut items = vec![Self::ERROR.into(), (*id).into(), s(message)];
                 // A failure goes in the short form, which peers from before kinds read too.
-                if *kind != ErrorKind::Failed {
+                if kind.code() != ErrorKind::Failed.code() {
                     items.push(kind.code().into());
                 }
                 items

@@ -14,13 +14,19 @@ pub enum ErrorKind {
     Refused,
     /// No module, method, key, event or task of that name (kind 3).
     NotFound,
+    /// The caller's own time limit passed before the answer came. Decided by the caller,
+    /// never by a peer: a call that passes it on sends it as a failure (kind 0).
+    TimedOut,
+    /// The connection to the broker was not there, or dropped, with the call under way.
+    /// Decided by the caller, and sent on as a failure (kind 0), like [`ErrorKind::TimedOut`].
+    ConnectionLost,
 }
 
 impl ErrorKind {
-    /// The number the kind has on the wire.
+    /// The number the kind has on the wire; the caller's own kinds are failures there.
     pub fn code(self) -> u64 {
         match self {
-            ErrorKind::Failed => 0,
+            ErrorKind::Failed | ErrorKind::TimedOut | ErrorKind::ConnectionLost => 0,
             ErrorKind::BadArgument => 1,
             ErrorKind::Refused => 2,
             ErrorKind::NotFound => 3,
@@ -45,6 +51,8 @@ impl ErrorKind {
             ErrorKind::BadArgument => "bad argument",
             ErrorKind::Refused => "refused",
             ErrorKind::NotFound => "not found",
+            ErrorKind::TimedOut => "timed out",
+            ErrorKind::ConnectionLost => "connection lost",
         }
     }
 }

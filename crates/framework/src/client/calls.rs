@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::FutureExt;
-use naobroker_protocol::{Envelope, Value};
+use naobroker_protocol::{Envelope, ErrorKind, Value};
 use tokio::sync::{mpsc, oneshot};
 use zeromq::{DealerTrySend, SocketSend, ZmqMessage};
 
@@ -189,15 +189,20 @@ impl Answer {
         };
         if !sent {
             forget();
-            return Err(CallError::new(format!("{what}: not connected to the broker")));
+            return Err(CallError::of(
+                ErrorKind::ConnectionLost,
+                format!("{what}: not connected to the broker"),
+            ));
         }
-        let lost = |_| CallError::new(format!("{what}: connection to the broker lost"));
+        let lost =
+            |_| CallError::of(ErrorKind::ConnectionLost, format!("{what}: connection to the broker lost"));
         let Some(timeout) = timeout else { return receiver.await.map_err(lost)? };
         match tokio::time::timeout(timeout, receiver).await {
             Ok(answer) => answer.map_err(lost)?,
             Err(_) => {
                 forget();
-                Err(CallError::new(format!("{what} timed out after {} ms", timeout.as_millis())))
+                let message = format!("{what} timed out after {} ms", timeout.as_millis());
+                Err(CallError::of(ErrorKind::TimedOut, message))
             }
         }
     }

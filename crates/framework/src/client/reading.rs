@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use naobroker_protocol::{
-    Envelope, ProtocolError, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS,
+    Envelope, ErrorKind, ProtocolError, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS,
     PROTOCOL_VERSION,
 };
 use tokio::sync::mpsc;
@@ -56,7 +56,8 @@ impl ClientSession {
         *self.inner.writer.borrow_mut() = Writer::Disconnected;
         let pending: Vec<_> = self.inner.pending.borrow_mut().drain().collect();
         for (_, sender) in pending {
-            let _ = sender.send(Err(CallError::new("connection to the broker lost")));
+            let lost = CallError::of(ErrorKind::ConnectionLost, "connection to the broker lost");
+            let _ = sender.send(Err(lost));
         }
     }
 

@@ -117,6 +117,11 @@ fn error_kinds_are_a_trailing_field_that_old_errors_lack() {
     assert_eq!(not_found.encode(), b"\x94\x05\x07\xa2no\x03");
     let newer = Envelope::decode(b"\x94\x05\x07\xa2no\x09", 100).unwrap();
     assert_eq!(newer, failed);
+    // The caller's own kinds are failures to anyone it passes them on to.
+    for kind in [ErrorKind::TimedOut, ErrorKind::ConnectionLost] {
+        let passed_on = Envelope::Error { id: 7, message: "no".into(), kind };
+        assert_eq!(passed_on.encode(), b"\x93\x05\x07\xa2no");
+    }
     let bad = Envelope::decode(b"\x94\x05\x07\xa2no\xa1x", 100).unwrap_err();
     assert!(bad.to_string().contains("field kind must be an unsigned integer"), "{bad}");
 }
