@@ -24,6 +24,7 @@ def _sleep_in_dcm_time(seconds):
 
 
 _time.sleep = _sleep_in_dcm_time
+print("sleeping in DCM time", flush=True)
 '''
 
 TASK_MANAGEMENT_1 = '''# -*- encoding: UTF-8 -*-
@@ -150,6 +151,9 @@ def run_in_dcm_time(broker, script, sample, most_cycles):
     """Run `script` with its sleeps in DCM time, stepping one motion cycle (two DCM cycles)
     at a time for at most `most_cycles` DCM cycles: its output, and `sample()` each cycle."""
     process = start(broker, DCM_TIME_SLEEP + script)
+    # Stepping starts once the script is connected: the interpreter's start takes wall time
+    # that the steps would otherwise spend (faster calls spent all of them before it ended).
+    started = process.stdout.readline()
     samples = []
     for _ in range(most_cycles // 2):
         if process.poll() is not None:
@@ -157,12 +161,13 @@ def run_in_dcm_time(broker, script, sample, most_cycles):
         broker.step(2)
         samples.append(sample())
     out, err = process.communicate(timeout=30)
-    assert process.returncode == 0, out + err
+    assert process.returncode == 0, started + out + err
     return out, samples
 
 
-def run_tracing_head_yaw(broker, example, most_cycles=4000):
-    """Run the example, stepping one motion cycle at a time: HeadYaw's command each cycle."""
+def run_tracing_head_yaw(broker, example, most_cycles=16000):
+    """Run the example, stepping one motion cycle at a time: HeadYaw's command each cycle.
+    The steps are bounded generously: the script may pause (its host is busy) while they go on."""
     head_yaw = lambda: broker.session.call("ALMemory", "getData", YAW)  # noqa: E731
     return run_in_dcm_time(broker, example, head_yaw, most_cycles)
 

@@ -1,0 +1,77 @@
+"""The main connection without keys: ZMTP on a plain socket (naobroker/wire.py), shared by
+threads, with frames of any length, and opened again after the broker restarts."""
+
+import threading
+
+import pytest
+
+from conftest import free_port, wait_for
+from naobroker import NaobrokerError, Session, wire
+
+
+def test_without_keys_the_main_connection_is_a_plain_socket(broker):
+    assert isinstance(broker.session._wire, wire.PlainDealer)
+
+
+def test_threads_calling_at_once_each_get_their_own_answers(broker):
+    """Eight threads share one session (one socket) while it also serves a module that calls
+    back into the broker and takes events: every call gets its own answer."""
+    session = broker.connect("shared")
+    events = []
+    session.subscribe("Py/Tick", lambda name, value: events.append(value))
+
+    class Relay:
+        def relay(self, key):
+            return session.call("ALMemory", "getData", key)
+
+    session.register_module("PyRelay", Relay())
+    failures = []
+
+    def work(number):
+        try:
+            key = "Py/Thread%d" % number
+            for round_number in range(150):
+                value = [number, round_number, "x" * (number * 40)]  # some frames past 255 bytes
+                session.call("ALMemory", "insertData", key, value)
+                assert session.call("ALMemory", "getData", key) == value
+                if round_number % 25 == 0:
+                    assert session.call("PyRelay", "relay", key) == value
+                    session.call("ALMemory", "raiseEvent", "Py/Tick", [number, round_number])
+        except BaseException as error:  # reported below, with the thread's number
+            failures.append((number, repr(error)))
+
+    threads = [threading.Thread(target=work, args=(number,)) for number in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert failures == []
+    raised = {(number, round_number) for number in range(8) for round_number in range(0, 150, 25)}
+    session.call("ALMemory", "raiseEvent", "Py/Tick", "end")
+    wait_for(lambda: "end" in events, "the last event")
+    assert {tuple(value) for value in events if value != "end"} == raised
+    session.close()
+
+
+def test_a_frame_of_half_a_megabyte_goes_both_ways(broker):
+    """Long ZMTP frames (8-byte lengths) that take many reads to arrive."""
+    value = bytes(range(256)) * 2048
+    broker.session.call("ALMemory", "insertData", "Py/Large", value)
+    assert broker.session.call("ALMemory", "getData", "Py/Large") == value
+
+
+def test_an_idle_session_calls_again_at_once_after_a_broker_restart(broker):
+    """No thread reads an idle session's socket: the liveness connection's drop makes the
+    session look at it, so the first call after the restart opens a new connection instead
+    of failing on the old one's end."""
+    idle = broker.connect("idle")
+    assert idle._reader is None
+    broker.restart()
+    assert idle.call("ALMemory", "getData", "DCM/Time") is not None
+    idle.close()
+
+
+def test_a_session_to_a_port_nobody_listens_on_names_it():
+    url = "tcp://127.0.0.1:%d" % free_port()
+    with pytest.raises(NaobrokerError, match="^cannot reach a broker at %s " % url):
+        Session(url, "nobody")
