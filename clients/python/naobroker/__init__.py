@@ -4,7 +4,11 @@ Written from docs/protocol.md.
 
 Calls. A call is sent and its reply read on the caller's thread: whoever owns the socket
 reads it and dispatches everything that arrives (other threads' replies, events, calls to
-served modules), and hands the socket over when another thread wants to send. There is no
+served modules), and hands the socket over when another thread wants to send. Without
+CURVE keys that socket is a plain TCP (or Unix) socket speaking ZMTP itself (wire.py), so a
+call is one write and one read with no libzmq I/O thread to wake; with keys it is libzmq's.
+When the broker goes away a plain connection is opened again by the thread that next owns
+the socket, every 0.1 s until the broker is back (libzmq does the same by itself). There is no
 default time limit: a call waits as long as the connection lives. Give one per session
 (``Session(url, timeout=5.0)``) or per call (``session.call("ALMotion", "moveTo", x, y, t,
 timeout=20.0)``, ``None`` = wait forever); past it the call raises ``CallTimeout``
@@ -441,12 +445,20 @@ class Session:
             if self._closed:
                 raise NaobrokerError("%s: session closed" % label)
             self._pending[request_id] = waiter
-            self._take_socket(label)
+            if self._owner is None and not self._claims:
+                self._owner = waiter.thread
+            else:
+                self._take_socket(label)
         try:
             if self._chores:
                 self._do_chores()
-            if self._wire.connected:
-                self._send(frame)
+            connection = self._wire
+            if connection.connected:
+                try:
+                    connection.send(frame)
+                except wire.Lost as error:
+                    self._lose(error)
+                self._last_sent = time.monotonic()
             else:  # sent after the Hello, once the connection is open again
                 with lock:
                     self._outbox.append((self._generation, frame))
@@ -499,7 +511,8 @@ class Session:
             with self._lock:
                 if not self._chores or done:
                     self._owner = None
-                    self._state.notify_all()
+                    if self._state._waiters:  # Condition's own list: none waits, most calls
+                        self._state.notify_all()
                     return
             # Chores left when the connection cannot be opened now: the next owner tries.
             done = not self._do_chores()

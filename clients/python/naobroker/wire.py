@@ -62,6 +62,10 @@ def _frame(body, flags=0):
     return bytes([flags | _LONG]) + struct.pack(">Q", len(body)) + body
 
 
+# The header of each short message frame, made once.
+_SHORT_HEADERS = [bytes([0, length]) for length in range(256)]
+
+
 READY = _frame(b"\x05READY" + _property(b"Socket-Type", b"DEALER"), _COMMAND)
 
 
@@ -84,13 +88,10 @@ class PlainDealer:
         self._address = plain_address(url)
         self._wake_fd = wake_fd
         self._socket = None
+        self.connected = False
         self._buffer = bytearray()
         self._poll = select.poll()
         self._poll.register(wake_fd, select.POLLIN)
-
-    @property
-    def connected(self):
-        return self._socket is not None
 
     def open(self, timeout):
         """Connect and run ZMTP's handshake within `timeout` seconds. Raises OSError when
@@ -132,6 +133,7 @@ class PlainDealer:
             connection.close()
             raise
         self._socket = connection
+        self.connected = True
         self._poll.register(connection.fileno(), select.POLLIN)
 
     def _parse(self, buffer, commands=False):
@@ -157,8 +159,11 @@ class PlainDealer:
 
     def wait(self, timeout_ms):
         """Wait for frames or a wake-up; True when the connection has something to read."""
+        ready = self._poll.poll(timeout_ms)
+        if len(ready) == 1 and ready[0][0] != self._wake_fd:  # the usual case, in short
+            return True
         readable = False
-        for fd, _ in self._poll.poll(timeout_ms):
+        for fd, _ in ready:
             if fd == self._wake_fd:
                 drain(fd)
             else:
@@ -180,13 +185,18 @@ class PlainDealer:
             raise Lost(str(error)) from error
         if not chunk:
             raise Lost("the broker closed the connection")
+        if not self._buffer and chunk[0] == 0 and len(chunk) == chunk[1] + 2:
+            return [chunk[2:]]  # the usual case: one short message, whole
         buffer = self._buffer
         buffer += chunk
         return self._parse(buffer)
 
     def send(self, frame):
         try:
-            self._socket.sendall(_frame(frame))
+            if len(frame) < 256:
+                self._socket.sendall(_SHORT_HEADERS[len(frame)] + frame)
+            else:
+                self._socket.sendall(_frame(frame))
         except OSError as error:
             raise Lost(str(error)) from error
 
@@ -214,6 +224,7 @@ class PlainDealer:
             self._poll.unregister(self._socket.fileno())
             self._socket.close()
             self._socket = None
+            self.connected = False
         self._buffer = bytearray()
 
     def close(self, last_frame=None):

@@ -1,11 +1,12 @@
 """The main connection without keys: ZMTP on a plain socket (naobroker/wire.py), shared by
 threads, with frames of any length, and opened again after the broker restarts."""
 
+import subprocess
 import threading
 
 import pytest
 
-from conftest import free_port, wait_for
+from conftest import broker_binary, free_port, wait_for
 from naobroker import NaobrokerError, Session, wire
 
 
@@ -75,3 +76,27 @@ def test_a_session_to_a_port_nobody_listens_on_names_it():
     url = "tcp://127.0.0.1:%d" % free_port()
     with pytest.raises(NaobrokerError, match="^cannot reach a broker at %s " % url):
         Session(url, "nobody")
+
+
+def test_an_ipc_endpoint_is_served_by_the_plain_socket(tmp_path):
+    url = "ipc://%s" % (tmp_path / "broker.sock")
+    config = tmp_path / "broker.toml"
+    config.write_text(
+        '[broker]\nlisten = ["%s"]\n[dcm]\nclock = "manual"\npriority = 0\nstart_time_ms = 0\n' % url
+    )
+    process = subprocess.Popen([broker_binary(), "--config", str(config)], stderr=subprocess.DEVNULL)
+    try:
+        session = wait_for(lambda: connected(url), "the broker on %s" % url)
+        assert isinstance(session._wire, wire.PlainDealer)
+        assert session.call("ALMemory", "getData", "DCM/Time") == 0
+        session.close()
+    finally:
+        process.kill()
+        process.wait()
+
+
+def connected(url):
+    try:
+        return Session(url, "ipc")
+    except NaobrokerError:
+        return None
