@@ -12,7 +12,7 @@ Both give the session one shape: ``wait`` polls the connection and the session's
 ``receive`` returns the frames that arrived, ``send`` writes one (``send_nowait`` drops it
 when the connection cannot take it now). Only the thread owning the main socket calls them.
 A ``PlainDealer`` that finds its connection gone raises ``Lost``; the session then calls
-``drop`` and, to say Hello again, ``reopen``. libzmq reconnects by itself: ``ZmqDealer``
+``drop`` and, to say Hello again, ``open``. libzmq reconnects by itself: ``ZmqDealer``
 reports a lost connection through its monitor, read by the liveness thread.
 """
 
@@ -26,7 +26,7 @@ from zmq.utils.monitor import recv_monitor_message
 
 # The ZMTP 3.0 greeting of a client with NULL security: signature, version 3.0, mechanism.
 GREETING = b"\xff" + bytes(8) + b"\x7f\x03\x00" + b"NULL".ljust(20, b"\x00") + bytes(32)
-_MORE, _LONG, _COMMAND = 0x01, 0x02, 0x04
+_LONG, _COMMAND = 0x02, 0x04  # ZMTP frame flags (a message's MORE flag is not needed here)
 _READ_BYTES = 65536
 HANDSHAKE_FAILED = {
     zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "the handshake failed (with CURVE: is the server key the broker's?)",
@@ -70,13 +70,13 @@ READY = _frame(b"\x05READY" + _property(b"Socket-Type", b"DEALER"), _COMMAND)
 
 
 def plain_address(url):
-    """(family, address) for a URL this transport serves, else None."""
+    """("ipc", path) or ("tcp", (host, port)) for a URL this transport serves, else None."""
     if url.startswith("ipc://"):
-        return socket.AF_UNIX, url[len("ipc://"):]
+        return "ipc", url[len("ipc://"):]
     if url.startswith("tcp://"):
         host, _, port = url[len("tcp://"):].rpartition(":")
         if host and port.isdigit():
-            return socket.AF_INET6 if host.startswith("[") else socket.AF_INET, (host.strip("[]"), int(port))
+            return "tcp", (host.strip("[]"), int(port))
     return None
 
 
@@ -96,13 +96,20 @@ class PlainDealer:
     def open(self, timeout):
         """Connect and run ZMTP's handshake within `timeout` seconds. Raises OSError when
         nothing answers at the URL, Refused when what answers is no NULL-security broker."""
-        family, address = self._address
-        connection = socket.socket(family, socket.SOCK_STREAM)
+        scheme, address = self._address
+        if scheme == "ipc":
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                connection.settimeout(timeout)
+                connection.connect(address)
+            except BaseException:
+                connection.close()
+                raise
+        else:
+            connection = socket.create_connection(address, timeout)
+            connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
             connection.settimeout(timeout)
-            connection.connect(address)
-            if family != socket.AF_UNIX:
-                connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             connection.sendall(GREETING + READY)
             received = bytearray()
 
