@@ -22,7 +22,9 @@ in one long C call stops every thread of the process): only the process's end, o
 machine's, closes it. That thread also watches
 the broker: when the TCP connection drops (broker stopped or restarted) the calls under
 way fail with ``ConnectionLost`` ("ALMotion.moveTo: connection to the broker at ... lost"),
-and so do they when the broker says nothing for 3 s. Whenever the broker has forgotten
+and so do they when the broker says nothing for 3 s. (A plain main connection's end is
+seen by the thread reading it; when none does, by the liveness thread once its own
+connection dropped.) Whenever the broker has forgotten
 this client (it restarted, or it dropped us: its next message is a Welcome we did not ask
 for), the session says Hello again and restores by itself its modules, its event streams
 and the NAOqi callbacks it subscribed with ``subscribe_callback`` (the protocol's
