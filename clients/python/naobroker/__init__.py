@@ -236,6 +236,7 @@ class Session:
         self._lock = threading.RLock()
         self._state = threading.Condition(self._lock)
         self._owner = None  # the thread that may use the main socket now
+        self._sleepers = 0  # threads waiting on _state
         self._claims = 0  # threads waiting to own it, to send
         self._pending = {}
         self._outbox = collections.deque()  # (generation, frame)
@@ -402,7 +403,7 @@ class Session:
                 thread.join(2)
         with self._state:
             while self._owner is not None and self._owner != threading.get_ident():
-                self._state.wait(0.1)
+                self._sleep(0.1)
             self._owner = threading.get_ident()
         # The broker forgets this session at once instead of waiting out its silence (its
         # answer is not awaited).
@@ -442,7 +443,7 @@ class Session:
         frame = _encode(items)
         waiter = _Waiter(label)
         deadline = None if timeout is None else time.monotonic() + timeout
-        state, lock = self._state, self._lock
+        lock = self._lock
         with lock:
             if self._closed:
                 raise NaobrokerError("%s: session closed" % label)
@@ -478,7 +479,7 @@ class Session:
                     if self._owner is None and not self._claims:
                         self._owner = threading.get_ident()
                         break
-                    state.wait(None if deadline is None else deadline - now)
+                    self._sleep(None if deadline is None else deadline - now)
             if not waiter.done:
                 try:
                     self._read(waiter, deadline)
@@ -501,10 +502,18 @@ class Session:
                 if self._closed:
                     raise NaobrokerError("%s: session closed" % label)
                 _wake(self._wake_write)
-                self._state.wait()
+                self._sleep()
         finally:
             self._claims -= 1
         self._owner = threading.get_ident()
+
+    def _sleep(self, timeout=None):
+        """Called with _state held: wait on it, counted in _sleepers."""
+        self._sleepers += 1
+        try:
+            self._state.wait(timeout)
+        finally:
+            self._sleepers -= 1
 
     def _release_socket(self):
         """Send what others left in the outbox, then let go of the socket."""
@@ -513,7 +522,7 @@ class Session:
             with self._lock:
                 if not self._chores or done:
                     self._owner = None
-                    if self._state._waiters:  # Condition's own list: none waits, most calls
+                    if self._sleepers:  # most calls: none waits, and notify_all costs 0.7 us
                         self._state.notify_all()
                     return
             # Chores left when the connection cannot be opened now: the next owner tries.
@@ -694,7 +703,7 @@ class Session:
         while True:
             with self._state:
                 while not self._closed and (self._owner is not None or self._claims):
-                    self._state.wait()
+                    self._sleep()
                 if self._closed:
                     return
                 self._owner = me
