@@ -4,7 +4,9 @@ Written from docs/protocol.md.
 
 Calls. A call is sent and its reply read on the caller's thread: whoever owns the socket
 reads it and dispatches everything that arrives (other threads' replies, events, calls to
-served modules), and hands the socket over when another thread wants to send. Without
+served modules), and hands the socket over when another thread wants to send. The caller
+polls for its reply for up to 100 us before it sleeps (``Session(url, spin=0)`` sleeps at
+once): on a VM, waking a sleeping thread can cost more than the whole call. Without
 CURVE keys that socket is a plain TCP (or Unix) socket speaking ZMTP itself (wire.py), so a
 call is one write and one read with no libzmq I/O thread to wake; with keys it is libzmq's.
 When the broker goes away a plain connection is opened again by the thread that next owns
@@ -111,6 +113,10 @@ REOPEN_S = 1.0
 REOPEN_AGAIN_S = 0.1
 # How long the liveness thread, its own connection dropped, watches an unread main one end.
 MAIN_END_S = 0.1
+# How long a caller polls for its reply before it sleeps: on a VM a sleeping thread's wake-up
+# can cost 50-100 us, more than a whole call when the broker is near; the poll spends at most
+# this much CPU per call. Session(spin=0) always sleeps.
+SPIN_S = 100e-6
 
 log = logging.getLogger("naobroker")
 _UNSET = object()
@@ -223,10 +229,12 @@ class Session:
         for session in sessions:
             session.close()
 
-    def __init__(self, url, name="python", timeout=None, server_key=None, public_key=None, secret_key=None):
+    def __init__(self, url, name="python", timeout=None, server_key=None, public_key=None, secret_key=None,
+                 spin=SPIN_S):
         self.url = url
         self.name = name
         self.timeout = timeout
+        self.spin = spin
         self._credentials = curve_credentials(server_key, public_key, secret_key)
         self._session_id = os.urandom(16)
         self._ids = itertools.count(1)
@@ -605,6 +613,7 @@ class Session:
         """As the socket's owner: read and dispatch until `waiter` is answered, another
         thread claims the socket, the deadline passes or the session closes."""
         connection = self._wire
+        spin = self.spin if waiter is not None else 0  # once per read, for a reply only
         while waiter is None or not waiter.done:
             if self._claims or self._closed:
                 return
@@ -622,7 +631,12 @@ class Session:
                 if now >= deadline:
                     return
                 wait = min(wait, deadline - now)
-            if not connection.wait(int(wait * 1000) + 1):
+            if spin:
+                ready = self._spin(connection, min(spin, wait))
+                spin = 0
+                if not ready:  # back to the loop's checks (a claim may have woken us) first
+                    continue
+            elif not connection.wait(int(wait * 1000) + 1):
                 continue
             try:
                 frames = connection.receive()
@@ -637,6 +651,16 @@ class Session:
                     log.warning("unreadable frame from %s: %s", self.url, error)
                     continue
                 self._dispatch(kind, message)
+
+    def _spin(self, connection, seconds):
+        """Poll the connection without sleeping for up to `seconds`: True once it is readable;
+        False at the end, or as soon as another thread claims the socket."""
+        end = time.perf_counter() + seconds
+        poll = connection.wait
+        while not self._claims and time.perf_counter() < end:
+            if poll(0):
+                return True
+        return False
 
     def _dispatch(self, kind, message):
         if kind == REPLY or kind == ERROR:

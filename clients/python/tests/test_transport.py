@@ -7,17 +7,19 @@ import threading
 import pytest
 
 from conftest import broker_binary, free_port, wait_for
-from naobroker import NaobrokerError, Session, wire
+from naobroker import SPIN_S, NaobrokerError, Session, wire
 
 
 def test_without_keys_the_main_connection_is_a_plain_socket(broker):
     assert isinstance(broker.session._wire, wire.PlainDealer)
 
 
-def test_threads_calling_at_once_each_get_their_own_answers(broker):
+@pytest.mark.parametrize("spin", [0, SPIN_S], ids=["sleeping", "polling"])
+def test_threads_calling_at_once_each_get_their_own_answers(broker, spin):
     """Eight threads share one session (one socket) while it also serves a module that calls
-    back into the broker and takes events: every call gets its own answer."""
-    session = broker.connect("shared")
+    back into the broker and takes events: every call gets its own answer, whether callers
+    sleep at once or poll a while for their replies."""
+    session = broker.connect("shared", spin=spin)
     events = []
     session.subscribe("Py/Tick", lambda name, value: events.append(value))
 
