@@ -4,7 +4,13 @@ Written from docs/protocol.md.
 
 Calls. A call is sent and its reply read on the caller's thread: whoever owns the socket
 reads it and dispatches everything that arrives (other threads' replies, events, calls to
-served modules), and hands the socket over when another thread wants to send. There is no
+served modules), and hands the socket over when another thread wants to send. The caller
+polls for its reply for up to 100 us before it sleeps (``Session(url, spin=0)`` sleeps at
+once): on a VM, waking a sleeping thread can cost more than the whole call. Without
+CURVE keys that socket is a plain TCP (or Unix) socket speaking ZMTP itself (wire.py), so a
+call is one write and one read with no libzmq I/O thread to wake; with keys it is libzmq's.
+When the broker goes away a plain connection is opened again by the thread that next owns
+the socket, every 0.1 s until the broker is back (libzmq does the same by itself). There is no
 default time limit: a call waits as long as the connection lives. Give one per session
 (``Session(url, timeout=5.0)``) or per call (``session.call("ALMotion", "moveTo", x, y, t,
 timeout=20.0)``, ``None`` = wait forever); past it the call raises ``CallTimeout``
@@ -18,7 +24,9 @@ in one long C call stops every thread of the process): only the process's end, o
 machine's, closes it. That thread also watches
 the broker: when the TCP connection drops (broker stopped or restarted) the calls under
 way fail with ``ConnectionLost`` ("ALMotion.moveTo: connection to the broker at ... lost"),
-and so do they when the broker says nothing for 3 s. Whenever the broker has forgotten
+and so do they when the broker says nothing for 3 s. (A plain main connection's end is
+seen by the thread reading it; when none does, by the liveness thread once its own
+connection dropped.) Whenever the broker has forgotten
 this client (it restarted, or it dropped us: its next message is a Welcome we did not ask
 for), the session says Hello again and restores by itself its modules, its event streams
 and the NAOqi callbacks it subscribed with ``subscribe_callback`` (the protocol's
@@ -70,6 +78,8 @@ import msgpack
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
+from . import wire
+
 from .logs import BrokerLogHandler  # noqa: F401 - part of the package's API
 from .errors import (  # noqa: F401 - BadArgument, Refused: part of the package's API
     BadArgument,
@@ -96,11 +106,17 @@ CONNECT_S = 2.0
 # How long closing waits for the broker to free the session's module names.
 GOODBYE_S = 2.0
 KEY_VARIABLES = ("NAOBROKER_SERVER_KEY", "NAOBROKER_PUBLIC_KEY", "NAOBROKER_SECRET_KEY")
-HANDSHAKE_FAILED = {
-    zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "the handshake failed (with CURVE: is the server key the broker's?)",
-    zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "security mechanism or protocol mismatch",
-    zmq.EVENT_HANDSHAKE_FAILED_AUTH: "the broker refused this client's key",
-}
+HANDSHAKE_FAILED = wire.HANDSHAKE_FAILED
+# The plain main connection, once lost, is opened again by the socket's owner: each try may
+# take this long, and the next comes this much later.
+REOPEN_S = 1.0
+REOPEN_AGAIN_S = 0.1
+# How long the liveness thread, its own connection dropped, watches an unread main one end.
+MAIN_END_S = 0.1
+# How long a caller polls for its reply before it sleeps: on a VM a sleeping thread's wake-up
+# can cost 50-100 us, more than a whole call when the broker is near; the poll spends at most
+# this much CPU per call. Session(spin=0) always sleeps.
+SPIN_S = 100e-6
 
 log = logging.getLogger("naobroker")
 _UNSET = object()
@@ -161,29 +177,10 @@ def curve_credentials(server_key=None, public_key=None, secret_key=None):
     return server_key, public_key, secret_key
 
 
-def _dealer(url, credentials):
-    socket = zmq.Context.instance().socket(zmq.DEALER)
-    socket.setsockopt(zmq.LINGER, 0)
-    if credentials is not None:
-        server_key, public_key, secret_key = credentials
-        socket.setsockopt(zmq.CURVE_SERVERKEY, server_key)
-        socket.setsockopt(zmq.CURVE_PUBLICKEY, public_key)
-        socket.setsockopt(zmq.CURVE_SECRETKEY, secret_key)
-    return socket
-
-
 def _wake(fd):
     try:
         os.write(fd, b"x")
     except BlockingIOError:  # the pipe is full: the reader has wake-ups enough
-        pass
-
-
-def _drain(fd):
-    try:
-        while os.read(fd, 4096):
-            pass
-    except BlockingIOError:
         pass
 
 
@@ -232,10 +229,12 @@ class Session:
         for session in sessions:
             session.close()
 
-    def __init__(self, url, name="python", timeout=None, server_key=None, public_key=None, secret_key=None):
+    def __init__(self, url, name="python", timeout=None, server_key=None, public_key=None, secret_key=None,
+                 spin=SPIN_S):
         self.url = url
         self.name = name
         self.timeout = timeout
+        self.spin = spin
         self._credentials = curve_credentials(server_key, public_key, secret_key)
         self._session_id = os.urandom(16)
         self._ids = itertools.count(1)
@@ -245,6 +244,7 @@ class Session:
         self._lock = threading.RLock()
         self._state = threading.Condition(self._lock)
         self._owner = None  # the thread that may use the main socket now
+        self._sleepers = 0  # threads waiting on _state
         self._claims = 0  # threads waiting to own it, to send
         self._pending = {}
         self._outbox = collections.deque()  # (generation, frame)
@@ -269,21 +269,23 @@ class Session:
         self._event_thread = None
         self._wake_read, self._wake_write = _pipe()
         self._live_wake_read, self._live_wake_write = _pipe()
-        self._socket = _dealer(url, self._credentials)
-        self._monitor = self._socket.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
-                                                        | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
-                                                        | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
-        self._poller = zmq.Poller()
-        self._poller.register(self._socket, zmq.POLLIN)
-        self._poller.register(self._wake_read, zmq.POLLIN)
+        self._reopen_at = 0.0
+        # The main connection: ZMTP on a plain socket without keys, libzmq with CURVE (wire.py).
+        if self._credentials is None and wire.plain_address(url) is not None:
+            self._wire = wire.PlainDealer(url, self._wake_read)
+        else:
+            self._wire = wire.ZmqDealer(url, self._wake_read, self._credentials)
         try:
-            self._socket.connect(url)
+            try:
+                self._wire.open(CONNECT_S)
+            except OSError as error:
+                raise NaobrokerError("cannot reach a broker at %s (%s)" % (url, error)) from None
+            except wire.Refused as error:
+                raise NaobrokerError("the broker at %s refused the connection: %s" % (url, error)) from None
             self._greet()
         except BaseException:
             self._closed = True
-            self._socket.disable_monitor()
-            self._monitor.close()
-            self._socket.close()
+            self._wire.close()
             for fd in (self._wake_read, self._wake_write, self._live_wake_read, self._live_wake_write):
                 os.close(fd)
             raise
@@ -293,21 +295,20 @@ class Session:
     def _greet(self):
         """Hello on the main connection and wait for the Welcome (no thread runs yet)."""
         self._send_hello()
-        poller = zmq.Poller()
-        poller.register(self._socket, zmq.POLLIN)
-        poller.register(self._monitor, zmq.POLLIN)
         deadline = time.monotonic() + CONNECT_S
         while self._hellos_unanswered:
             left = deadline - time.monotonic()
-            ready = dict(poller.poll(max(0, int(left * 1000)) + 1)) if left > 0 else {}
-            if not ready:
+            if left <= 0:
                 raise NaobrokerError("cannot reach a broker at %s (no Welcome within %g s)" % (self.url, CONNECT_S))
-            if self._monitor in ready:
-                event = recv_monitor_message(self._monitor)["event"]
-                if event in HANDSHAKE_FAILED:
-                    raise NaobrokerError("the broker at %s refused the connection: %s" % (self.url, HANDSHAKE_FAILED[event]))
-            if self._socket in ready:
-                message = _decode(self._socket.recv())
+            readable, refusal = self._wire.greet_wait(int(left * 1000) + 1)
+            if refusal is not None:
+                raise NaobrokerError("the broker at %s refused the connection: %s" % (self.url, refusal))
+            try:
+                frames = self._wire.receive() if readable else ()
+            except wire.Lost as error:
+                raise NaobrokerError("cannot reach a broker at %s (%s)" % (self.url, error)) from None
+            for frame in frames:
+                message = _decode(frame)
                 if message[0] == ERROR:
                     raise error_of(message)
                 if message[0] == WELCOME:
@@ -410,17 +411,11 @@ class Session:
                 thread.join(2)
         with self._state:
             while self._owner is not None and self._owner != threading.get_ident():
-                self._state.wait(0.1)
+                self._sleep(0.1)
             self._owner = threading.get_ident()
-        self._socket.disable_monitor()  # before its reader closes (see _keep_alive)
-        self._monitor.close()
-        try:
-            # The broker forgets this session at once instead of waiting out its silence
-            # (its answer is not awaited: the linger below lets the frame out).
-            self._socket.send(_encode([GOODBYE, next(self._ids)]), zmq.NOBLOCK)
-        except zmq.ZMQError:
-            pass
-        self._socket.close(linger=100)
+        # The broker forgets this session at once instead of waiting out its silence (its
+        # answer is not awaited).
+        self._wire.close(_encode([GOODBYE, next(self._ids)]))
         for fd in (self._wake_read, self._wake_write, self._live_wake_read, self._live_wake_write):
             os.close(fd)
 
@@ -456,16 +451,29 @@ class Session:
         frame = _encode(items)
         waiter = _Waiter(label)
         deadline = None if timeout is None else time.monotonic() + timeout
-        state, lock = self._state, self._lock
+        lock = self._lock
         with lock:
             if self._closed:
                 raise NaobrokerError("%s: session closed" % label)
             self._pending[request_id] = waiter
-            self._take_socket(label)
+            if self._owner is None and not self._claims:
+                self._owner = waiter.thread
+            else:
+                self._take_socket(label)
         try:
             if self._chores:
                 self._do_chores()
-            self._send(frame)
+            connection = self._wire
+            if connection.connected:
+                try:
+                    connection.send(frame)
+                except wire.Lost as error:
+                    self._lose(error)
+                self._last_sent = time.monotonic()
+            else:  # sent after the Hello, once the connection is open again
+                with lock:
+                    self._outbox.append((self._generation, frame))
+                    self._chores = True
             self._read(waiter, deadline)
         finally:
             self._release_socket()
@@ -479,7 +487,7 @@ class Session:
                     if self._owner is None and not self._claims:
                         self._owner = threading.get_ident()
                         break
-                    state.wait(None if deadline is None else deadline - now)
+                    self._sleep(None if deadline is None else deadline - now)
             if not waiter.done:
                 try:
                     self._read(waiter, deadline)
@@ -502,20 +510,31 @@ class Session:
                 if self._closed:
                     raise NaobrokerError("%s: session closed" % label)
                 _wake(self._wake_write)
-                self._state.wait()
+                self._sleep()
         finally:
             self._claims -= 1
         self._owner = threading.get_ident()
 
+    def _sleep(self, timeout=None):
+        """Called with _state held: wait on it, counted in _sleepers."""
+        self._sleepers += 1
+        try:
+            self._state.wait(timeout)
+        finally:
+            self._sleepers -= 1
+
     def _release_socket(self):
         """Send what others left in the outbox, then let go of the socket."""
+        done = False
         while True:
             with self._lock:
-                if not self._chores:
+                if not self._chores or done:
                     self._owner = None
-                    self._state.notify_all()
+                    if self._sleepers:  # most calls: none waits, and notify_all costs 0.7 us
+                        self._state.notify_all()
                     return
-            self._do_chores()
+            # Chores left when the connection cannot be opened now: the next owner tries.
+            done = not self._do_chores()
 
     def _post(self, frame, generation):
         """Send from a thread that will not read: now if the socket is free, else by its
@@ -534,6 +553,9 @@ class Session:
             _wake(self._wake_write)
 
     def _do_chores(self):
+        """False when the plain connection, lost, cannot be opened again yet."""
+        if not self._wire.connected and not self._reopen():
+            return False
         with self._state:
             frames = [frame for generation, frame in self._outbox if generation == self._generation]
             self._outbox.clear()
@@ -544,18 +566,44 @@ class Session:
             self._send_hello()
         for frame in frames:
             self._send(frame)
+        return True
+
+    def _reopen(self):
+        """Open the lost plain connection again (at most every REOPEN_AGAIN_S)."""
+        now = time.monotonic()
+        if now < self._reopen_at:
+            return False
+        try:
+            self._wire.open(REOPEN_S)
+        except (OSError, wire.Refused) as error:
+            self._reopen_at = now + REOPEN_AGAIN_S
+            log.debug("the broker at %s is not back yet: %s", self.url, error)
+            return False
+        self._hellos_unanswered = 0  # those said on the lost connection go unanswered
+        return True
 
     def _send(self, frame):
-        self._socket.send(frame)
+        if self._wire.connected:
+            try:
+                self._wire.send(frame)
+            except wire.Lost as error:
+                self._lose(error)
         self._last_sent = time.monotonic()
 
-    def _send_heartbeat(self, socket):
+    def _send_heartbeat(self):
         """Never blocks: while the broker is away, heartbeats are not worth queueing."""
-        try:
-            socket.send(HEARTBEAT_FRAME, zmq.NOBLOCK)
-        except zmq.Again:
-            pass
+        if self._wire.connected:
+            try:
+                self._wire.send_nowait(HEARTBEAT_FRAME)
+            except wire.Lost as error:
+                self._lose(error)
         self._last_sent = time.monotonic()
+
+    def _lose(self, error):
+        """As the owner: the plain connection is gone."""
+        log.debug("the connection to the broker at %s: %s", self.url, error)
+        self._wire.drop()
+        self._connection_lost("connection to the broker at %s lost" % self.url)
 
     def _send_hello(self):
         self._send(_encode([HELLO, PROTOCOL_VERSION, self.name, self._session_id, ROLE_MAIN]))
@@ -564,34 +612,55 @@ class Session:
     def _read(self, waiter, deadline):
         """As the socket's owner: read and dispatch until `waiter` is answered, another
         thread claims the socket, the deadline passes or the session closes."""
-        poll = self._poller.poll
-        socket = self._socket
+        connection = self._wire
+        spin = self.spin if waiter is not None else 0  # once per read, for a reply only
         while waiter is None or not waiter.done:
             if self._claims or self._closed:
                 return
-            if self._chores:
-                self._do_chores()
-            now = time.monotonic()
-            wait = self._last_sent + HEARTBEAT_S - now
-            if wait <= 0:
-                self._send_heartbeat(socket)
+            if self._chores and not self._do_chores():
+                wait = REOPEN_AGAIN_S
+            else:
                 wait = HEARTBEAT_S
+            now = time.monotonic()
+            heartbeat_in = self._last_sent + HEARTBEAT_S - now
+            if heartbeat_in <= 0:
+                self._send_heartbeat()
+            else:
+                wait = min(wait, heartbeat_in)
             if deadline is not None:
                 if now >= deadline:
                     return
                 wait = min(wait, deadline - now)
-            for ready, _ in poll(int(wait * 1000) + 1):
-                if ready is socket:
-                    frame = socket.recv()
-                    try:
-                        message = _decode(frame)
-                        kind = message[0]
-                    except Exception as error:  # a broker bug must not kill the caller
-                        log.warning("unreadable frame from %s: %s", self.url, error)
-                        continue
-                    self._dispatch(kind, message)
-                else:
-                    _drain(self._wake_read)
+            if spin:
+                ready = self._spin(connection, min(spin, wait))
+                spin = 0
+                if not ready:  # back to the loop's checks (a claim may have woken us) first
+                    continue
+            elif not connection.wait(int(wait * 1000) + 1):
+                continue
+            try:
+                frames = connection.receive()
+            except wire.Lost as error:
+                self._lose(error)
+                continue
+            for frame in frames:
+                try:
+                    message = _decode(frame)
+                    kind = message[0]
+                except Exception as error:  # a broker bug must not kill the caller
+                    log.warning("unreadable frame from %s: %s", self.url, error)
+                    continue
+                self._dispatch(kind, message)
+
+    def _spin(self, connection, seconds):
+        """Poll the connection without sleeping for up to `seconds`: True once it is readable;
+        False at the end, or as soon as another thread claims the socket."""
+        end = time.perf_counter() + seconds
+        poll = connection.wait
+        while not self._claims and time.perf_counter() < end:
+            if poll(0):
+                return True
+        return False
 
     def _dispatch(self, kind, message):
         if kind == REPLY or kind == ERROR:
@@ -658,7 +727,7 @@ class Session:
         while True:
             with self._state:
                 while not self._closed and (self._owner is not None or self._claims):
-                    self._state.wait()
+                    self._sleep()
                 if self._closed:
                     return
                 self._owner = me
@@ -719,12 +788,14 @@ class Session:
     def _keep_alive(self):
         """The liveness connection: heartbeats every second whatever user code does, and
         the watch on the broker (its TCP connection and its silence)."""
-        socket = _dealer(self.url, self._credentials)
+        socket = wire.dealer(self.url, self._credentials)
         own_monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
         hello = _encode([HELLO, PROTOCOL_VERSION, self.name, self._session_id, ROLE_LIVENESS])
+        main_monitor = getattr(self._wire, "monitor", None)  # libzmq's main connection only
         poller = zmq.Poller()
-        for item in (socket, self._monitor, own_monitor, self._live_wake_read):
-            poller.register(item, zmq.POLLIN)
+        for item in (socket, main_monitor, own_monitor, self._live_wake_read):
+            if item is not None:
+                poller.register(item, zmq.POLLIN)
 
         def send(frame):
             try:
@@ -759,8 +830,8 @@ class Session:
                                 hellos_unanswered += 1
                         elif message[0] == ERROR:
                             log.warning("the broker at %s refused the liveness connection: %s", self.url, message[2])
-                    elif ready is self._monitor:
-                        event = recv_monitor_message(self._monitor)["event"]
+                    elif ready is main_monitor:
+                        event = recv_monitor_message(main_monitor)["event"]
                         if event == zmq.EVENT_DISCONNECTED:
                             self._connection_lost("connection to the broker at %s lost" % self.url)
                         elif event in HANDSHAKE_FAILED:
@@ -769,8 +840,10 @@ class Session:
                         if recv_monitor_message(own_monitor)["event"] == zmq.EVENT_DISCONNECTED:
                             send(hello)  # the first thing the next connection says
                             hellos_unanswered += 1
+                            if main_monitor is None:
+                                self._look_at_main()
                     else:
-                        _drain(self._live_wake_read)
+                        wire.drain(self._live_wake_read)
                 now = time.monotonic()
                 if now - last_sent >= HEARTBEAT_S:
                     send(HEARTBEAT_FRAME)
@@ -790,6 +863,38 @@ class Session:
             socket.disable_monitor()
             own_monitor.close()
             socket.close()
+
+    def _look_at_main(self):
+        """The liveness connection dropped, so the plain main connection likely did too: when
+        no thread reads it now (none would notice), read what it has, its end included."""
+        with self._lock:
+            if self._owner is not None or self._claims or self._closed:
+                return
+            self._owner = threading.get_ident()
+        try:
+            # Its end may come a moment after the liveness connection's: wait for it a little,
+            # unless a caller wants the socket.
+            deadline = time.monotonic() + MAIN_END_S
+            while self._wire.connected and not self._claims:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                if not self._wire.wait(int(left * 1000) + 1):
+                    continue
+                try:
+                    frames = self._wire.receive()
+                except wire.Lost as error:
+                    self._lose(error)
+                    frames = ()
+                for frame in frames:
+                    message = _decode(frame)
+                    self._dispatch(message[0], message)
+        except Exception as error:  # this thread must go on whatever comes
+            log.warning("unreadable frame from %s: %s", self.url, error)
+        finally:
+            with self._lock:  # the chores (opening the connection again) are the next owner's
+                self._owner = None
+                self._state.notify_all()
 
     def _connection_lost(self, reason):
         """The TCP connection dropped, so the broker forgot it: fail what is under way, and

@@ -4,27 +4,36 @@ under the manual clock. Their `time.sleep` must count the robot's time, which th
 a prelude makes it sleep in DCM time (the example's text follows it as published)."""
 
 import math
+import time
 
 import pytest
 
 from test_naoqi_scripts import start
 
-# time.sleep(s) waits until the DCM's clock moved s seconds on.
+# time.sleep(s) waits until the DCM's clock moved s seconds on. While it sleeps, SLEEP_UNTIL
+# holds the DCM time it waits for (0 otherwise), so that the test stops stepping there until
+# the script has seen it: its sleep then ends on time, however long the script took to look.
+SLEEP_UNTIL = "PyTest/SleepUntil"
 DCM_TIME_SLEEP = '''import time as _time
 from naoqi import ALProxy as _ALProxy
 
 _dcm = _ALProxy("DCM")
+_memory = _ALProxy("ALMemory")
 _wall_sleep = _time.sleep
 
 
 def _sleep_in_dcm_time(seconds):
     end = _dcm.getTime(0) + int(round(seconds * 1000))
+    _memory.insertData("%s", end)
     while _dcm.getTime(0) < end:
         _wall_sleep(0.002)
+    _memory.insertData("%s", 0)
 
 
 _time.sleep = _sleep_in_dcm_time
-'''
+_memory.insertData("%s", 0)
+print("sleeping in DCM time", flush=True)
+''' % ((SLEEP_UNTIL,) * 3)
 
 TASK_MANAGEMENT_1 = '''# -*- encoding: UTF-8 -*-
 
@@ -150,19 +159,28 @@ def run_in_dcm_time(broker, script, sample, most_cycles):
     """Run `script` with its sleeps in DCM time, stepping one motion cycle (two DCM cycles)
     at a time for at most `most_cycles` DCM cycles: its output, and `sample()` each cycle."""
     process = start(broker, DCM_TIME_SLEEP + script)
+    # Stepping starts once the script is connected: the interpreter's start takes wall time
+    # that the steps would otherwise spend (faster calls spent all of them before it ended).
+    started = process.stdout.readline()
     samples = []
-    for _ in range(most_cycles // 2):
-        if process.poll() is not None:
-            break
+    session = broker.session
+    deadline = time.monotonic() + 60
+    while len(samples) < most_cycles // 2 and process.poll() is None and time.monotonic() < deadline:
+        until = session.call("ALMemory", "getData", SLEEP_UNTIL)
+        if until and session.call("DCM", "getTime", 0) >= until:
+            time.sleep(0.001)  # the script's sleep is over: it goes on before the clock does
+            continue
         broker.step(2)
         samples.append(sample())
     out, err = process.communicate(timeout=30)
-    assert process.returncode == 0, out + err
+    assert process.returncode == 0, started + out + err
     return out, samples
 
 
-def run_tracing_head_yaw(broker, example, most_cycles=4000):
-    """Run the example, stepping one motion cycle at a time: HeadYaw's command each cycle."""
+def run_tracing_head_yaw(broker, example, most_cycles=16000):
+    """Run the example, stepping one motion cycle at a time: HeadYaw's command each cycle.
+    The examples take about 3 300 DCM cycles; the bound leaves room for what the script does
+    between its calls and sleeps, while the clock goes on (its host may be busy)."""
     head_yaw = lambda: broker.session.call("ALMemory", "getData", YAW)  # noqa: E731
     return run_in_dcm_time(broker, example, head_yaw, most_cycles)
 
