@@ -1,7 +1,7 @@
 //! Child processes the benchmarks measure against, and the broker they start.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -165,7 +165,9 @@ pub fn zmq_echo(url: &str) {
 }
 
 /// Subscribe to `event`, whose values are CLOCK_MONOTONIC send times in ns; print the
-/// delivery latencies (µs) as one JSON array after `count` events.
+/// delivery latencies (µs) as one JSON array after `count` events, or what came when the
+/// events stop coming (the run's time plus ten seconds: one timer for the run, not one per
+/// event, which would cost each event a timer set and cancelled).
 pub fn subscriber(url: &str, event: &str, count: usize) {
     let system = actix_rt::System::new();
     system.block_on(async {
@@ -174,18 +176,60 @@ pub fn subscriber(url: &str, event: &str, count: usize) {
         println!("ready");
         std::io::stdout().flush().unwrap();
         let mut latencies = Vec::with_capacity(count);
-        while latencies.len() < count {
-            match tokio::time::timeout(Duration::from_secs(10), stream.next()).await {
-                Ok(Some(event)) => {
-                    if let Some(sent) = event.value.as_i64() {
-                        latencies.push((monotonic_ns() - sent) as f64 / 1000.0);
-                    }
+        let receive = async {
+            while latencies.len() < count {
+                let Some(event) = stream.next().await else { break };
+                if let Some(sent) = event.value.as_i64() {
+                    latencies.push((monotonic_ns() - sent) as f64 / 1000.0);
                 }
-                _ => break,
             }
-        }
+        };
+        let run = Duration::from_secs(10) + Duration::from_millis(10) * count as u32;
+        let _ = tokio::time::timeout(run, receive).await;
         println!("{}", serde_json::to_string(&latencies).unwrap());
     });
+}
+
+/// The event rows' floor relay: accept `subscribers` connections, then the publisher's;
+/// write every 8-byte message of the publisher to each subscriber in turn, then answer the
+/// publisher one byte. Blocking std TCP, no allocation per message.
+pub fn tcp_relay(subscribers: usize) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    println!("ready {}", listener.local_addr().unwrap().port());
+    std::io::stdout().flush().unwrap();
+    let accept = || {
+        let (stream, _) = listener.accept().unwrap();
+        stream.set_nodelay(true).unwrap();
+        stream
+    };
+    let mut outputs: Vec<TcpStream> = (0..subscribers).map(|_| accept()).collect();
+    let mut publisher = accept();
+    let mut message = [0u8; 8];
+    while publisher.read_exact(&mut message).is_ok() {
+        for output in &mut outputs {
+            if output.write_all(&message).is_err() {
+                return;
+            }
+        }
+        if publisher.write_all(&[1]).is_err() {
+            break;
+        }
+    }
+}
+
+/// A floor subscriber: read `count` 8-byte CLOCK_MONOTONIC send times (ns, little-endian)
+/// from the relay at `port` with blocking reads; print the latencies (µs) as one JSON array.
+pub fn tcp_subscriber(port: u16, count: usize) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_nodelay(true).unwrap();
+    println!("ready");
+    std::io::stdout().flush().unwrap();
+    let mut latencies = Vec::with_capacity(count);
+    let mut message = [0u8; 8];
+    while latencies.len() < count && stream.read_exact(&mut message).is_ok() {
+        latencies.push((monotonic_ns() - i64::from_le_bytes(message)) as f64 / 1000.0);
+    }
+    println!("{}", serde_json::to_string(&latencies).unwrap());
 }
 
 /// Time `calls` sequential round trips of `call`.

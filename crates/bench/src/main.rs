@@ -152,6 +152,19 @@ enum Command {
     ZmqEcho { url: String },
     #[command(hide = true)]
     Subscriber { url: String, event: String, count: usize },
+    #[command(hide = true)]
+    TcpRelay { subscribers: usize },
+    #[command(hide = true)]
+    TcpSubscriber { port: u16, count: usize },
+    /// The event rows' publisher alone: `events` raises of `event`, one every 2 ms, against a
+    /// running broker at `url`, for counting instructions and switches per event.
+    #[command(hide = true)]
+    EventLoad {
+        url: String,
+        event: String,
+        #[arg(long, default_value_t = 1000)]
+        events: usize,
+    },
 }
 
 fn main() {
@@ -181,5 +194,8 @@ fn main() {
         Command::TcpEcho { request_bytes, reply_bytes } => helpers::tcp_echo(request_bytes, reply_bytes),
         Command::ZmqEcho { url } => helpers::zmq_echo(&url),
         Command::Subscriber { url, event, count } => helpers::subscriber(&url, &event, count),
+        Command::TcpRelay { subscribers } => helpers::tcp_relay(subscribers),
+        Command::TcpSubscriber { port, count } => helpers::tcp_subscriber(port, count),
+        Command::EventLoad { url, event, events } => memory::load(&url, &event, events),
     }
 }

@@ -20,6 +20,7 @@ use zeromq::{DealerRecvHalf, Socket, SocketRecv, SocketSend, ZmqMessage};
 
 use crate::error::{CallError, CallResult, ConnectError};
 use crate::event::Event;
+use crate::hashing::KeyedMap;
 use crate::invoke::ModuleHandle;
 pub use keys::ClientKeys;
 use liveness::Liveness;
@@ -68,7 +69,8 @@ struct Inner {
     writer: RefCell<Writer>,
     pending: RefCell<HashMap<u64, oneshot::Sender<CallResult>, BuildHasherDefault<CallIdHasher>>>,
     next_id: Cell<u64>,
-    subscriptions: RefCell<HashMap<String, Vec<StreamSlot>>>,
+    /// Looked up at every event: hashed by aHash (`hashing.rs`), not SipHash.
+    subscriptions: RefCell<KeyedMap<String, Vec<StreamSlot>>>,
     callbacks: RefCell<CallbackSubscriptions>,
     served: RefCell<HashMap<String, ServedModule>>,
     events_unacked: Cell<u32>,

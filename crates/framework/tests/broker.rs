@@ -337,6 +337,30 @@ async fn events_reach_subscribers_in_and_out_of_process() {
     }
 }
 
+/// A subscription's last stream takes the decoded event itself, the others a copy: each
+/// gets every event whole, and a stream dropped between them is forgotten.
+#[actix_rt::test]
+async fn every_stream_of_a_subscription_gets_each_event_whole() {
+    let url = free_url();
+    let broker = broker(&url).await;
+    let client = ClientSession::connect(&url, "listener").await.unwrap();
+    let mut first = client.subscribe("Test/Shared").await.unwrap();
+    let dropped = client.subscribe("Test/Shared").await.unwrap();
+    let mut last = client.subscribe("Test/Shared").await.unwrap();
+    drop(dropped);
+    for i in 0..3 {
+        broker.publish("Test/Shared", &Value::from(format!("value {i}")));
+    }
+    for i in 0..3 {
+        for stream in [&mut first, &mut last] {
+            let next = tokio::time::timeout(Duration::from_secs(5), stream.next());
+            let event = next.await.expect("each stream gets each event").unwrap();
+            let expected = ("Test/Shared", Value::from(format!("value {i}")), 0);
+            assert_eq!((event.name.as_str(), event.value, event.lost), expected);
+        }
+    }
+}
+
 #[actix_rt::test]
 async fn a_client_that_stops_reading_loses_only_its_own_events() {
     let url = free_url();

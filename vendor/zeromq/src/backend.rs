@@ -79,7 +79,9 @@ enum SendResolution {
 }
 
 pub(crate) struct GenericSocketBackend {
-    pub(crate) peers: scc::HashMap<PeerIdentity, Peer>,
+    /// Looked up at every send to a peer: hashed by aHash, randomly keyed (peers choose
+    /// their identities), not SipHash.
+    pub(crate) peers: scc::HashMap<PeerIdentity, Peer, ahash::RandomState>,
     fair_queue_inner: Option<Arc<Mutex<QueueInner<ZmqFramedRead, PeerIdentity>>>>,
     pub(crate) round_robin: SegQueue<PeerIdentity>,
     socket_type: SocketType,
@@ -98,7 +100,7 @@ impl GenericSocketBackend {
         options: SocketOptions,
     ) -> Self {
         Self {
-            peers: scc::HashMap::new(),
+            peers: scc::HashMap::default(),
             fair_queue_inner,
             round_robin: SegQueue::new(),
             socket_type,

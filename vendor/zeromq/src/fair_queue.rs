@@ -4,6 +4,11 @@ use parking_lot::Mutex;
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
+
+/// The hasher of the queue's maps, which every message looks up about eight times: aHash
+/// with keys drawn at random per map (still HashDoS-resistant: a ROUTER's peers choose their
+/// identities), instead of SipHash-1-3.
+type KeyedHasher = ahash::RandomState;
 use std::hash::Hash;
 use std::pin::Pin;
 use std::sync::atomic;
@@ -13,8 +18,8 @@ use std::task::{Context, Poll, Waker};
 pub(crate) struct QueueInner<S, K: Clone> {
     counter: atomic::AtomicUsize,
     ready_queue: BinaryHeap<ReadyEvent<K>>,
-    queued: HashSet<K>,
-    streams: HashMap<K, Pin<Box<S>>>,
+    queued: HashSet<K, KeyedHasher>,
+    streams: HashMap<K, Pin<Box<S>>, KeyedHasher>,
     waker: Option<Waker>,
     /// Callback invoked when a stream ends (peer disconnected).
     /// Wrapped in Arc so it can be cloned and called outside the lock.
@@ -239,8 +244,8 @@ impl<S, K: Clone> FairQueue<S, K> {
             inner: Arc::new(Mutex::new(QueueInner {
                 counter: atomic::AtomicUsize::new(0),
                 ready_queue: BinaryHeap::new(),
-                queued: HashSet::new(),
-                streams: HashMap::new(),
+                queued: HashSet::default(),
+                streams: HashMap::default(),
                 waker: None,
                 on_disconnect: None,
                 polling: None,

@@ -3,14 +3,14 @@
 use std::time::Duration;
 
 use naobroker_protocol::{
-    Envelope, ErrorKind, ProtocolError, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS,
-    PROTOCOL_VERSION,
+    Envelope, ErrorKind, ProtocolError, Value, DEFAULT_MAX_FRAME_BYTES, HEARTBEAT_INTERVAL_MS,
+    HEARTBEAT_TIMEOUT_MS, PROTOCOL_VERSION,
 };
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use zeromq::{DealerRecvHalf, SocketRecv, ZmqMessage};
 
-use super::{ClientSession, Writer, ACK_EVERY};
+use super::{ClientSession, StreamSlot, Writer, ACK_EVERY};
 use crate::error::CallError;
 use crate::event::Event;
 
@@ -71,16 +71,7 @@ impl ClientSession {
                     tracing::warn!(event = %name, lost, "the broker dropped events: this client fell behind");
                 }
                 if let Some(streams) = self.inner.subscriptions.borrow_mut().get_mut(&name) {
-                    streams.retain_mut(|stream| {
-                        let event =
-                            Event { name: name.clone(), value: value.clone(), lost: stream.lost + lost };
-                        match stream.sender.try_send(event) {
-                            Ok(()) => stream.lost = 0,
-                            Err(mpsc::error::TrySendError::Full(_)) => stream.lost += lost + 1,
-                            Err(mpsc::error::TrySendError::Closed(_)) => return false,
-                        }
-                        true
-                    });
+                    deliver(streams, name, value, lost);
                 }
                 self.consumed();
             }
@@ -113,6 +104,29 @@ impl ClientSession {
             self.inner.events_unacked.set(unacked);
         }
     }
+}
+
+/// Hand an event to each local stream of its subscription, each with the events it missed
+/// (`lost` the broker's count for the session, plus those it had no room for). The last
+/// stream takes the decoded name and value themselves, the others a copy: a subscription is
+/// nearly always one stream, whose events then cost no copy. A closed stream is forgotten.
+fn deliver(streams: &mut Vec<StreamSlot>, name: String, value: Value, lost: u64) {
+    let mut decoded = Some((name, value));
+    let last = streams.len().saturating_sub(1);
+    let mut index = 0;
+    streams.retain_mut(|stream| {
+        let (name, value) = match (index == last, &decoded) {
+            (false, Some((name, value))) => (name.clone(), value.clone()),
+            _ => decoded.take().expect("the last stream takes the event once"),
+        };
+        index += 1;
+        match stream.sender.try_send(Event { name, value, lost: stream.lost + lost }) {
+            Ok(()) => stream.lost = 0,
+            Err(mpsc::error::TrySendError::Full(_)) => stream.lost += lost + 1,
+            Err(mpsc::error::TrySendError::Closed(_)) => return false,
+        }
+        true
+    });
 }
 
 pub(super) fn decode(message: ZmqMessage) -> Result<Envelope, ProtocolError> {

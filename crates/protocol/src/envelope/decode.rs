@@ -2,9 +2,9 @@
 //! nesting while reading, strings checked for UTF-8, then each field named in the error
 //! when it is missing or of the wrong type.
 //!
-//! Calls and replies, the messages of every call, are read first straight from the bytes
-//! (`direct.rs`); any other frame, and any call or reply that path does not take whole, goes
-//! through rmpv's value tree here, where every error is found and named.
+//! Calls, replies and events, the messages of every call and event, are read first straight
+//! from the bytes (`direct.rs`); any other frame, and any of those that path does not take
+//! whole, goes through rmpv's value tree here, where every error is found and named.
 
 use rmpv::Value;
 
@@ -30,7 +30,7 @@ impl Envelope {
     /// broker routes a call by without copying its names.
     pub fn decode_frame<'a>(frame: &'a [u8], limits: &DecodeLimits) -> Result<Decoded<'a>, ProtocolError> {
         let depth = Self::tree_depth(frame, limits)?;
-        if let Ok(decoded) = direct::call_or_reply(frame, depth.min(usize::from(u16::MAX)) as u16) {
+        if let Ok(decoded) = direct::call_reply_or_event(frame, depth.min(usize::from(u16::MAX)) as u16) {
             return Ok(decoded);
         }
         Self::decode_tree(frame, limits, depth).map(Decoded::Envelope)

@@ -1,6 +1,7 @@
-//! The messages of every call read straight from the frame's bytes: a `Call` or `Post` with
-//! its module and method names left in the frame (borrowed), a `Reply` with its value; no
-//! value tree of the envelope is built first, and no string goes through `read_to_end`.
+//! The messages of every call and event read straight from the frame's bytes: a `Call` or
+//! `Post` with its module and method names left in the frame (borrowed), a `Reply` with its
+//! value, an `Event` with its name and value; no value tree of the envelope is built first,
+//! and no string goes through `read_to_end`.
 //!
 //! This path only ever accepts: a frame it does not take whole and well formed (another
 //! kind, an envelope header other than a fixarray of 5 or 3, a kind or id written as a
@@ -53,9 +54,9 @@ pub(super) struct Declined;
 
 type Read<T> = Result<T, Declined>;
 
-/// `frame` as a call or a reply, when it is one read whole and well formed. `depth` is what
-/// the general decoder gives rmpv for the whole envelope.
-pub(super) fn call_or_reply(frame: &[u8], depth: u16) -> Read<Decoded<'_>> {
+/// `frame` as a call, a reply or an event, when it is one read whole and well formed.
+/// `depth` is what the general decoder gives rmpv for the whole envelope.
+pub(super) fn call_reply_or_event(frame: &[u8], depth: u16) -> Read<Decoded<'_>> {
     // The general decoder's depth is never below 7 (`decode.rs`); the names below take 5.
     if depth < 7 {
         return Err(Declined);
@@ -87,6 +88,14 @@ pub(super) fn call_or_reply(frame: &[u8], depth: u16) -> Read<Decoded<'_>> {
             let id = cursor.uint()?;
             let value = cursor.value(depth.checked_sub(2).ok_or(Declined)?)?;
             Decoded::Envelope(Envelope::Reply { id, value })
+        }
+        // An event with or without its trailing `lost` count; the name takes 5 of the depth.
+        header @ (0x93 | 0x94) if cursor.0.first() == Some(&(Envelope::EVENT as u8)) => {
+            cursor.byte()?;
+            let name = cursor.str()?.to_owned();
+            let value = cursor.value(depth.checked_sub(2).ok_or(Declined)?)?;
+            let lost = if header == 0x94 { cursor.uint()? } else { 0 };
+            Decoded::Envelope(Envelope::Event { name, value, lost })
         }
         _ => return Err(Declined),
     };

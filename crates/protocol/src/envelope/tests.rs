@@ -204,7 +204,7 @@ fn messages_written_field_by_field_match_the_value_tree() {
 /// path may leave a frame to the general decoder, never accept one differently.
 fn direct_agrees(frame: &[u8], limits: &DecodeLimits) -> bool {
     let depth = 2 * limits.max_value_depth + 7;
-    match direct::call_or_reply(frame, depth as u16) {
+    match direct::call_reply_or_event(frame, depth as u16) {
         Ok(decoded) => {
             // Compared as text: a NaN is not equal to itself.
             assert_eq!(
@@ -227,7 +227,7 @@ fn nested_args(levels: usize) -> Vec<Value> {
 }
 
 #[test]
-fn direct_path_takes_calls_and_replies_as_the_general_decoder_does() {
+fn direct_path_takes_calls_replies_and_events_as_the_general_decoder_does() {
     let limits = DecodeLimits { max_frame_bytes: 1 << 20, max_value_depth: 6 };
     let map = Value::Map(vec![("k".into(), Value::from(-3)), (Value::from(7u8), Value::F32(1.5))]);
     let values = vec![
@@ -253,11 +253,16 @@ fn direct_path_takes_calls_and_replies_as_the_general_decoder_does() {
         frames.push(Envelope::Reply { id: id as u64 * 1000, value: value.clone() }.encode());
         let args = vec![value.clone(), "key".into()];
         frames.push(Envelope::Call { id: 1 << 40, module: "M".into(), method: "m".into(), args }.encode());
+        for lost in [0, 1, 300, u64::MAX] {
+            frames.push(Envelope::Event { name: "E/v".into(), value: value.clone(), lost }.encode());
+        }
     }
     for levels in 0..10 {
         let args = nested_args(levels);
         frames.push(Envelope::Post { id: 1, module: "M".into(), method: "m".into(), args }.encode());
         frames.push(Envelope::Reply { id: 1, value: nested_args(levels).remove(0) }.encode());
+        let value = nested_args(levels).remove(0);
+        frames.push(Envelope::Event { name: "x".repeat(40), value, lost: 2 }.encode());
     }
     let mut taken = 0;
     for frame in &frames {

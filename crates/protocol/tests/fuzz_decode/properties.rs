@@ -65,8 +65,9 @@ pub(crate) fn check(input: &[u8], limits: &DecodeLimits, case: &Case, tally: &mu
     let (decoded, decode_peak) =
         peak_bytes(|| catch_unwind(AssertUnwindSafe(|| Envelope::decode_limited(input, limits))));
     let decoded = decoded.unwrap_or_else(|_| case.fail(input, "decode_limited panicked"));
-    // The direct path for calls and replies only ever accepts what the general decoder reads
-    // to the same envelope; anything else the general decoder refuses, with its own words.
+    // The direct path for calls, replies and events only ever accepts what the general
+    // decoder reads to the same envelope; anything else the general decoder refuses, with
+    // its own words.
     let general = catch_unwind(AssertUnwindSafe(|| Envelope::decode_general(input, limits)))
         .unwrap_or_else(|_| case.fail(input, "decode_general panicked"));
     // Compared as text: a NaN inside is not equal to itself.
