@@ -28,6 +28,10 @@ from zmq.utils.monitor import recv_monitor_message
 GREETING = b"\xff" + bytes(8) + b"\x7f\x03\x00" + b"NULL".ljust(20, b"\x00") + bytes(32)
 _LONG, _COMMAND = 0x02, 0x04  # ZMTP frame flags (a message's MORE flag is not needed here)
 _READ_BYTES = 65536
+# The longest frame this client takes, as the Rust client (the protocol's default
+# max_frame_bytes): a frame's length is declared before it arrives, and a peer declaring
+# more is cut off instead of filling this process's memory.
+MAX_FRAME_BYTES = 16 * 1024 * 1024
 HANDSHAKE_FAILED = {
     zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "the handshake failed (with CURVE: is the server key the broker's?)",
     zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "security mechanism or protocol mismatch",
@@ -127,7 +131,10 @@ class PlainDealer:
                 raise Refused("security mechanism or protocol mismatch")
             del received[:64]
             while True:
-                commands = self._parse(received, commands=True)
+                try:
+                    commands = self._parse(received, commands=True)
+                except Lost as error:
+                    raise Refused(str(error)) from None
                 if commands:
                     break
                 read_at_least(len(received) + 1)
@@ -154,6 +161,9 @@ class PlainDealer:
                     break
                 (length,) = struct.unpack_from(">Q", buffer, start + 1)
                 header = 9
+                if length > MAX_FRAME_BYTES:
+                    raise Lost("the broker declared a frame of %d bytes, over this client's %d"
+                               % (length, MAX_FRAME_BYTES))
             else:
                 length, header = buffer[start + 1], 2
             if end - start < header + length:

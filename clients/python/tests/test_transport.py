@@ -1,6 +1,8 @@
 """The main connection without keys: ZMTP on a plain socket (naobroker/wire.py), shared by
 threads, with frames of any length, and opened again after the broker restarts."""
 
+import socket
+import struct
 import subprocess
 import threading
 
@@ -78,6 +80,31 @@ def test_a_session_to_a_port_nobody_listens_on_names_it():
     url = "tcp://127.0.0.1:%d" % free_port()
     with pytest.raises(NaobrokerError, match="^cannot reach a broker at %s " % url):
         Session(url, "nobody")
+
+
+def test_a_frame_declared_longer_than_the_client_takes_cuts_the_connection():
+    """A peer that declares a frame of a gigabyte is cut off at once: its bytes are not
+    awaited and buffered (without the bound the session waits for them and only its Welcome's
+    time limit ends it, with another message)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def hostile_broker():
+        connection, _ = listener.accept()
+        with connection:
+            greeting = b"\xff" + bytes(8) + b"\x7f\x03\x00" + b"NULL".ljust(20, b"\x00") + b"\x01" + bytes(31)
+            ready = b"\x05READY\x0bSocket-Type" + struct.pack(">I", 6) + b"ROUTER"
+            connection.sendall(greeting + bytes([0x04, len(ready)]) + ready)
+            connection.recv(4096)  # the client's greeting, READY and Hello
+            connection.sendall(b"\x02" + struct.pack(">Q", 1 << 30) + bytes(1000))
+            connection.recv(4096)  # until the client closes
+
+    thread = threading.Thread(target=hostile_broker, daemon=True)
+    thread.start()
+    with pytest.raises(NaobrokerError, match="declared a frame of 1073741824 bytes, over this client's 16777216"):
+        Session("tcp://127.0.0.1:%d" % port, "wary")
+    thread.join(5)
+    listener.close()
 
 
 def test_an_ipc_endpoint_is_served_by_the_plain_socket(tmp_path):
