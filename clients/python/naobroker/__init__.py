@@ -5,8 +5,9 @@ Written from docs/protocol.md.
 Calls. A call is sent and its reply read on the caller's thread: whoever owns the socket
 reads it and dispatches everything that arrives (other threads' replies, events, calls to
 served modules), and hands the socket over when another thread wants to send. The caller
-polls for its reply for up to 100 us before it sleeps (``Session(url, spin=0)`` sleeps at
-once): on a VM, waking a sleeping thread can cost more than the whole call. Without
+sleeps until its reply comes; ``Session(url, spin=SPIN_S)`` makes it poll for up to 100 us
+first, CPU spent for latency where waking a sleeping thread costs more than the call (a
+VM's idle vCPU). Without
 CURVE keys that socket is a plain TCP (or Unix) socket speaking ZMTP itself (wire.py), so a
 call is one write and one read with no libzmq I/O thread to wake; with keys it is libzmq's.
 When the broker goes away a plain connection is opened again by the thread that next owns
@@ -113,9 +114,10 @@ REOPEN_S = 1.0
 REOPEN_AGAIN_S = 0.1
 # How long the liveness thread, its own connection dropped, watches an unread main one end.
 MAIN_END_S = 0.1
-# How long a caller polls for its reply before it sleeps: on a VM a sleeping thread's wake-up
-# can cost 50-100 us, more than a whole call when the broker is near; the poll spends at most
-# this much CPU per call. Session(spin=0) always sleeps.
+# How long a caller polls for its reply before it sleeps, when it asks to (Session(spin=SPIN_S)):
+# on a VM a sleeping thread's wake-up can cost 50-100 us, more than a whole call when the
+# broker is near; the poll spends at most this much CPU per call. Off by default: a robot's
+# CPUs have other work, and without it the client is already 3-6x faster than libqi's.
 SPIN_S = 100e-6
 
 log = logging.getLogger("naobroker")
@@ -230,7 +232,7 @@ class Session:
             session.close()
 
     def __init__(self, url, name="python", timeout=None, server_key=None, public_key=None, secret_key=None,
-                 spin=SPIN_S):
+                 spin=0):
         self.url = url
         self.name = name
         self.timeout = timeout
