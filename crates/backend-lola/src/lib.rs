@@ -322,7 +322,7 @@ impl Hardware for LolaRobot {
         self.mapping.read(&self.latest, sensors);
     }
 
-    fn write_actuators(&mut self, _time: DcmTime, raw: &[i64], fired: &[bool]) {
+    fn write_actuators(&mut self, _time: DcmTime, _values: &[f64], raw: &[i64], fired: &[bool]) {
         self.answered = false;
         if !std::mem::take(&mut self.answer_due) {
             return;

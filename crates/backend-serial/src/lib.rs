@@ -171,7 +171,7 @@ impl Hardware for SerialBoard {
         }
     }
 
-    fn write_actuators(&mut self, time: DcmTime, raw: &[i64], fired: &[bool]) {
+    fn write_actuators(&mut self, time: DcmTime, _values: &[f64], raw: &[i64], fired: &[bool]) {
         self.link.actuators.write(time, raw.iter().map(|&r| r as u64), fired);
         if let Some(io) = self.link.io_thread.get() {
             io.unpark();

@@ -195,7 +195,7 @@ impl Hardware for SimRobot {
         }
     }
 
-    fn write_actuators(&mut self, time: DcmTime, raw: &[i64], fired: &[bool]) {
+    fn write_actuators(&mut self, time: DcmTime, _values: &[f64], raw: &[i64], fired: &[bool]) {
         let dt_s = match self.last_time {
             Some(last) => f64::from(time.wrapping_sub(last).max(0)) / 1000.0,
             None => 0.0,

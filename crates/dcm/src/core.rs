@@ -50,18 +50,13 @@ pub struct DcmCore {
     /// While a request is checked: each actuator's length after the groups seen so far,
     /// at most (`UNTOUCHED` otherwise). Preallocated: checking does not allocate.
     lengths: Vec<usize>,
-    /// The integers each actuator was sent at the last cycle; the value sent is the one
-    /// they stand for ([`DcmCore::sent`]), not kept apart: a cycle writes 8 bytes per
-    /// actuator, not 16.
+    /// What each actuator was sent at the last cycle, after rounding to precision.
+    sent: Vec<f64>,
     raw: Vec<i64>,
     fired: Vec<bool>,
     /// The actuators that applied a command at the last cycle: their buffers shrank.
     /// Preallocated to one entry per actuator.
     applied: Vec<usize>,
-    /// The actuators whose outputs the last cycle computed (the others were settled: their
-    /// outputs stayed). Preallocated to one entry per actuator; an index fits in 16 bits
-    /// ([`Conversions::new`] takes at most 65 536 devices).
-    computed: Vec<u16>,
     /// `lastCycleTime`: the time of the last cycle, the same for every actuator.
     last_cycle: DcmTime,
 }
@@ -87,6 +82,11 @@ impl DcmCore {
             .zip(conversions.iter())
             .map(|(spec, conversion)| conversion.to_hardware(spec.clamp(spec.initial)))
             .collect();
+        let sent = raw
+            .iter()
+            .zip(conversions.iter())
+            .map(|(&raw, conversion)| conversion.from_hardware(raw))
+            .collect();
         let count = actuators.len();
         DcmCore {
             actuators,
@@ -94,10 +94,10 @@ impl DcmCore {
             conversions,
             capacity,
             lengths: vec![UNTOUCHED; count],
+            sent,
             raw,
             fired: vec![false; count],
             applied: Vec::with_capacity(count),
-            computed: Vec::with_capacity(count),
             last_cycle: start,
         }
     }
@@ -147,20 +147,17 @@ impl DcmCore {
     }
 
     /// Run one cycle at `now`: every actuator through the algorithm, values rounded to
-    /// the hardware's precision ([`DcmCore::sent`], [`DcmCore::raw`]). A settled actuator
-    /// (no command, no new conversion) is skipped: its outputs stay what they were, and it
-    /// is not among [`DcmCore::computed`].
-    pub fn cycle(&mut self, now: DcmTime) {
+    /// the hardware's precision. Returns the values actually sent. A settled actuator (no
+    /// command, no new conversion) is skipped: its outputs stay what they were.
+    pub fn cycle(&mut self, now: DcmTime) -> &[f64] {
         self.applied.clear();
-        self.computed.clear();
-        let outputs = self.raw.iter_mut().zip(self.fired.iter_mut());
+        let outputs = self.raw.iter_mut().zip(self.sent.iter_mut()).zip(self.fired.iter_mut());
         let conversions = &self.conversions;
         let inputs = self.actuators.iter_mut().zip(self.buffers.iter_mut()).zip(conversions.codes());
-        for (index, (((actuator, buffer), &code), (raw, fired))) in inputs.zip(outputs).enumerate() {
+        for (index, (((actuator, buffer), &code), ((raw, sent), fired))) in inputs.zip(outputs).enumerate() {
             if actuator.is_settled() {
                 continue;
             }
-            self.computed.push(index as u16);
             let (value, applied) = actuator.cycle(self.last_cycle, now, buffer);
             if applied {
                 self.applied.push(index);
@@ -168,8 +165,10 @@ impl DcmCore {
             *fired = applied && actuator.is_trigger();
             let conversion = conversions.of_code(code);
             *raw = conversion.to_hardware(value);
+            *sent = conversion.from_hardware(*raw);
         }
         self.last_cycle = now;
+        &self.sent
     }
 
     /// The actuators that applied a command at the last cycle, whose buffers shrank: the
@@ -178,33 +177,8 @@ impl DcmCore {
         &self.applied
     }
 
-    /// The actuators whose outputs the last cycle computed, in order; the others' stayed
-    /// what they were.
-    pub fn computed(&self) -> impl Iterator<Item = usize> + '_ {
-        self.computed.iter().map(|&index| usize::from(index))
-    }
-
-    /// Whether the last cycle computed every actuator's outputs (none was settled).
-    pub fn computed_all(&self) -> bool {
-        self.computed.len() == self.raw.len()
-    }
-
-    /// Every actuator's [`DcmCore::sent`], in order, in one sequential pass.
-    #[inline]
-    pub fn sent_all(&self) -> impl Iterator<Item = f64> + '_ {
-        let conversions = &self.conversions;
-        self.raw
-            .iter()
-            .zip(conversions.codes())
-            .map(|(&raw, &code)| conversions.of_code(code).from_hardware(raw))
-    }
-
-    /// The value `index` was sent at the last cycle, rounded to the hardware's precision:
-    /// what its integer stands for, with the conversion in effect (a conversion set since
-    /// is used from the next cycle on, which computes the actuator again).
-    #[inline]
-    pub fn sent(&self, index: usize) -> f64 {
-        self.conversions.get(index).from_hardware(self.raw[index])
+    pub fn sent(&self) -> &[f64] {
+        &self.sent
     }
 
     /// The integers the hardware receives.
@@ -283,15 +257,13 @@ mod tests {
             core.cycle(now);
         }
         assert!(core.actuators[0].is_settled());
-        let (raw, sent) = (core.raw()[0], core.sent(0));
+        let (raw, sent) = (core.raw()[0], core.sent()[0]);
         // Idle for ten cycles, it still interpolates from the last cycle's time and value.
         let mut request = Request::default();
         request.push(0, UpdateType::Merge, vec![TimedCommand { time: 200, value: sent + 1.0 }]);
         core.apply(&request, &model).unwrap();
         let expected = sent + 1.0 * 10.0 / 100.0;
-        core.cycle(110);
-        assert_eq!(core.sent(0), conversion.from_hardware(conversion.to_hardware(expected)));
-        assert_eq!(core.computed().collect::<Vec<_>>(), [0], "the others are settled");
+        assert_eq!(core.cycle(110)[0], conversion.from_hardware(conversion.to_hardware(expected)));
         for now in (120..=210).step_by(10) {
             core.cycle(now);
         }

@@ -21,7 +21,7 @@ struct FlakyBoard {
 impl Hardware for FlakyBoard {
     fn read_sensors(&mut self, _time: DcmTime, _sensors: &mut [f64]) {}
 
-    fn write_actuators(&mut self, _time: DcmTime, _raw: &[i64], _fired: &[bool]) {
+    fn write_actuators(&mut self, _time: DcmTime, _values: &[f64], _raw: &[i64], _fired: &[bool]) {
         self.writes += 1;
     }
 

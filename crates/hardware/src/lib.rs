@@ -53,10 +53,9 @@ pub trait Hardware: Send {
     /// Fill `sensors` (one value per sensor of the device model) for this cycle.
     fn read_sensors(&mut self, time: DcmTime, sensors: &mut [f64]);
 
-    /// Send this cycle's actuator values: `raw` the integers the boards receive (the values
-    /// published are what they stand for), `fired` the trigger actuators that applied a
-    /// command.
-    fn write_actuators(&mut self, time: DcmTime, raw: &[i64], fired: &[bool]);
+    /// Send this cycle's actuator values: `values` as published, `raw` the integers
+    /// the boards receive, `fired` the trigger actuators that applied a command.
+    fn write_actuators(&mut self, time: DcmTime, values: &[f64], raw: &[i64], fired: &[bool]);
 
     fn link(&self) -> LinkStatus {
         LinkStatus::default()

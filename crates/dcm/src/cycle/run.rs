@@ -86,7 +86,7 @@ impl Cycle {
             self.apply_takeover(time);
         }
         self.core.cycle(time);
-        self.hardware.write_actuators(time, self.core.raw(), self.core.fired());
+        self.hardware.write_actuators(time, self.core.sent(), self.core.raw(), self.core.fired());
         self.hardware.count_answers(&mut self.answers);
         let cycle_time_ns = monotonic_ns() - woke_ns;
         self.publish(cycle, time, cycle_time_ns, lateness_ns);
@@ -270,7 +270,7 @@ impl Cycle {
             let conversion = self.model.actuator_conversion(index);
             slots.set(keys.actuator_gain + index, conversion.gain);
             slots.set(keys.actuator_offset + index, conversion.offset);
-            slots.set(keys.actuators + index, self.core.sent(index));
+            slots.set(keys.actuators + index, self.core.sent()[index]);
         }
         for (index, (reading, conversion)) in
             self.sensors.iter().zip(self.sensor_conversions.iter()).enumerate()
@@ -293,16 +293,8 @@ impl Cycle {
         let keys = &self.shared.dcm_slots;
         // Readers of several slots retry until `publish` below: they never mix two cycles.
         slots.begin_write();
-        // Only the actuators the cycle computed (each from its integer, which the hardware
-        // read a moment ago): a settled one's value stays. All of them in one pass.
-        if self.core.computed_all() {
-            slots.set_block(keys.actuators, self.core.sent_all());
-        } else {
-            for index in self.core.computed() {
-                slots.set(keys.actuators + index, self.core.sent(index));
-            }
-        }
-        // The rest block by block, each a sequential pass over arrays of the same order.
+        // Block by block, each a sequential pass over arrays of the same order.
+        slots.set_block(keys.actuators, self.core.sent().iter().copied());
         // The answers' totals when they changed (the simulation's acks every cycle, as one
         // count for every actuator; its nacks never).
         let answers = self.answers.take_changes();
