@@ -12,62 +12,32 @@ use naobroker_robot::device::{Conversion, DeviceModel};
 use naobroker_simbody::{JointLimits, SimBody};
 
 /// No device: an index past any model's (`get` finds nothing there).
-const NONE: u16 = u16::MAX;
+const NONE: u32 = u32::MAX;
 
-/// What writing a joint reads, packed (8 bytes: 26 joints in 4 cache lines): its actuators
-/// and their conversions' codes (see [`ConversionTable`]).
+/// What writing a joint reads, packed (26 joints in 17 cache lines): its actuators and their
+/// conversions in the description.
 struct JointDrive {
-    position_actuator: u16,
-    stiffness_actuator: u16,
-    position: u16,
-    stiffness: u16,
+    position_actuator: u32,
+    stiffness_actuator: u32,
+    position: Conversion,
+    stiffness: Conversion,
 }
 
-/// What reading a joint writes, packed apart from [`JointDrive`] (12 bytes): its sensors
-/// (`NONE` for one the model lacks) and the codes of what the boards read for a value of
-/// each.
+/// What reading a joint writes, packed apart from [`JointDrive`]: its sensors (`NONE` for
+/// one the model lacks) and what the boards read for a value of each.
 struct JointSensing {
-    position_sensor: u16,
-    current_sensor: u16,
-    temperature_sensor: u16,
-    position: u16,
-    current: u16,
-    temperature: u16,
-}
-
-/// The description's few distinct conversions (the NAO V6: a handful for its joints), each
-/// device's a two-byte code into them: a cycle reads the joints' 20 bytes and one or two
-/// lines of conversions instead of 104 bytes per joint.
-#[derive(Default)]
-struct ConversionTable {
-    distinct: Vec<Conversion>,
-}
-
-impl ConversionTable {
-    /// `conversion`'s code, added if new (the same to the bit: `-0.0` is not `0.0`).
-    fn code(&mut self, conversion: Conversion) -> u16 {
-        let same = |known: &Conversion| {
-            known.gain.to_bits() == conversion.gain.to_bits()
-                && known.offset.to_bits() == conversion.offset.to_bits()
-        };
-        let code = self.distinct.iter().position(same).unwrap_or_else(|| {
-            self.distinct.push(conversion);
-            self.distinct.len() - 1
-        });
-        u16::try_from(code).expect("fewer than 2^16 distinct conversions")
-    }
-
-    #[inline]
-    fn get(&self, code: u16) -> Conversion {
-        self.distinct[usize::from(code)]
-    }
+    position_sensor: u32,
+    current_sensor: u32,
+    temperature_sensor: u32,
+    position: Conversion,
+    current: Conversion,
+    temperature: Conversion,
 }
 
 pub struct SimRobot {
     /// The devices of each of the body's joints, in the body's order.
     drives: Vec<JointDrive>,
     sensing: Vec<JointSensing>,
-    conversions: ConversionTable,
     body: SimBody,
     sonar_trigger: Option<usize>,
     sonar_sensors: Vec<usize>,
@@ -84,10 +54,11 @@ pub struct SimRobot {
 
 impl SimRobot {
     pub fn new(model: &DeviceModel) -> SimRobot {
-        let index = |device: usize| {
-            u16::try_from(device).ok().filter(|&index| index != NONE).expect("fewer than 65 535 devices")
+        let index = |device: usize| u32::try_from(device).expect("fewer than 2^32 devices");
+        let reading = |sensor: Option<usize>| match sensor {
+            Some(sensor) => (index(sensor), model.sensors[sensor].conversion()),
+            None => (NONE, Conversion { gain: 1.0, offset: 0.0 }),
         };
-        let mut conversions = ConversionTable::default();
         let (mut drives, mut sensing, mut limits) = (Vec::new(), Vec::new(), Vec::new());
         for joint in &model.joints {
             let name = &joint.name;
@@ -102,13 +73,9 @@ impl SimRobot {
             drives.push(JointDrive {
                 position_actuator: index(position_actuator),
                 stiffness_actuator: index(stiffness_actuator),
-                position: conversions.code(model.actuators[position_actuator].conversion()),
-                stiffness: conversions.code(model.actuators[stiffness_actuator].conversion()),
+                position: model.actuators[position_actuator].conversion(),
+                stiffness: model.actuators[stiffness_actuator].conversion(),
             });
-            let mut reading = |sensor: Option<usize>| match sensor {
-                Some(sensor) => (index(sensor), conversions.code(model.sensors[sensor].conversion())),
-                None => (NONE, conversions.code(Conversion { gain: 1.0, offset: 0.0 })),
-            };
             let (current_sensor, current) =
                 reading(model.sensor(&format!("{name}/ElectricCurrent/Sensor/Value")));
             let (temperature_sensor, temperature) =
@@ -117,7 +84,7 @@ impl SimRobot {
                 position_sensor: index(position_sensor),
                 current_sensor,
                 temperature_sensor,
-                position: conversions.code(model.sensors[position_sensor].conversion()),
+                position: model.sensors[position_sensor].conversion(),
                 current,
                 temperature,
             });
@@ -130,7 +97,6 @@ impl SimRobot {
         SimRobot {
             drives,
             sensing,
-            conversions,
             body: SimBody::new(&limits),
             sonar_trigger: model.actuator("US/Actuator/Value"),
             sonar_sensors,
@@ -166,9 +132,9 @@ impl Hardware for SimRobot {
                 (devices.current_sensor, devices.current, joint.current()),
                 (devices.temperature_sensor, devices.temperature, joint.temperature()),
             ];
-            for (sensor, code, value) in readings {
-                if let Some(reading) = sensors.get_mut(usize::from(sensor)) {
-                    *reading = self.conversions.get(code).sensor_reading(value);
+            for (sensor, conversion, value) in readings {
+                if let Some(reading) = sensors.get_mut(sensor as usize) {
+                    *reading = conversion.sensor_reading(value);
                 }
             }
         }
@@ -202,14 +168,8 @@ impl Hardware for SimRobot {
         };
         self.last_time = Some(time);
         for (index, devices) in self.drives.iter().enumerate() {
-            let stiffness = self
-                .conversions
-                .get(devices.stiffness)
-                .from_hardware(raw[usize::from(devices.stiffness_actuator)]);
-            let target = self
-                .conversions
-                .get(devices.position)
-                .from_hardware(raw[usize::from(devices.position_actuator)]);
+            let stiffness = devices.stiffness.from_hardware(raw[devices.stiffness_actuator as usize]);
+            let target = devices.position.from_hardware(raw[devices.position_actuator as usize]);
             self.body.drive(index, target, stiffness, dt_s);
         }
         if let Some(trigger) = self.sonar_trigger {

@@ -172,16 +172,7 @@ impl Cycle {
         }
     }
 
-    /// Inlined so that a cycle without hooks (the usual one) does not fetch the loop's code.
-    #[inline]
     fn run_hooks(&mut self, phase: Phase, cycle: u64, time: DcmTime) {
-        if !self.hooks.is_empty() {
-            self.run_phase(phase, cycle, time);
-        }
-    }
-
-    #[inline(never)]
-    fn run_phase(&mut self, phase: Phase, cycle: u64, time: DcmTime) {
         for hook in self.hooks.iter_mut().filter(|h| h.phase == phase) {
             let started = monotonic_ns();
             let mut context =
