@@ -1,6 +1,7 @@
 //! What a request channel hands the cycle thread besides commands, under the manual clock:
-//! new conversions, which change a sensor's value, gain and offset together, and requests
-//! naming no device, refused before they reach the cycle.
+//! new conversions, which change a sensor's value, gain and offset together and a settled
+//! actuator's published value, and requests naming no device, refused before they reach the
+//! cycle.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,6 +15,7 @@ use naobroker_robot::device::{Conversion, DeviceIndex, DeviceModel, RobotDescrip
 use naobroker_rtslots::RtSlots;
 
 const YAW_SENSOR: &str = "Device/SubDeviceList/HeadYaw/Position/Sensor";
+const YAW_ACTUATOR: &str = "Device/SubDeviceList/HeadYaw/Position/Actuator/Value";
 
 fn start() -> (CycleThread, RequestChannel) {
     let model = Arc::new(DeviceModel::new(RobotDescription::nao_v6()).unwrap());
@@ -62,6 +64,28 @@ fn a_sensor_shows_its_value_gain_and_offset_together_when_its_conversion_changes
     assert_eq!(shared.sensor_reading(sensor), 0.05, "the hardware still reads the same");
     step(&shared, 1);
     assert!((slot(&shared, &format!("{YAW_SENSOR}/Value")) - 0.25).abs() < 1e-12);
+}
+
+/// A cycle publishes only the actuators it computed: a settled one keeps its slot, until a
+/// new conversion makes the next cycle compute it again.
+#[test]
+fn a_settled_actuator_shows_its_value_and_from_the_next_cycle_its_value_in_a_new_conversion() {
+    let (cycle, mut channel) = start();
+    let shared = Arc::clone(cycle.shared());
+    let actuator = channel.model().actuator("HeadYaw/Position/Actuator/Value").unwrap();
+    let sent = channel.model().actuator_conversion(actuator);
+    let mut request = Request::default();
+    request.push(actuator, UpdateType::Merge, vec![TimedCommand { time: 0, value: 0.123 }]);
+    channel.send(request).unwrap();
+    // Applied at the first cycle, settled from the second on.
+    step(&shared, 5);
+    assert_eq!(slot(&shared, YAW_ACTUATOR), sent.from_hardware(sent.to_hardware(0.123)));
+    let tenths = Conversion { gain: 10.0, offset: 0.0 };
+    channel.set_conversions(vec![(DeviceIndex::Actuator(actuator), tenths)]).unwrap();
+    step(&shared, 1);
+    assert_eq!(slot(&shared, YAW_ACTUATOR), 0.1, "sent as 1 tenth");
+    step(&shared, 2);
+    assert_eq!(slot(&shared, YAW_ACTUATOR), 0.1, "settled: the slot keeps it");
 }
 
 #[test]
