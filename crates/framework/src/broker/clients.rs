@@ -3,10 +3,12 @@
 //! the sessions that tie liveness connections to main ones, the clients that said goodbye
 //! lately, and the limits and counters of all that.
 //!
-//! [`ClientSide`] owns this state in its own cell; its behaviour is in `sessions.rs` (client
-//! life), `outbox.rs` (writing to clients) and `fanout.rs` (event windows). It never borrows
-//! the router's cell: what the router must do when a client goes, it learns through the
-//! [`Departures`] hook the broker gives it.
+//! [`ClientSide`] owns this state in its own cell; its behaviour is here (calls in flight,
+//! each client's modules and streams counted against its limits), in `sessions.rs` (client
+//! life), `outbox.rs` (writing to clients), `fanout.rs` (event windows) and `stats.rs` (each
+//! client's entry). It never borrows the router's cell: what it needs of the router (how
+//! many callbacks a client's modules hold) is passed in, and what the router must do when
+//! a client goes, it learns through the [`Departures`] hook the broker gives it.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -74,6 +76,7 @@ impl ClientSide {
 
     /// Count a call of `client` as in flight, within `max_calls_in_flight`: the connection it
     /// came from, `None` for a client the broker does not know (then nothing is counted).
+    #[inline]
     pub(super) fn begin_call(
         &self,
         client: &ClientId,

@@ -96,6 +96,7 @@ impl Router {
 
     /// Where `client`'s call to `module.method` goes: refused when there is no such module,
     /// and for `exit` of a module another client serves.
+    #[inline]
     pub(super) fn route_from(
         &self,
         client: &ClientId,
