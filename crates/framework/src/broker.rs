@@ -6,14 +6,18 @@
 //! core what arrived on a connection as a typed [`Request`] and gives it a [`Connection`] to
 //! write to.
 //!
-//! Its state is two types, each in its own cell: the router's ([`router`]: modules and their
-//! methods, events' subscribers, reserved keys, calls forwarded and waiting) and the client
-//! side's ([`clients`]: connections, sessions, liveness, each client's queue and event
-//! window). Parts: [`adapter`] (what an adapter sees), [`limits`] (what a client may send
-//! and hold), [`sessions`] (client life, liveness, removal), [`modules`] (the module
-//! table), [`calls`] (routing), [`permissions`], [`outbox`] (each client's bounded queue),
-//! [`events`] and [`fanout`] (the one event path), [`blackboard`] (the typed writes
-//! in-process code makes to ALMemory), [`stats`] (the counters).
+//! It is two types, each with its own state in its own cell and its own behaviour: the
+//! router ([`router`]: modules and their methods, permissions, events' subscribers, reserved
+//! keys, calls forwarded and waiting, per-module counters) and the client side ([`clients`]:
+//! connections, sessions, liveness, calls in flight, each client's queue and event window).
+//! Neither borrows the other's cell; [`Broker`] holds both and joins them where an
+//! operation needs both ([`calls`]: admit, route, answer; [`fanout`]: the router walks the
+//! subscribers, the client side holds each client to its window; [`modules`]: what the
+//! router forgets when the client side forgets a client). Other parts: [`adapter`] (what an
+//! adapter sees), [`port`] (the client side's port), [`limits`], [`sessions`] (client life,
+//! liveness, removal), [`outbox`] (writing to clients), [`permissions`], [`events`] (the
+//! subscriber registry), [`blackboard`] (the typed writes in-process code makes to
+//! ALMemory), [`stats`] (the counters).
 
 mod adapter;
 mod blackboard;
@@ -37,26 +41,23 @@ use std::rc::{Rc, Weak};
 use std::time::Duration;
 
 use naobroker_protocol::HEARTBEAT_INTERVAL_MS;
-use zeromq::UnfinishedBudget;
+
+use crate::identity::ClientId;
 
 pub use adapter::{Connection, ConnectionRole, Outbound, ReplyEncoder, Request, Wire, Write};
 pub use blackboard::{Blackboard, MEMORY_MODULE};
-use clients::Clients;
+use clients::{ClientSide, ClientState};
 pub use limits::{encoded_size, Limits};
 pub use port::{WeakPort, WirePort};
 use router::Router;
 
+/// The counters of what the broker does between its two halves: calls and events.
 #[derive(Default)]
 struct Counters {
     calls: Cell<u64>,
     call_errors: Cell<u64>,
-    bad_frames: Cell<u64>,
-    refused: Cell<u64>,
     events_sent: Cell<u64>,
     events_dropped: Cell<u64>,
-    sends_deferred: Cell<u64>,
-    replies_encoded_aside: Cell<u64>,
-    clients_disconnected: Cell<u64>,
 }
 
 fn bump(counter: &Cell<u64>) {
@@ -64,17 +65,11 @@ fn bump(counter: &Cell<u64>) {
 }
 
 struct Inner {
-    limits: Limits,
-    /// `max_unfinished_bytes`, shared by every connection of every wire.
-    unfinished: std::sync::Arc<UnfinishedBudget>,
-    /// Silence after which a client that heartbeats is dropped.
-    client_timeout: Duration,
     /// Modules, methods, permissions, events' subscribers, calls under way.
     router: RefCell<Router>,
-    /// Connections, sessions, liveness, queues, event windows.
-    clients: RefCell<Clients>,
+    /// Connections, sessions, liveness, queues, event windows, and their limits.
+    clients: Rc<ClientSide>,
     counters: Counters,
-    call_counts: stats::CallCounts,
 }
 
 /// The broker: routes calls to module actors and remote modules, fans out events.
@@ -106,47 +101,55 @@ impl Broker {
     /// A broker with no wire yet: modules added to it talk to each other; a wire
     /// ([`crate::wire`]) lets clients in. Must run inside an actix system.
     pub fn new(limits: Limits, client_timeout: Duration) -> Broker {
-        let broker = Broker {
-            inner: Rc::new(Inner {
-                unfinished: UnfinishedBudget::new(limits.max_unfinished_bytes),
-                limits,
-                client_timeout,
+        let inner = Rc::new_cyclic(|inner: &Weak<Inner>| {
+            let broker = WeakBroker { inner: inner.clone() };
+            let departures = Box::new(move |client: &ClientId, gone: &ClientState| {
+                if let Some(broker) = broker.upgrade() {
+                    broker.client_left(client, gone);
+                }
+            });
+            Inner {
                 router: RefCell::default(),
-                clients: RefCell::default(),
+                clients: Rc::new(ClientSide::new(limits, client_timeout, departures)),
                 counters: Counters::default(),
-                call_counts: stats::CallCounts::default(),
-            }),
-        };
-        let weak = broker.downgrade();
+            }
+        });
+        // Liveness is the client side's alone: its ticks hold nothing else.
+        let weak = Rc::downgrade(&inner.clients);
         actix_rt::spawn(async move {
             let mut ticker = tokio::time::interval(Duration::from_millis(TICK_MS));
             let mut ticks = 0u64;
             loop {
                 ticker.tick().await;
-                let Some(broker) = weak.upgrade() else { break };
+                let Some(clients) = weak.upgrade() else { break };
                 ticks += 1;
-                broker.on_tick(ticks.is_multiple_of(HEARTBEAT_INTERVAL_MS / TICK_MS));
+                clients.on_tick(ticks.is_multiple_of(HEARTBEAT_INTERVAL_MS / TICK_MS));
             }
         });
-        broker
+        Broker { inner }
     }
 
     pub(crate) fn downgrade(&self) -> WeakBroker {
         WeakBroker { inner: Rc::downgrade(&self.inner) }
     }
 
-    /// The limits every client is held to.
-    pub fn limits(&self) -> &Limits {
-        &self.inner.limits
+    /// The client side: connections, sessions, liveness, queues and event windows.
+    fn clients(&self) -> &Rc<ClientSide> {
+        &self.inner.clients
     }
 
-    /// What every connection of every wire holds for messages it has not received whole.
-    pub(super) fn unfinished_budget(&self) -> &std::sync::Arc<UnfinishedBudget> {
-        &self.inner.unfinished
+    /// The router: modules, methods, permissions, events' subscribers, calls under way.
+    fn router(&self) -> &RefCell<Router> {
+        &self.inner.router
+    }
+
+    /// The limits every client is held to.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.clients.limits
     }
 
     /// A wire now listening: its counters join [`Self::stats`].
     pub(super) fn attach_wire(&self, wire: Rc<dyn Wire>) {
-        self.inner.router.borrow_mut().wires.push(wire);
+        self.router().borrow_mut().wires.push(wire);
     }
 }

@@ -6,15 +6,15 @@
 //! three things: a message arrived on a connection (`arrived`, which opens the connection
 //! the first time), what it asked (`request`), and that the connection closed (`closed`).
 //! The broker answers through the connection's [`Connection`], which encodes an
-//! [`Outbound`] message for the wire and writes it. Routing, limits, permissions, liveness
-//! and the bounded queue of each connection stay in the broker.
+//! [`Outbound`] message for the wire and writes it. Limits, liveness and the bounded queue
+//! of each connection are the client side's; routing and permissions, the router's.
 
 use bytes::Bytes;
 use futures::future::LocalBoxFuture;
-use naobroker_protocol::{excerpt, ErrorKind, MethodInfo, Value};
+use naobroker_protocol::{ErrorKind, MethodInfo, Value};
 
-use super::{bump, Broker};
-use crate::error::{CallError, CallResult};
+use super::Broker;
+use crate::error::CallResult;
 use crate::identity::ClientId;
 
 /// What a connection of a session is for.
@@ -199,15 +199,16 @@ pub trait Wire {
 }
 
 impl Broker {
-    /// Handle what `client` asked.
+    /// Handle what `client` asked: the client side's own requests there, the rest routed.
     pub(super) fn request(&self, client: ClientId, request: Request<'_>) {
+        let clients = self.clients();
         match request {
             Request::Hello { version, client: name, session, role } => {
-                if let Err(error) = self.inner.limits.check_name("client", &name) {
-                    return self.refuse(&client, 0, error);
+                if let Err(error) = clients.limits.check_name("client", &name) {
+                    return clients.refuse(&client, 0, error);
                 }
-                self.hello(&client, name, session, role);
-                self.send(&client, Outbound::Welcome { version: Some(version) });
+                clients.hello(&client, name, session, role);
+                clients.send(&client, Outbound::Welcome { version: Some(version) });
             }
             Request::Call { id, module, method, args, post } => {
                 self.call_from(client, id, module, method, args, post)
@@ -215,60 +216,27 @@ impl Broker {
             Request::Answer { id, result } => self.complete(&client, id, result),
             Request::Register { id, module, methods } => {
                 match self.register_remote(&client, &module, methods) {
-                    Ok(()) => self.send(&client, Outbound::Reply { id, value: true.into() }),
-                    Err(error) => self.refuse(&client, id, error),
+                    Ok(()) => clients.send(&client, Outbound::Reply { id, value: true.into() }),
+                    Err(error) => clients.refuse(&client, id, error),
                 }
             }
             Request::Unregister { id, module } => match self.unregister_remote(&client, &module) {
-                Ok(()) => self.send(&client, Outbound::Reply { id, value: true.into() }),
-                Err(error) => self.refuse(&client, id, error),
+                Ok(()) => clients.send(&client, Outbound::Reply { id, value: true.into() }),
+                Err(error) => clients.refuse(&client, id, error),
             },
             Request::Subscribe { id, event } => match self.subscribe_client(&client, &event) {
-                Ok(()) => self.send(&client, Outbound::Reply { id, value: true.into() }),
-                Err(error) => self.refuse(&client, id, error),
+                Ok(()) => clients.send(&client, Outbound::Reply { id, value: true.into() }),
+                Err(error) => clients.refuse(&client, id, error),
             },
             Request::Unsubscribe { id, event } => {
                 let removed = self.unsubscribe_client(&client, &event);
-                self.send(&client, Outbound::Reply { id, value: removed.into() });
+                clients.send(&client, Outbound::Reply { id, value: removed.into() });
             }
-            Request::Ack { count } => self.acknowledged(&client, count),
+            Request::Ack { count } => clients.acknowledged(&client, count),
             Request::Goodbye { id } => {
-                self.send(&client, Outbound::Reply { id, value: true.into() });
-                self.goodbye(&client);
+                clients.send(&client, Outbound::Reply { id, value: true.into() });
+                clients.goodbye(&client);
             }
         }
-    }
-
-    /// Tell `client` it is admitted: a wire whose clients must learn that the broker forgot
-    /// them says so when one it does not know speaks.
-    pub(super) fn welcome(&self, client: &ClientId) {
-        self.send(client, Outbound::Welcome { version: None });
-    }
-
-    /// `client`'s connection closed: forget the client with its modules and subscriptions.
-    pub(super) fn closed(&self, client: &ClientId) {
-        self.remove_client(client);
-    }
-
-    /// Write `payload`, already in `client`'s encoding, behind what is queued for it: a wire's
-    /// own answers that the broker does not make (a handshake, a directory its protocol
-    /// has), held to the same bounded queue.
-    pub(super) fn write_to(&self, client: &ClientId, payload: Bytes) {
-        self.send_bytes(client, payload);
-    }
-
-    /// Refuse a message of `client` that its wire could not read (`id` when it could read
-    /// one), counted among the bad frames.
-    pub(super) fn bad_message(&self, client: &ClientId, id: u64, message: String) {
-        bump(&self.inner.counters.bad_frames);
-        tracing::debug!(%client, error = %excerpt(&message), "bad frame");
-        self.send(client, Outbound::Error { id, kind: ErrorKind::BadArgument, message });
-    }
-
-    /// Answer a request that was refused before it was counted as in flight.
-    pub(super) fn refuse(&self, client: &ClientId, id: u64, error: CallError) {
-        bump(&self.inner.counters.refused);
-        tracing::debug!(%client, %error, "request refused");
-        self.send(client, Outbound::Error { id, kind: error.kind, message: error.message });
     }
 }

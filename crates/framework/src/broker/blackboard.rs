@@ -26,7 +26,7 @@ pub trait Blackboard {
 impl Broker {
     /// Make `blackboard` the one in-process writes go to (ALMemory, when it is added).
     pub fn set_blackboard(&self, blackboard: Rc<dyn Blackboard>) -> Result<(), RegistrationError> {
-        let mut router = self.inner.router.borrow_mut();
+        let mut router = self.router().borrow_mut();
         if router.blackboard.is_some() {
             return Err(RegistrationError::BlackboardTaken);
         }
@@ -35,7 +35,7 @@ impl Broker {
     }
 
     fn blackboard(&self) -> Result<Rc<dyn Blackboard>, CallError> {
-        let blackboard = self.inner.router.borrow().blackboard.clone();
+        let blackboard = self.router().borrow().blackboard.clone();
         blackboard.ok_or_else(|| CallError::not_found(format!("no module named {MEMORY_MODULE}")))
     }
 

@@ -1,5 +1,6 @@
-//! Routing calls: to an actor in this process or to the client serving the module, and the
-//! calls forwarded to a client and still waiting for its answer.
+//! A call between the two halves: the client side admits it (the caller's calls in flight),
+//! the router says where it goes ([`Route`]) and keeps it while a client's module answers,
+//! and the client side writes the answer.
 
 use std::rc::Rc;
 use std::time::Instant;
@@ -8,11 +9,11 @@ use naobroker_protocol::{excerpt, Value};
 use tokio::sync::oneshot;
 
 use super::adapter::{Connection, Outbound};
-use super::router::{Location, Origin, PendingCall};
+use super::router::{Origin, Route};
 use super::{bump, Broker};
 use crate::error::{CallError, CallResult};
 use crate::identity::{Caller, ClientId};
-use crate::invoke::{unknown_method, Invoke, MethodId, ModuleHandle, Outcome};
+use crate::invoke::{unknown_method, Invoke, Outcome};
 
 /// A client's call to an in-process module, until it is answered.
 struct LocalCall {
@@ -23,20 +24,13 @@ struct LocalCall {
     started: Instant,
 }
 
-/// Where a call goes, decided once by the router: an in-process module's actor with the
-/// method resolved (`None`: it has no such method, and the call fails as a call), or the
-/// client serving the module.
-enum Route {
-    Local(ModuleHandle, Option<MethodId>),
-    Remote(ClientId),
-}
-
 impl Broker {
     /// Call `module.method(args)` from the broker's own code.
     pub async fn call(&self, module: &str, method: &str, args: Vec<Value>, post: bool) -> CallResult {
         bump(&self.inner.counters.calls);
         let caller = Caller::Broker;
-        let result = match self.route(module, method) {
+        let route = self.router().borrow().route(module, method);
+        let result = match route {
             None => Err(CallError::not_found(format!("no module named {}", excerpt(module)))),
             Some(Route::Local(actor, id)) => {
                 let started = Instant::now();
@@ -61,14 +55,6 @@ impl Broker {
         result
     }
 
-    /// Where `module.method` runs, its name resolved: `None` when there is no such module.
-    fn route(&self, module: &str, method: &str) -> Option<Route> {
-        Some(match &self.inner.router.borrow().modules.get(module)?.location {
-            Location::Local(actor) => Route::Local(Rc::clone(actor), actor.resolve(method)),
-            Location::Remote(client) => Route::Remote(client.clone()),
-        })
-    }
-
     fn forward(
         &self,
         target: &ClientId,
@@ -78,21 +64,8 @@ impl Broker {
         post: bool,
         origin: Origin,
     ) {
-        let id = {
-            let mut router = self.inner.router.borrow_mut();
-            router.next_id += 1;
-            let id = router.next_id;
-            let call = PendingCall {
-                target: target.clone(),
-                module: module.to_owned(),
-                method: method.to_owned(),
-                origin,
-                started: Instant::now(),
-            };
-            router.pending.insert(id, call);
-            id
-        };
-        self.send(target, Outbound::Call { id, module, method, args, post });
+        let id = self.router().borrow_mut().wait_for(target, module, method, origin);
+        self.clients().send(target, Outbound::Call { id, module, method, args, post });
     }
 
     /// Within the limits, and `exit` only from the module's own client: where the call
@@ -103,32 +76,21 @@ impl Broker {
         module: &str,
         method: &str,
     ) -> Result<(Route, Option<Rc<dyn Connection>>), CallError> {
-        let limits = &self.inner.limits;
+        let limits = self.limits();
         limits.check_name("module", module)?;
         limits.check_name("method", method)?;
-        let (router, mut clients) = (self.inner.router.borrow(), self.inner.clients.borrow_mut());
-        let caller = clients.connected.get_mut(client);
-        if caller.as_ref().is_some_and(|caller| caller.calls_in_flight >= limits.max_calls_in_flight) {
-            return Err(CallError::refused(format!(
-                "{module}.{method}: this client already has max_calls_in_flight ({}) calls under way",
-                limits.max_calls_in_flight
-            )));
-        }
-        let route = match router.modules.get(module).map(|entry| &entry.location) {
-            None => return Err(CallError::not_found(format!("no module named {}", excerpt(module)))),
-            Some(Location::Local(actor)) => Route::Local(Rc::clone(actor), actor.resolve(method)),
-            Some(Location::Remote(target)) if method == "exit" && target != client => {
-                return Err(CallError::refused(format!(
-                    "{module}.exit: only the client that registered {module} may make it exit"
-                )))
+        let clients = self.clients();
+        let connection = clients.begin_call(client, module, method)?;
+        let route = self.router().borrow().route_from(client, module, method);
+        match route {
+            Ok(route) => Ok((route, connection)),
+            Err(error) => {
+                if connection.is_some() {
+                    clients.end_call(client);
+                }
+                Err(error)
             }
-            Some(Location::Remote(target)) => Route::Remote(target.clone()),
-        };
-        let connection = caller.map(|caller| {
-            caller.calls_in_flight += 1;
-            Rc::clone(&caller.connection)
-        });
-        Ok((route, connection))
+        }
     }
 
     /// A call from a client: refused, forwarded to the module's client, or run here, on
@@ -144,7 +106,7 @@ impl Broker {
     ) {
         let (route, connection) = match self.admit_call(&client, module, method) {
             Ok(admitted) => admitted,
-            Err(error) => return self.refuse(&client, id, error),
+            Err(error) => return self.clients().refuse(&client, id, error),
         };
         bump(&self.inner.counters.calls);
         let (actor, method_id) = match route {
@@ -183,18 +145,12 @@ impl Broker {
         if result.is_err() {
             bump(&self.inner.counters.call_errors);
         }
-        self.reply(&client, connection, id, result);
+        self.clients().reply(&client, connection, id, result);
     }
 
     /// `client` answered the forwarded call `id`; only the client it was sent to may.
     pub(super) fn complete(&self, client: &ClientId, id: u64, result: CallResult) {
-        let pending = {
-            let mut router = self.inner.router.borrow_mut();
-            match router.pending.get(&id) {
-                Some(call) if call.target == *client => router.pending.remove(&id),
-                _ => None,
-            }
-        };
+        let pending = self.router().borrow_mut().answered(client, id);
         match pending {
             Some(call) => {
                 self.finish_call(&call.origin.caller(), &call.module, &call.method, call.started, &result);
@@ -210,8 +166,9 @@ impl Broker {
         }
         match origin {
             Origin::Client { client, id } => {
-                if self.knows(&client) {
-                    self.reply(&client, None, id, result);
+                let clients = self.clients();
+                if clients.knows(&client) {
+                    clients.reply(&client, None, id, result);
                 }
             }
             Origin::Local { reply, .. } => {

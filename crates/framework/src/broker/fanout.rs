@@ -1,6 +1,9 @@
-//! Subscriptions and event delivery: the broker side of the one event path (`events.rs`).
+//! Subscriptions and event delivery, the one event path (`events.rs`) across the two halves:
+//! the router walks an event's subscribers ([`Router::fan_out`]) and offers each client's to
+//! the client side, whose [`EventWindows`] holds each to its event window and encodes it;
+//! the broker ([`Broker::publish`]) joins the two and sends what they decided.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefMut};
 use std::rc::Rc;
 
 use bytes::Bytes;
@@ -8,13 +11,12 @@ use naobroker_protocol::{excerpt, Value};
 use tokio::sync::mpsc;
 
 use super::adapter::{Connection, Outbound};
-use super::clients::ClientState;
+use super::clients::{ClientSide, Clients};
 use super::events::Target;
 use super::router::{Location, ModuleEntry, Router};
 use super::{bump, Broker};
 use crate::error::CallError;
 use crate::event::{Event, EventStream};
-use crate::hashing::KeyedMap;
 use crate::identity::{Caller, ClientId};
 use crate::invoke::{Invoke, ModuleHandle};
 
@@ -40,49 +42,136 @@ impl SharedEncodings<'_> {
     }
 }
 
-/// What one publish does beyond the broker's state: bytes to send, callbacks to run.
+/// What the router's walk of one event's subscribers decided: how many were sent and
+/// dropped, and the in-process callbacks to run.
 #[derive(Default)]
-struct Deliveries {
-    sends: Vec<(ClientId, Bytes)>,
+pub(super) struct FanOut {
+    sent: u64,
+    dropped: u64,
     local_callbacks: Vec<(ModuleHandle, Invoke, Rc<Cell<u32>>)>,
     closed_streams: bool,
 }
 
-/// The bytes of `message` for `client` when its event window has room (`Some(true)`),
-/// a drop counted when it has none (`Some(false)`), `None` for a client gone.
-fn within_window(
-    clients: &mut KeyedMap<ClientId, ClientState>,
-    client: &ClientId,
+/// The client side's part of one publish: each client's event window, the event's bytes
+/// encoded once per shared wire encoding, and the bytes to send once the walk is over.
+pub(super) struct EventWindows<'a> {
+    clients: RefMut<'a, Clients>,
     window: u32,
-    encode: impl FnOnce(&dyn Connection) -> Option<Bytes>,
-    deliveries: &mut Deliveries,
-) -> Option<bool> {
-    let known = clients.get_mut(client)?;
-    if known.unacked >= window {
-        known.events_dropped += 1;
-        if known.events_dropped.is_power_of_two() {
-            // 1, 2, 4, 8...: a subscriber that stays behind is not logged at every event.
-            let dropped = known.events_dropped;
-            tracing::warn!(%client, name = %known.name, window, dropped, "events dropped: window full");
+    encodings: SharedEncodings<'a>,
+    sends: Vec<(ClientId, Bytes)>,
+}
+
+impl EventWindows<'_> {
+    /// `message` (an event or a callback) for `client`: encoded and counted when its event
+    /// window has room (`Some(true)`), a drop counted when it has none (`Some(false)`),
+    /// `None` for a client gone.
+    fn offer(&mut self, client: &ClientId, message: Outbound<'_>) -> Option<bool> {
+        let window = self.window;
+        let known = self.clients.connected.get_mut(client)?;
+        if known.unacked >= window {
+            known.events_dropped += 1;
+            if known.events_dropped.is_power_of_two() {
+                // 1, 2, 4, 8...: a subscriber that stays behind is not logged at every event.
+                let dropped = known.events_dropped;
+                tracing::warn!(%client, name = %known.name, window, dropped, "events dropped: window full");
+            }
+            return Some(false);
         }
-        return Some(false);
+        let connection = known.connection.as_ref();
+        let payload = match message {
+            Outbound::Event { lost, .. } => self.encodings.event_for(connection, lost),
+            message => connection.encode(message),
+        }?;
+        known.unacked += 1;
+        self.sends.push((client.clone(), payload));
+        Some(true)
     }
-    let payload = encode(known.connection.as_ref())?;
-    known.unacked += 1;
-    deliveries.sends.push((client.clone(), payload));
-    Some(true)
+}
+
+impl ClientSide {
+    /// The event windows of every client, for one publish of `name`: the client side's cell
+    /// is held until [`Self::send_events`] takes them back.
+    pub(super) fn event_windows<'a>(&'a self, name: &'a str, value: &'a Value) -> EventWindows<'a> {
+        EventWindows {
+            clients: self.state.borrow_mut(),
+            window: self.limits.event_window,
+            encodings: SharedEncodings { name, value, by_wire: Vec::new() },
+            sends: Vec::new(),
+        }
+    }
+
+    /// Send what a publish put in the event windows.
+    pub(super) fn send_events(self: &Rc<Self>, windows: EventWindows<'_>) {
+        let EventWindows { clients, sends, .. } = windows;
+        drop(clients);
+        for (client, payload) in sends {
+            self.send_bytes(&client, payload);
+        }
+    }
+}
+
+impl Router {
+    /// Walk the subscribers of event `name`: a client's stream or a client's module's
+    /// callback is offered to the client side (`offer`, which answers as
+    /// [`EventWindows::offer`]); an in-process callback or stream is held to its own window
+    /// here. `None` when nobody subscribes to `name`.
+    pub(super) fn fan_out(
+        &mut self,
+        name: &str,
+        value: &Value,
+        window: u32,
+        offer: &mut dyn FnMut(&ClientId, Outbound<'_>) -> Option<bool>,
+    ) -> Option<FanOut> {
+        let mut fan_out = FanOut::default();
+        let Router { events, modules, .. } = self;
+        let subscribers = events.subscribers_mut(name)?;
+        for subscriber in subscribers.iter_mut() {
+            let lost = subscriber.lost;
+            let delivered = match &subscriber.target {
+                Target::Client(client) => offer(client, Outbound::Event { name, value, lost }),
+                Target::Callback { module, method, message, in_flight } => {
+                    let callback = Outbound::Callback { module, method, event: name, value, message, lost };
+                    match modules.get(module.as_str()) {
+                        Some(ModuleEntry { location: Location::Remote(client), .. }) => {
+                            offer(client, callback)
+                        }
+                        Some(ModuleEntry { location: Location::Local(actor), .. }) => {
+                            local_callback(actor, callback, in_flight, window, &mut fan_out)
+                        }
+                        None => None,
+                    }
+                }
+                Target::Stream(stream) => to_stream(stream, name, value, lost, &mut fan_out),
+            };
+            match delivered {
+                Some(true) => {
+                    subscriber.lost = 0;
+                    fan_out.sent += 1;
+                }
+                Some(false) => {
+                    subscriber.lost += 1;
+                    fan_out.dropped += 1;
+                }
+                None => {}
+            }
+        }
+        if fan_out.closed_streams {
+            events.prune(name);
+        }
+        Some(fan_out)
+    }
 }
 
 impl Broker {
     /// Whether anyone (client, callback or in-process stream) listens to `name`.
     pub fn has_subscribers(&self, name: &str) -> bool {
-        self.inner.router.borrow().events.has_subscribers(name)
+        self.router().borrow().events.has_subscribers(name)
     }
 
     /// An in-process stream of the events named `name`, held to the event window.
     pub fn subscribe_local(&self, name: &str) -> EventStream {
-        let (sender, receiver) = mpsc::channel(self.inner.limits.event_window as usize);
-        self.inner.router.borrow_mut().events.add_stream(name, sender);
+        let (sender, receiver) = mpsc::channel(self.limits().event_window as usize);
+        self.router().borrow_mut().events.add_stream(name, sender);
         EventStream::new(receiver)
     }
 
@@ -96,10 +185,10 @@ impl Broker {
         method: &str,
         message: Value,
     ) -> Result<bool, CallError> {
-        let limits = &self.inner.limits;
+        let limits = self.limits();
         limits.check_name("event", event)?;
         self.may_act_for(caller, module)?;
-        let (mut router, clients) = (self.inner.router.borrow_mut(), self.inner.clients.borrow());
+        let mut router = self.router().borrow_mut();
         let Router { modules, events, .. } = &mut *router;
         let entry = modules.get(module).expect("checked by may_act_for");
         if !entry.methods.iter().any(|m| m.name == method) {
@@ -108,11 +197,13 @@ impl Broker {
                 excerpt(method)
             )));
         }
-        let owner = match &entry.location {
-            Location::Remote(client) => clients.connected.get(client),
+        let held = match &entry.location {
+            Location::Remote(client) => {
+                self.clients().subscriptions_of(client, |modules| events.callbacks_of(modules))
+            }
             Location::Local(_) => None,
         };
-        if owner.is_some_and(|owner| owner.subscriptions(events) >= limits.max_subscriptions) {
+        if held.is_some_and(|held| held >= limits.max_subscriptions) {
             return Err(CallError::refused(format!(
                 "{module}'s client already holds max_subscriptions ({})",
                 limits.max_subscriptions
@@ -124,7 +215,7 @@ impl Broker {
     /// NAOqi's `unsubscribeToEvent(event, module)`.
     pub fn unsubscribe_callback(&self, caller: &Caller, event: &str, module: &str) -> Result<(), CallError> {
         self.may_act_for(caller, module)?;
-        if !self.inner.router.borrow_mut().events.remove_callback(event, module) {
+        if !self.router().borrow_mut().events.remove_callback(event, module) {
             return Err(CallError::not_found(format!("{module} is not subscribed to {}", excerpt(event))));
         }
         Ok(())
@@ -132,69 +223,26 @@ impl Broker {
 
     /// Modules with a callback on `event`.
     pub fn callback_subscribers(&self, event: &str) -> Vec<String> {
-        self.inner.router.borrow().events.callback_modules(event)
+        self.router().borrow().events.callback_modules(event)
     }
 
-    /// Deliver an event to every subscriber, each held to the event window.
+    /// Deliver an event to every subscriber, each held to the event window: the router
+    /// walks the subscribers, the client side holds clients to their windows and sends.
     pub fn publish(&self, name: &str, value: &Value) {
         self.trace_event(name);
-        let window = self.inner.limits.event_window;
-        let mut deliveries = Deliveries::default();
-        let mut encodings = SharedEncodings { name, value, by_wire: Vec::new() };
-        let (mut sent, mut dropped) = (0u64, 0u64);
-        {
-            let (mut router, mut clients) = (self.inner.router.borrow_mut(), self.inner.clients.borrow_mut());
-            let Router { events, modules, .. } = &mut *router;
-            let clients = &mut clients.connected;
-            let Some(subscribers) = events.subscribers_mut(name) else { return };
-            for subscriber in subscribers.iter_mut() {
-                let lost = subscriber.lost;
-                let delivered = match &subscriber.target {
-                    Target::Client(client) => {
-                        let encode = |connection: &dyn Connection| encodings.event_for(connection, lost);
-                        within_window(clients, client, window, encode, &mut deliveries)
-                    }
-                    Target::Callback { module, method, message, in_flight } => {
-                        let callback =
-                            Outbound::Callback { module, method, event: name, value, message, lost };
-                        match modules.get(module.as_str()) {
-                            Some(ModuleEntry { location: Location::Remote(client), .. }) => {
-                                let encode = |connection: &dyn Connection| connection.encode(callback);
-                                within_window(clients, client, window, encode, &mut deliveries)
-                            }
-                            Some(ModuleEntry { location: Location::Local(actor), .. }) => {
-                                local_callback(actor, callback, in_flight, window, &mut deliveries)
-                            }
-                            None => None,
-                        }
-                    }
-                    Target::Stream(stream) => to_stream(stream, name, value, lost, &mut deliveries),
-                };
-                match delivered {
-                    Some(true) => {
-                        subscriber.lost = 0;
-                        sent += 1;
-                    }
-                    Some(false) => {
-                        subscriber.lost += 1;
-                        dropped += 1;
-                    }
-                    None => {}
-                }
-            }
-            if deliveries.closed_streams {
-                events.prune(name);
-            }
-        }
+        let clients = self.clients();
+        let mut windows = clients.event_windows(name, value);
+        let window = self.limits().event_window;
+        let mut offer = |client: &ClientId, message: Outbound<'_>| windows.offer(client, message);
+        let fanned = self.router().borrow_mut().fan_out(name, value, window, &mut offer);
+        let Some(FanOut { sent, dropped, local_callbacks, .. }) = fanned else { return };
         let counters = &self.inner.counters;
         counters.events_sent.set(counters.events_sent.get() + sent);
         counters.events_dropped.set(counters.events_dropped.get() + dropped);
-        for (client, payload) in deliveries.sends {
-            self.send_bytes(&client, payload);
-        }
+        clients.send_events(windows);
         // Each callback on a task of its own: the raiser's call ends first, and a module's
         // callback never runs inside the call that raised the event.
-        for (actor, invoke, in_flight) in deliveries.local_callbacks {
+        for (actor, invoke, in_flight) in local_callbacks {
             let broker = self.downgrade();
             actix_rt::spawn(async move {
                 let result = actor.invoke(invoke).into_future().await;
@@ -207,29 +255,21 @@ impl Broker {
         }
     }
 
+    /// `client`'s stream of `event`: the client side counts it, the router adds it.
     pub(super) fn subscribe_client(&self, client: &ClientId, event: &str) -> Result<(), CallError> {
-        let limits = &self.inner.limits;
-        limits.check_name("event", event)?;
-        let (mut router, mut clients) = (self.inner.router.borrow_mut(), self.inner.clients.borrow_mut());
+        self.limits().check_name("event", event)?;
+        let mut router = self.router().borrow_mut();
         let events = &mut router.events;
-        let Some(known) = clients.connected.get_mut(client) else { return Ok(()) };
-        if !known.events.contains(event) && known.subscriptions(events) >= limits.max_subscriptions {
-            return Err(CallError::refused(format!(
-                "this client already holds max_subscriptions ({})",
-                limits.max_subscriptions
-            )));
+        if self.clients().subscribe(client, event, |modules| events.callbacks_of(modules))? {
+            events.add_client(event, client);
         }
-        known.events.insert(event.to_owned());
-        events.add_client(event, client);
         Ok(())
     }
 
     /// Stop `client`'s stream of `event`; answers whether it had one.
     pub(super) fn unsubscribe_client(&self, client: &ClientId, event: &str) -> bool {
-        if let Some(known) = self.inner.clients.borrow_mut().connected.get_mut(client) {
-            known.events.remove(event);
-        }
-        self.inner.router.borrow_mut().events.remove_client(event, client)
+        self.clients().unsubscribe(client, event);
+        self.router().borrow_mut().events.remove_client(event, client)
     }
 }
 
@@ -239,7 +279,7 @@ fn local_callback(
     callback: Outbound<'_>,
     in_flight: &Rc<Cell<u32>>,
     window: u32,
-    deliveries: &mut Deliveries,
+    fan_out: &mut FanOut,
 ) -> Option<bool> {
     let Outbound::Callback { method, event, value, message, lost, .. } = callback else { return None };
     // The subscription checked the method: a module in this process keeps its methods.
@@ -250,7 +290,7 @@ fn local_callback(
     in_flight.set(in_flight.get() + 1);
     let args = vec![event.into(), value.clone(), message.clone()];
     let invoke = Invoke { method, args, post: false, caller: Caller::Broker, lost };
-    deliveries.local_callbacks.push((Rc::clone(actor), invoke, Rc::clone(in_flight)));
+    fan_out.local_callbacks.push((Rc::clone(actor), invoke, Rc::clone(in_flight)));
     Some(true)
 }
 
@@ -260,13 +300,13 @@ fn to_stream(
     name: &str,
     value: &Value,
     lost: u64,
-    deliveries: &mut Deliveries,
+    fan_out: &mut FanOut,
 ) -> Option<bool> {
     match stream.try_send(Event { name: name.to_owned(), value: value.clone(), lost }) {
         Ok(()) => Some(true),
         Err(mpsc::error::TrySendError::Full(_)) => Some(false),
         Err(mpsc::error::TrySendError::Closed(_)) => {
-            deliveries.closed_streams = true;
+            fan_out.closed_streams = true;
             None
         }
     }

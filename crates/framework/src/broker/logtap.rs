@@ -51,10 +51,7 @@ impl Broker {
         })?;
         let module = match caller {
             Caller::Broker => "broker".to_owned(),
-            Caller::Client(client) => {
-                let clients = self.inner.clients.borrow();
-                clients.connected.get(client).map_or_else(|| client.to_string(), |known| known.name.clone())
-            }
+            Caller::Client(client) => self.clients().name_of(client),
         };
         self.publish_log(&module, LogLine { level: level.as_str(), target, message });
         Ok(())

@@ -1,14 +1,15 @@
-//! Writing to clients: replies and refusals, each client's bounded queue and its one writer task.
+//! Writing to clients, on the client side: replies and refusals, each client's bounded queue
+//! and its one writer task.
 
 use std::rc::Rc;
 
 use bytes::Bytes;
-use naobroker_protocol::{cut, ErrorKind, Value};
+use naobroker_protocol::{cut, excerpt, ErrorKind, Value};
 
 use super::adapter::{Connection, Outbound, ReplyEncoder, Write};
-use super::clients::ClientState;
-use super::{bump, Broker};
-use crate::error::CallResult;
+use super::bump;
+use super::clients::{ClientSide, ClientState};
+use crate::error::{CallError, CallResult};
 use crate::identity::ClientId;
 
 /// Longest error message sent to a caller, in bytes: a module (in the broker or remote) may
@@ -61,11 +62,11 @@ impl Writable {
     }
 }
 
-impl Broker {
+impl ClientSide {
     /// Encode `message` for `client`'s wire and send it; nothing when the broker does not
     /// know the client.
-    pub(super) fn send(&self, client: &ClientId, message: Outbound<'_>) {
-        let known = self.inner.clients.borrow().connected.get(client).map(Writable::of);
+    pub(super) fn send(self: &Rc<Self>, client: &ClientId, message: Outbound<'_>) {
+        let known = self.state.borrow().connected.get(client).map(Writable::of);
         if let Some(writable) = known {
             self.send_to(client, writable, message);
         }
@@ -73,7 +74,7 @@ impl Broker {
 
     /// Encode `message` and send it to `client`, whose connection was looked up once: written
     /// at once when nothing is queued before it, else queued.
-    fn send_to(&self, client: &ClientId, writable: Writable, message: Outbound<'_>) {
+    fn send_to(self: &Rc<Self>, client: &ClientId, writable: Writable, message: Outbound<'_>) {
         let Some(payload) = writable.connection.encode(message) else { return };
         match writable.queued {
             false => self.write_now(client, &writable.connection, payload),
@@ -84,10 +85,10 @@ impl Broker {
     /// Send without ever waiting on a slow client: handed to its connection at once when it
     /// has room and nothing is queued before it, else queued behind the client's one writer
     /// task. A client whose queue passes its bound is disconnected.
-    pub(super) fn send_bytes(&self, client: &ClientId, payload: Bytes) {
-        let limits = &self.inner.limits;
+    pub(super) fn send_bytes(self: &Rc<Self>, client: &ClientId, payload: Bytes) {
+        let limits = &self.limits;
         let over_bound = {
-            let mut clients = self.inner.clients.borrow_mut();
+            let mut clients = self.state.borrow_mut();
             let Some(known) = clients.connected.get_mut(client) else { return };
             if !known.outbox.writing {
                 let connection = Rc::clone(&known.connection);
@@ -104,19 +105,19 @@ impl Broker {
         }
     }
 
-    fn write_now(&self, client: &ClientId, connection: &Rc<dyn Connection>, payload: Bytes) {
+    fn write_now(self: &Rc<Self>, client: &ClientId, connection: &Rc<dyn Connection>, payload: Bytes) {
         let Write::Waiting(sending) = connection.write(payload) else { return };
-        bump(&self.inner.counters.sends_deferred);
-        if let Some(known) = self.inner.clients.borrow_mut().connected.get_mut(client) {
+        bump(&self.counters.sends_deferred);
+        if let Some(known) = self.state.borrow_mut().connected.get_mut(client) {
             known.outbox.writing = true;
         }
-        let (weak, client) = (self.downgrade(), client.clone());
+        let (weak, client) = (Rc::downgrade(self), client.clone());
         actix_rt::spawn(async move {
             sending.await;
             loop {
-                let Some(broker) = weak.upgrade() else { return };
+                let Some(side) = weak.upgrade() else { return };
                 let (connection, next) = {
-                    let mut clients = broker.inner.clients.borrow_mut();
+                    let mut clients = side.state.borrow_mut();
                     let Some(known) = clients.connected.get_mut(&client) else { return };
                     match known.outbox.queue.pop_front() {
                         Some(payload) => {
@@ -130,7 +131,7 @@ impl Broker {
                         }
                     }
                 };
-                drop(broker);
+                drop(side);
                 if let Write::Waiting(sending) = connection.write(next) {
                     sending.await;
                 }
@@ -141,13 +142,13 @@ impl Broker {
     /// Answer call `id` of `client`. A client the broker forgot while the call ran (its
     /// silence) still gets the answer on the connection it called from, when there is one.
     pub(super) fn reply(
-        &self,
+        self: &Rc<Self>,
         client: &ClientId,
         called_from: Option<Rc<dyn Connection>>,
         id: u64,
         result: CallResult,
     ) {
-        let known = self.inner.clients.borrow_mut().connected.get_mut(client).map(|caller| {
+        let known = self.state.borrow_mut().connected.get_mut(client).map(|caller| {
             caller.calls_in_flight = caller.calls_in_flight.saturating_sub(1);
             Writable::of(caller)
         });
@@ -179,7 +180,7 @@ impl Broker {
                 // No queue for a client the broker no longer knows: the write finishes alone.
                 let written = connection.encode(message).map(|payload| connection.write(payload));
                 if let Some(Write::Waiting(sending)) = written {
-                    bump(&self.inner.counters.sends_deferred);
+                    bump(&self.counters.sends_deferred);
                     actix_rt::spawn(sending);
                 }
             }
@@ -190,7 +191,7 @@ impl Broker {
     /// Take one of `client`'s turns to have a reply encoded aside: whether there was one. A
     /// client the broker forgot has no queue, and no turns to count: it makes no new calls.
     fn take_aside_turn(&self, client: &ClientId) -> bool {
-        let mut clients = self.inner.clients.borrow_mut();
+        let mut clients = self.state.borrow_mut();
         let Some(known) = clients.connected.get_mut(client) else { return true };
         let outbox = &mut known.outbox;
         let free = outbox.encoding_aside < ASIDE_PER_CLIENT;
@@ -199,7 +200,7 @@ impl Broker {
     }
 
     fn give_back_aside_turn(&self, client: &ClientId) {
-        if let Some(known) = self.inner.clients.borrow_mut().connected.get_mut(client) {
+        if let Some(known) = self.state.borrow_mut().connected.get_mut(client) {
             known.outbox.encoding_aside = known.outbox.encoding_aside.saturating_sub(1);
         }
     }
@@ -209,15 +210,15 @@ impl Broker {
     /// A client forgotten meanwhile still gets it on its connection; if the encoding fails,
     /// the caller gets an error in its place, on a wire whose errors need no call state.
     fn reply_aside(
-        &self,
+        self: &Rc<Self>,
         client: &ClientId,
         connection: Rc<dyn Connection>,
         id: u64,
         encoder: ReplyEncoder,
         value: Value,
     ) {
-        bump(&self.inner.counters.replies_encoded_aside);
-        let (weak, client) = (self.downgrade(), client.clone());
+        bump(&self.counters.replies_encoded_aside);
+        let (weak, client) = (Rc::downgrade(self), client.clone());
         actix_rt::spawn(async move {
             let encoded = tokio::task::spawn_blocking(move || encoder(value)).await.ok().flatten();
             let payload = match encoded {
@@ -230,12 +231,12 @@ impl Broker {
                     payload
                 }
             };
-            let broker = weak.upgrade();
-            if let Some(broker) = &broker {
-                broker.give_back_aside_turn(&client);
+            let side = weak.upgrade();
+            if let Some(side) = &side {
+                side.give_back_aside_turn(&client);
             }
-            match broker {
-                Some(broker) if broker.knows(&client) => broker.send_bytes(&client, payload),
+            match side {
+                Some(side) if side.knows(&client) => side.send_bytes(&client, payload),
                 _ => {
                     if let Write::Waiting(sending) = connection.write(payload) {
                         sending.await;
@@ -245,8 +246,31 @@ impl Broker {
         });
     }
 
-    /// Whether `client` is connected (not forgotten).
-    pub(super) fn knows(&self, client: &ClientId) -> bool {
-        self.inner.clients.borrow().connected.contains_key(client)
+    /// Tell `client` it is admitted: a wire whose clients must learn that the broker forgot
+    /// them says so when one it does not know speaks.
+    pub(super) fn welcome(self: &Rc<Self>, client: &ClientId) {
+        self.send(client, Outbound::Welcome { version: None });
+    }
+
+    /// Write `payload`, already in `client`'s encoding, behind what is queued for it: a wire's
+    /// own answers that the broker does not make (a handshake, a directory its protocol
+    /// has), held to the same bounded queue.
+    pub(super) fn write_to(self: &Rc<Self>, client: &ClientId, payload: Bytes) {
+        self.send_bytes(client, payload);
+    }
+
+    /// Refuse a message of `client` that its wire could not read (`id` when it could read
+    /// one), counted among the bad frames.
+    pub(super) fn bad_message(self: &Rc<Self>, client: &ClientId, id: u64, message: String) {
+        bump(&self.counters.bad_frames);
+        tracing::debug!(%client, error = %excerpt(&message), "bad frame");
+        self.send(client, Outbound::Error { id, kind: ErrorKind::BadArgument, message });
+    }
+
+    /// Answer a request that was refused before it was counted as in flight.
+    pub(super) fn refuse(self: &Rc<Self>, client: &ClientId, id: u64, error: CallError) {
+        bump(&self.counters.refused);
+        tracing::debug!(%client, %error, "request refused");
+        self.send(client, Outbound::Error { id, kind: error.kind, message: error.message });
     }
 }

@@ -1,23 +1,23 @@
-//! Client life: opening, hello and sessions, liveness, heartbeats, silence, and removal.
+//! Client life, on the client side: opening, hello and sessions, liveness, heartbeats,
+//! silence, and removal.
 
 use std::collections::HashSet;
 use std::rc::Rc;
 use std::time::Instant;
 
 use super::adapter::{Connection, ConnectionRole, Outbound};
-use super::clients::{ClientState, Clients};
-use super::router::Origin;
-use super::{bump, Broker};
+use super::bump;
+use super::clients::{ClientSide, ClientState, Clients};
 use crate::identity::ClientId;
 
-impl Broker {
+impl ClientSide {
     /// Something arrived on `client`'s connection: it is alive (and, for a liveness
     /// connection, its session's main connection). A client the broker does not know (never
     /// met, or dropped for its silence or a bound) is opened with the connection `open`
     /// makes. Answers whether it was known.
     pub(super) fn arrived(&self, client: &ClientId, open: impl FnOnce() -> Rc<dyn Connection>) -> bool {
         let now = Instant::now();
-        let mut clients = self.inner.clients.borrow_mut();
+        let mut clients = self.state.borrow_mut();
         let Clients { connected: clients, sessions, .. } = &mut *clients;
         // One lookup for a client the broker knows, every message but its first.
         let main = match clients.get_mut(client) {
@@ -37,9 +37,15 @@ impl Broker {
         true
     }
 
-    pub(super) fn hello(&self, client: &ClientId, name: String, session: Vec<u8>, role: ConnectionRole) {
+    pub(super) fn hello(
+        self: &Rc<Self>,
+        client: &ClientId,
+        name: String,
+        session: Vec<u8>,
+        role: ConnectionRole,
+    ) {
         let replaced = {
-            let mut clients = self.inner.clients.borrow_mut();
+            let mut clients = self.state.borrow_mut();
             let session_left = role == ConnectionRole::Liveness && clients.departed.session(&session);
             let Some(known) = clients.connected.get_mut(client) else { return };
             tracing::debug!(%client, name = %name, ?role, session = session.len(), "client hello");
@@ -66,15 +72,15 @@ impl Broker {
             // The same session connected again: its old connection is dead, and what it
             // had registered must be free for the new one at once.
             tracing::info!(client = %previous, "replaced by a new connection of its session");
-            self.remove_client(&previous);
+            self.remove(&previous);
         }
     }
 
     /// `client` is leaving on purpose: forget it and its session's liveness connections,
     /// with what they had registered and subscribed, without waiting out their silence.
-    pub(super) fn goodbye(&self, client: &ClientId) {
+    pub(super) fn goodbye(self: &Rc<Self>, client: &ClientId) {
         let leaving: Vec<ClientId> = {
-            let mut clients = self.inner.clients.borrow_mut();
+            let mut clients = self.state.borrow_mut();
             let Some(known) = clients.connected.get(client) else { return };
             let session = known.session.clone();
             let liveness: Vec<ClientId> = clients
@@ -91,35 +97,42 @@ impl Broker {
         };
         tracing::debug!(%client, connections = leaving.len(), "client said goodbye");
         for client in &leaving {
-            self.remove_client(client);
+            self.remove(client);
         }
     }
 
     /// Whether `client` said goodbye lately: what it still sends is late, to be ignored.
     pub(super) fn departed(&self, client: &ClientId) -> bool {
-        self.inner.clients.borrow().departed.client(client)
+        self.state.borrow().departed.client(client)
     }
 
     /// Events and callbacks `client` consumed: room in its event window again.
     pub(super) fn acknowledged(&self, client: &ClientId, count: u32) {
-        if let Some(known) = self.inner.clients.borrow_mut().connected.get_mut(client) {
+        if let Some(known) = self.state.borrow_mut().connected.get_mut(client) {
             known.unacked = known.unacked.saturating_sub(count);
         }
     }
 
     /// Drop a client that broke a bound: its state, modules and connection.
     pub(super) fn disconnect(&self, client: &ClientId, reason: &str) {
-        bump(&self.inner.counters.clients_disconnected);
+        bump(&self.counters.clients_disconnected);
         tracing::warn!(%client, reason, "client disconnected");
-        if let Some(connection) = self.remove_client(client) {
+        if let Some(connection) = self.remove(client) {
             connection.close();
         }
     }
 
-    /// Forget a client with its subscriptions, modules and the calls it waits for; answers
-    /// its connection when it was known.
-    pub(super) fn remove_client(&self, client: &ClientId) -> Option<Rc<dyn Connection>> {
-        let gone = self.inner.clients.borrow_mut().connected.remove(client)?;
+    /// Forget a client, then tell the router, which forgets its subscriptions, modules and
+    /// the calls it waits for; answers its connection when it was known.
+    pub(super) fn remove(&self, client: &ClientId) -> Option<Rc<dyn Connection>> {
+        let gone = {
+            let mut clients = self.state.borrow_mut();
+            let gone = clients.connected.remove(client)?;
+            if clients.sessions.get(&gone.session) == Some(client) {
+                clients.sessions.remove(&gone.session);
+            }
+            gone
+        };
         // Routine (a goodbye, a closed connection) at debug: a drop has said why at info or warn.
         tracing::debug!(
             client = %gone.name,
@@ -128,35 +141,18 @@ impl Broker {
             events_dropped = gone.events_dropped,
             "client gone"
         );
-        {
-            let mut clients = self.inner.clients.borrow_mut();
-            if clients.sessions.get(&gone.session) == Some(client) {
-                clients.sessions.remove(&gone.session);
-            }
-        }
-        {
-            let mut router = self.inner.router.borrow_mut();
-            for event in &gone.events {
-                router.events.remove_client(event, client);
-            }
-            router
-                .pending
-                .retain(|_, call| !matches!(&call.origin, Origin::Client { client: c, .. } if c == client));
-        }
-        for module in &gone.modules {
-            self.remove_module(module);
-        }
+        self.departed_client(client, &gone);
         Some(gone.connection)
     }
 
     /// Drop the clients silent for longer than the client timeout, unless their session's
     /// liveness connection is still open; heartbeat the others when `heartbeat`.
-    pub(super) fn on_tick(&self, heartbeat: bool) {
+    pub(super) fn on_tick(self: &Rc<Self>, heartbeat: bool) {
         let now = Instant::now();
         let (silent, clients) = {
-            let clients = self.inner.clients.borrow();
+            let clients = self.state.borrow();
             let connected = &clients.connected;
-            let timeout = self.inner.client_timeout;
+            let timeout = self.client_timeout;
             let silent_past_timeout = |known: &&ClientState| {
                 known.connection.dropped_when_silent() && now.duration_since(known.last_seen) > timeout
             };
@@ -184,9 +180,9 @@ impl Broker {
             (silent, clients)
         };
         for client in &silent {
-            let timeout_ms = self.inner.client_timeout.as_millis() as u64;
+            let timeout_ms = self.client_timeout.as_millis() as u64;
             tracing::info!(%client, timeout_ms, "client dropped: silent past the client timeout");
-            self.remove_client(client);
+            self.remove(client);
         }
         for client in clients {
             self.send(&client, Outbound::Heartbeat);

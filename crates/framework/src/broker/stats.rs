@@ -1,12 +1,13 @@
 //! The broker's counters, as `ServiceDirectory.stats` and `naocli stats` show them, and the
 //! per-module call counters `naocli top` computes rates and latencies from.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
+use std::collections::HashSet;
 use std::time::Duration;
 
 use naobroker_protocol::Value;
 
-use super::clients::ClientState;
+use super::clients::{ClientSide, ClientState};
 use super::Broker;
 use crate::hashing::KeyedMap;
 use crate::identity::{Caller, ClientId};
@@ -37,32 +38,31 @@ impl ModuleCalls {
 /// Calls, errors and latencies per module: a map lookup and a few additions per call, an
 /// allocation only on a module's first call. A module's entry goes with the module, so that a
 /// client registering modules under ever new names leaves nothing behind.
+/// The router's: it forgets them with their module.
 #[derive(Default)]
 pub(super) struct CallCounts {
-    by_module: RefCell<KeyedMap<String, ModuleCalls>>,
+    by_module: KeyedMap<String, ModuleCalls>,
 }
 
 impl CallCounts {
-    pub(super) fn record(&self, module: &str, latency: Duration, ok: bool) {
-        let mut by_module = self.by_module.borrow_mut();
-        if let Some(counts) = by_module.get_mut(module) {
+    pub(super) fn record(&mut self, module: &str, latency: Duration, ok: bool) {
+        if let Some(counts) = self.by_module.get_mut(module) {
             return counts.add(latency, ok);
         }
         let mut fresh =
             ModuleCalls { calls: 0, errors: 0, total_latency_us: 0, latency_buckets: [0; LATENCY_BUCKETS] };
         fresh.add(latency, ok);
-        by_module.insert(module.to_owned(), fresh);
+        self.by_module.insert(module.to_owned(), fresh);
     }
 
     /// `module` left: its counters go with it.
-    pub(super) fn forget(&self, module: &str) {
-        self.by_module.borrow_mut().remove(module);
+    pub(super) fn forget(&mut self, module: &str) {
+        self.by_module.remove(module);
     }
 
     /// `{module: {calls, errors, total_latency_us, latency_buckets}}`.
     fn to_value(&self) -> Value {
-        let by_module = self.by_module.borrow();
-        let mut modules: Vec<(&String, &ModuleCalls)> = by_module.iter().collect();
+        let mut modules: Vec<(&String, &ModuleCalls)> = self.by_module.iter().collect();
         modules.sort_by(|a, b| a.0.cmp(b.0));
         let entries = modules.into_iter().map(|(module, counts)| {
             let buckets = counts.latency_buckets.iter().map(|&count| Value::from(count)).collect();
@@ -78,20 +78,15 @@ impl CallCounts {
     }
 }
 
-impl Broker {
-    /// Broker counters: calls, errors, refusals, events, each client's queue, and every
-    /// wire's own counters; every client's entry.
-    pub fn stats(&self) -> Value {
-        self.stats_for(&Caller::Broker)
-    }
-
-    /// [`Self::stats`] as `caller` may read it: the broker's own code and a client the
-    /// configuration names see every client's entry; any other client, its own (its main
-    /// connection and its session's liveness connections): who else is connected, with
-    /// which modules and queues, is not its business.
-    pub fn stats_for(&self, caller: &Caller) -> Value {
-        let c = &self.inner.counters;
-        let (router, clients) = (self.inner.router.borrow(), self.inner.clients.borrow());
+impl ClientSide {
+    /// Every client's entry that `caller` may read (see [`Broker::stats_for`]), its modules'
+    /// callbacks counted by `callbacks_of`.
+    fn client_entries(
+        &self,
+        caller: &Caller,
+        callbacks_of: impl Fn(&HashSet<String>) -> usize,
+    ) -> Vec<Value> {
+        let clients = self.state.borrow();
         let own =
             caller.client().and_then(|client| clients.connected.get(client).map(|known| (client, known)));
         let visible = |client: &ClientId, known: &ClientState| match (caller, own) {
@@ -102,7 +97,7 @@ impl Broker {
             }
             (Caller::Client(id), None) => client == id,
         };
-        let entries: Vec<Value> = clients
+        clients
             .connected
             .iter()
             .filter(|(client, known)| visible(client, known))
@@ -115,26 +110,45 @@ impl Broker {
                         "modules".into(),
                         Value::Array(known.modules.iter().map(|m| m.as_str().into()).collect()),
                     ),
-                    ("subscriptions".into(), (known.subscriptions(&router.events) as u64).into()),
+                    ("subscriptions".into(), (known.subscriptions(&callbacks_of) as u64).into()),
                     ("events_dropped".into(), known.events_dropped.into()),
                     ("queued_messages".into(), (known.outbox.queue.len() as u64).into()),
                     ("queued_bytes".into(), (known.outbox.bytes as u64).into()),
                 ])
             })
-            .collect();
+            .collect()
+    }
+}
+
+impl Broker {
+    /// Broker counters: calls, errors, refusals, events, each client's queue, and every
+    /// wire's own counters; every client's entry.
+    pub fn stats(&self) -> Value {
+        self.stats_for(&Caller::Broker)
+    }
+
+    /// [`Self::stats`] as `caller` may read it: the broker's own code and a client the
+    /// configuration names see every client's entry; any other client, its own (its main
+    /// connection and its session's liveness connections): who else is connected, with
+    /// which modules and queues, is not its business.
+    pub fn stats_for(&self, caller: &Caller) -> Value {
+        let (c, clients) = (&self.inner.counters, self.clients());
+        let k = &clients.counters;
+        let router = self.router().borrow();
+        let entries = clients.client_entries(caller, |modules| router.events.callbacks_of(modules));
         let count = |counter: &Cell<u64>| Value::from(counter.get());
         let mut counters = vec![
             ("calls".into(), count(&c.calls)),
             ("call_errors".into(), count(&c.call_errors)),
-            ("bad_frames".into(), count(&c.bad_frames)),
-            ("refused".into(), count(&c.refused)),
+            ("bad_frames".into(), count(&k.bad_frames)),
+            ("refused".into(), count(&k.refused)),
             ("events_sent".into(), count(&c.events_sent)),
             ("events_dropped".into(), count(&c.events_dropped)),
-            ("sends_deferred".into(), count(&c.sends_deferred)),
-            ("replies_encoded_aside".into(), count(&c.replies_encoded_aside)),
-            ("clients_disconnected".into(), count(&c.clients_disconnected)),
-            ("unfinished_bytes".into(), (self.inner.unfinished.held() as u64).into()),
-            ("unfinished_refused".into(), self.inner.unfinished.refusals().into()),
+            ("sends_deferred".into(), count(&k.sends_deferred)),
+            ("replies_encoded_aside".into(), count(&k.replies_encoded_aside)),
+            ("clients_disconnected".into(), count(&k.clients_disconnected)),
+            ("unfinished_bytes".into(), (clients.unfinished.held() as u64).into()),
+            ("unfinished_refused".into(), clients.unfinished.refusals().into()),
         ];
         for wire in &router.wires {
             counters.extend(wire.counters().into_iter().map(|(name, value)| (name.into(), value.into())));
@@ -142,7 +156,7 @@ impl Broker {
         counters.extend([
             ("pending_remote_calls".into(), (router.pending.len() as u64).into()),
             ("modules".into(), (router.modules.len() as u64).into()),
-            ("by_module".into(), self.inner.call_counts.to_value()),
+            ("by_module".into(), router.call_counts.to_value()),
             ("clients".into(), Value::Array(entries)),
         ]);
         Value::Map(counters)

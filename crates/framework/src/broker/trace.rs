@@ -28,8 +28,12 @@ impl Broker {
         result: &CallResult,
     ) {
         let latency = started.elapsed();
-        self.inner.call_counts.record(module, latency, result.is_ok());
-        if !self.inner.router.borrow().events.traced() {
+        let traced = {
+            let mut router = self.router().borrow_mut();
+            router.call_counts.record(module, latency, result.is_ok());
+            router.events.traced()
+        };
+        if !traced {
             return;
         }
         let mut fields = vec![
@@ -49,10 +53,13 @@ impl Broker {
     /// Event `name` is being published: traced with its number of subscribers when someone
     /// listens (the call that raised it, `ALMemory.raiseEvent` for a client, is traced too).
     pub(super) fn trace_event(&self, name: &str) {
-        if name.starts_with(OWN_EVENTS) || !self.inner.router.borrow().events.traced() {
-            return;
-        }
-        let subscribers = self.inner.router.borrow().events.subscriber_count(name);
+        let subscribers = {
+            let events = &self.router().borrow().events;
+            if name.starts_with(OWN_EVENTS) || !events.traced() {
+                return;
+            }
+            events.subscriber_count(name)
+        };
         let fields = vec![
             ("kind".into(), "event".into()),
             ("event".into(), name.into()),
@@ -65,10 +72,7 @@ impl Broker {
     fn caller_name(&self, caller: &Caller) -> String {
         match caller {
             Caller::Broker => "broker".to_owned(),
-            Caller::Client(client) => match self.inner.clients.borrow().connected.get(client) {
-                Some(known) => format!("{} ({client})", known.name),
-                None => client.to_string(),
-            },
+            Caller::Client(client) => self.clients().describe(client),
         }
     }
 }
