@@ -249,7 +249,8 @@ class Session:
         self._sleepers = 0  # threads waiting on _state
         self._claims = 0  # threads waiting to own it, to send
         self._pending = {}
-        self._outbox = collections.deque()  # (generation, frame)
+        # (generation, frame, request id or None): a call's frame goes only while it is awaited.
+        self._outbox = collections.deque()
         # Counts the connections the broker forgot (restart, drop): a reply or an Ack made
         # for an older one must not reach the new one, whose call ids start again at 1.
         self._generation = 0
@@ -310,10 +311,14 @@ class Session:
             except wire.Lost as error:
                 raise NaobrokerError("cannot reach a broker at %s (%s)" % (self.url, error)) from None
             for frame in frames:
-                message = _decode(frame)
-                if message[0] == ERROR:
+                try:
+                    message = _decode(frame)
+                    kind = message[0]
+                except Exception as error:  # a broken peer: the caller hears it in our words
+                    raise NaobrokerError("the peer at %s sent an unreadable frame: %s" % (self.url, error)) from None
+                if kind == ERROR:
                     raise error_of(message)
-                if message[0] == WELCOME:
+                if kind == WELCOME:
                     self._hellos_unanswered -= 1
 
     # -- the API
@@ -474,7 +479,7 @@ class Session:
                 self._last_sent = time.monotonic()
             else:  # sent after the Hello, once the connection is open again
                 with lock:
-                    self._outbox.append((self._generation, frame))
+                    self._outbox.append((self._generation, frame, request_id))
                     self._chores = True
             self._read(waiter, deadline)
         finally:
@@ -544,7 +549,7 @@ class Session:
         with self._state:
             if self._closed:
                 return
-            self._outbox.append((generation, frame))
+            self._outbox.append((generation, frame, None))
             self._chores = True
             mine = self._owner is None
             if mine:
@@ -559,7 +564,14 @@ class Session:
         if not self._wire.connected and not self._reopen():
             return False
         with self._state:
-            frames = [frame for generation, frame in self._outbox if generation == self._generation]
+            # A call given up on (its caller timed out) while the connection was down is not
+            # sent when it comes back: a moveTo must not start long after the script stopped
+            # waiting for it.
+            frames = [
+                frame
+                for generation, frame, request_id in self._outbox
+                if generation == self._generation and (request_id is None or request_id in self._pending)
+            ]
             self._outbox.clear()
             hello = self._hello_due
             self._hello_due = False
@@ -575,10 +587,12 @@ class Session:
         now = time.monotonic()
         if now < self._reopen_at:
             return False
+        # Every try, not only a failed one: a peer that takes the connection and closes it
+        # again at once must not make the owner reconnect in a tight loop.
+        self._reopen_at = now + REOPEN_AGAIN_S
         try:
             self._wire.open(REOPEN_S)
         except (OSError, wire.Refused) as error:
-            self._reopen_at = now + REOPEN_AGAIN_S
             log.debug("the broker at %s is not back yet: %s", self.url, error)
             return False
         self._hellos_unanswered = 0  # those said on the lost connection go unanswered

@@ -20,18 +20,24 @@ import os
 import select
 import socket
 import struct
+import time
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 # The ZMTP 3.0 greeting of a client with NULL security: signature, version 3.0, mechanism.
 GREETING = b"\xff" + bytes(8) + b"\x7f\x03\x00" + b"NULL".ljust(20, b"\x00") + bytes(32)
-_LONG, _COMMAND = 0x02, 0x04  # ZMTP frame flags (a message's MORE flag is not needed here)
+_MORE, _LONG, _COMMAND = 0x01, 0x02, 0x04  # ZMTP frame flags
 _READ_BYTES = 65536
 # The longest frame this client takes, as the Rust client (the protocol's default
 # max_frame_bytes): a frame's length is declared before it arrives, and a peer declaring
 # more is cut off instead of filling this process's memory.
 MAX_FRAME_BYTES = 16 * 1024 * 1024
+# The longest command the handshake takes: a READY with its socket type and identity.
+MAX_COMMAND_BYTES = 4096
+# How long a write may wait for a broker that does not read, before the connection is
+# taken for lost: the broker's own silence limit, as the liveness thread's.
+SEND_PATIENCE_S = 3.0
 HANDSHAKE_FAILED = {
     zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "the handshake failed (with CURVE: is the server key the broker's?)",
     zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "security mechanism or protocol mismatch",
@@ -94,12 +100,17 @@ class PlainDealer:
         self._socket = None
         self.connected = False
         self._buffer = bytearray()
+        # Whole messages that came with the handshake's last read, for the first `receive`.
+        self._early = []
         self._poll = select.poll()
         self._poll.register(wake_fd, select.POLLIN)
 
     def open(self, timeout):
         """Connect and run ZMTP's handshake within `timeout` seconds. Raises OSError when
-        nothing answers at the URL, Refused when what answers is no NULL-security broker."""
+        nothing answers at the URL, Refused when what answers is no NULL-security broker.
+        `timeout` bounds the whole handshake, not each read: a peer sending a byte at a time
+        cannot hold the thread that owns the session's socket."""
+        deadline = time.monotonic() + timeout
         scheme, address = self._address
         if scheme == "ipc":
             connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -119,7 +130,11 @@ class PlainDealer:
 
             def read_at_least(count):
                 while len(received) < count:
-                    chunk = connection.recv(_READ_BYTES)
+                    try:
+                        connection.settimeout(max(deadline - time.monotonic(), 1e-3))
+                        chunk = connection.recv(_READ_BYTES)
+                    except socket.timeout:
+                        raise socket.timeout("no ZeroMQ handshake within %g s" % timeout) from None
                     if not chunk:
                         raise Refused("it closed the connection during ZeroMQ's handshake")
                     received.extend(chunk)
@@ -132,7 +147,7 @@ class PlainDealer:
             del received[:64]
             while True:
                 try:
-                    commands = self._parse(received, commands=True)
+                    commands = self._parse(received, commands=True, limit=MAX_COMMAND_BYTES)
                 except Lost as error:
                     raise Refused(str(error)) from None
                 if commands:
@@ -141,7 +156,13 @@ class PlainDealer:
             if not commands[0].startswith(b"\x05READY"):
                 raise Refused("the broker's first command was not READY")
             self._buffer = received
-            connection.settimeout(None)
+            try:
+                self._early = self._parse(received)
+            except Lost as error:
+                raise Refused(str(error)) from None
+            # Reads come after a poll said there is something; a write to a broker that
+            # stopped reading gives up after this long (socket.timeout, an OSError: Lost).
+            connection.settimeout(SEND_PATIENCE_S)
         except BaseException:
             self._buffer = bytearray()
             connection.close()
@@ -150,20 +171,24 @@ class PlainDealer:
         self.connected = True
         self._poll.register(connection.fileno(), select.POLLIN)
 
-    def _parse(self, buffer, commands=False):
+    def _parse(self, buffer, commands=False, limit=MAX_FRAME_BYTES):
         """Takes the complete frames at the start of `buffer` out of it: the messages' (or,
-        with `commands`, the commands') bodies."""
+        with `commands`, the commands') bodies. Raises Lost for a frame declared longer than
+        `limit` and for a message of several parts, which the broker never sends."""
         frames, start, end = [], 0, len(buffer)
         while end - start >= 2:
             flags = buffer[start]
+            if flags & _MORE:
+                raise Lost("the broker sent a message of several parts")
+            if commands and not flags & _COMMAND:
+                break  # the handshake is over: what follows is for `receive`
             if flags & _LONG:
                 if end - start < 9:
                     break
                 (length,) = struct.unpack_from(">Q", buffer, start + 1)
                 header = 9
-                if length > MAX_FRAME_BYTES:
-                    raise Lost("the broker declared a frame of %d bytes, over this client's %d"
-                               % (length, MAX_FRAME_BYTES))
+                if length > limit:
+                    raise Lost("the broker declared a frame of %d bytes, over this client's %d" % (length, limit))
             else:
                 length, header = buffer[start + 1], 2
             if end - start < header + length:
@@ -176,6 +201,8 @@ class PlainDealer:
 
     def wait(self, timeout_ms):
         """Wait for frames or a wake-up; True when the connection has something to read."""
+        if self._early:
+            return True
         ready = self._poll.poll(timeout_ms)
         if len(ready) == 1 and ready[0][0] != self._wake_fd:  # the usual case, in short
             return True
@@ -194,6 +221,9 @@ class PlainDealer:
 
     def receive(self):
         """The frames that arrived (none when a frame is still incomplete)."""
+        if self._early:
+            early, self._early = self._early, []
+            return early
         try:
             chunk = self._socket.recv(_READ_BYTES)
         except BlockingIOError:
@@ -202,7 +232,7 @@ class PlainDealer:
             raise Lost(str(error)) from error
         if not chunk:
             raise Lost("the broker closed the connection")
-        if not self._buffer and chunk[0] == 0 and len(chunk) == chunk[1] + 2:
+        if not self._buffer and len(chunk) >= 2 and chunk[0] == 0 and len(chunk) == chunk[1] + 2:
             return [chunk[2:]]  # the usual case: one short message, whole
         buffer = self._buffer
         buffer += chunk
@@ -243,6 +273,7 @@ class PlainDealer:
             self._socket = None
             self.connected = False
         self._buffer = bytearray()
+        self._early = []
 
     def close(self, last_frame=None):
         """Send `last_frame` if the connection takes it at once, then close."""

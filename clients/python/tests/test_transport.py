@@ -5,6 +5,9 @@ import socket
 import struct
 import subprocess
 import threading
+import time
+
+import msgpack
 
 import pytest
 
@@ -82,29 +85,108 @@ def test_a_session_to_a_port_nobody_listens_on_names_it():
         Session(url, "nobody")
 
 
+SERVER_GREETING = b"\xff" + bytes(8) + b"\x7f\x03\x00" + b"NULL".ljust(20, b"\x00") + b"\x01" + bytes(31)
+_READY_BODY = b"\x05READY\x0bSocket-Type" + struct.pack(">I", 6) + b"ROUTER"
+SERVER_READY = bytes([0x04, len(_READY_BODY)]) + _READY_BODY
+WELCOME_FRAME = msgpack.packb([1, 2, 1000])  # Welcome, protocol version 2, heartbeat 1000 ms
+
+
+def fake_broker(serve):
+    """The URL of a one-connection peer that runs `serve(connection)` on the connection it
+    accepts, and the thread serving it."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def accept_one():
+        with listener:
+            connection, _ = listener.accept()
+            connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with connection:
+                serve(connection)
+
+    thread = threading.Thread(target=accept_one, daemon=True)
+    thread.start()
+    return "tcp://127.0.0.1:%d" % port, thread
+
+
+def greet_then(then):
+    """`serve` for fake_broker: ZeroMQ's handshake as a broker, then `then(connection)`."""
+    def serve(connection):
+        connection.sendall(SERVER_GREETING + SERVER_READY)
+        received = b""
+
+        def hello_read():  # the client's greeting, its READY, then its Hello (a short frame)
+            ready_end = 66 + received[65] if len(received) > 65 else None
+            return ready_end is not None and len(received) > ready_end + 1 and (
+                len(received) >= ready_end + 2 + received[ready_end + 1])
+
+        while not hello_read():
+            received += connection.recv(4096)
+        then(connection)
+    return serve
+
+
+def until_closed(connection):
+    while connection.recv(4096):
+        pass
+
+
 def test_a_frame_declared_longer_than_the_client_takes_cuts_the_connection():
     """A peer that declares a frame of a gigabyte is cut off at once: its bytes are not
     awaited and buffered (without the bound the session waits for them and only its Welcome's
     time limit ends it, with another message)."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
+    def declare_a_gigabyte(connection):
+        connection.sendall(b"\x02" + struct.pack(">Q", 1 << 30) + bytes(1000))
+        until_closed(connection)
 
-    def hostile_broker():
-        connection, _ = listener.accept()
-        with connection:
-            greeting = b"\xff" + bytes(8) + b"\x7f\x03\x00" + b"NULL".ljust(20, b"\x00") + b"\x01" + bytes(31)
-            ready = b"\x05READY\x0bSocket-Type" + struct.pack(">I", 6) + b"ROUTER"
-            connection.sendall(greeting + bytes([0x04, len(ready)]) + ready)
-            connection.recv(4096)  # the client's greeting, READY and Hello
-            connection.sendall(b"\x02" + struct.pack(">Q", 1 << 30) + bytes(1000))
-            connection.recv(4096)  # until the client closes
-
-    thread = threading.Thread(target=hostile_broker, daemon=True)
-    thread.start()
+    url, thread = fake_broker(greet_then(declare_a_gigabyte))
     with pytest.raises(NaobrokerError, match="declared a frame of 1073741824 bytes, over this client's 16777216"):
-        Session("tcp://127.0.0.1:%d" % port, "wary")
+        Session(url, "wary")
     thread.join(5)
-    listener.close()
+
+
+def test_a_frame_arriving_a_byte_at_a_time_is_read_whole():
+    """TCP may hand over a frame in pieces of any size, down to its first byte alone."""
+    def welcome_byte_by_byte(connection):
+        for byte in bytes([0, len(WELCOME_FRAME)]) + WELCOME_FRAME:
+            connection.sendall(bytes([byte]))
+            time.sleep(0.01)
+        until_closed(connection)
+
+    url, thread = fake_broker(greet_then(welcome_byte_by_byte))
+    Session(url, "patient").close()
+    thread.join(5)
+
+
+def test_a_peer_that_sends_its_handshake_a_byte_at_a_time_is_given_up_on_in_time():
+    """The connect time limit bounds the whole handshake, not each read: else a peer sending
+    a byte every half second would hold the session (and the thread owning its socket) for
+    half a minute."""
+    def dribble(connection):
+        for byte in SERVER_GREETING:
+            try:
+                connection.sendall(bytes([byte]))
+            except OSError:
+                return
+            time.sleep(0.5)
+
+    url, thread = fake_broker(dribble)
+    started = time.monotonic()
+    with pytest.raises(NaobrokerError, match="no ZeroMQ handshake within 2 s"):
+        Session(url, "impatient")
+    assert time.monotonic() - started < 10
+    thread.join(35)
+
+
+def test_an_unreadable_first_frame_is_a_naobroker_error():
+    def garbage(connection):
+        connection.sendall(bytes([0, 1]) + b"\xc1")  # 0xc1: never used in MessagePack
+        until_closed(connection)
+
+    url, thread = fake_broker(greet_then(garbage))
+    with pytest.raises(NaobrokerError, match="sent an unreadable frame"):
+        Session(url, "careful")
+    thread.join(5)
 
 
 def test_an_ipc_endpoint_is_served_by_the_plain_socket(tmp_path):
