@@ -5,15 +5,16 @@ use parking_lot::Mutex;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
-/// The hasher of the queue's maps, which every message looks up about eight times: aHash
-/// with keys drawn at random per map (still HashDoS-resistant: a ROUTER's peers choose their
-/// identities), instead of SipHash-1-3.
-type KeyedHasher = ahash::RandomState;
 use std::hash::Hash;
 use std::pin::Pin;
 use std::sync::atomic;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
+
+/// The hasher of the queue's maps, which every message looks up about eight times: aHash
+/// with keys drawn at random per map (still HashDoS-resistant: a ROUTER's peers choose their
+/// identities), instead of SipHash-1-3.
+type KeyedHasher = ahash::RandomState;
 
 pub(crate) struct QueueInner<S, K: Clone> {
     counter: atomic::AtomicUsize,

@@ -258,6 +258,8 @@ impl Broker {
     /// `client`'s stream of `event`: the client side counts it, the router adds it.
     pub(super) fn subscribe_client(&self, client: &ClientId, event: &str) -> Result<(), CallError> {
         self.limits().check_name("event", event)?;
+        // The router stays borrowed across the client side's check, which counts and never
+        // removes a client: a removal would run the departures hook, which borrows the router.
         let mut router = self.router().borrow_mut();
         let events = &mut router.events;
         if self.clients().subscribe(client, event, |modules| events.callbacks_of(modules))? {
