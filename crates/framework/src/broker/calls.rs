@@ -5,7 +5,7 @@
 use std::rc::Rc;
 use std::time::Instant;
 
-use naobroker_protocol::{excerpt, Value};
+use naobroker_protocol::Value;
 use tokio::sync::oneshot;
 
 use super::adapter::{Connection, Outbound};
@@ -31,8 +31,8 @@ impl Broker {
         let caller = Caller::Broker;
         let route = self.router().borrow().route(module, method);
         let result = match route {
-            None => Err(CallError::not_found(format!("no module named {}", excerpt(module)))),
-            Some(Route::Local(actor, id)) => {
+            Err(error) => Err(error),
+            Ok(Route::Local(actor, id)) => {
                 let started = Instant::now();
                 let result = match id {
                     Some(method) => {
@@ -43,7 +43,7 @@ impl Broker {
                 self.finish_call(&Caller::Broker, module, method, started, &result);
                 result
             }
-            Some(Route::Remote(client)) => {
+            Ok(Route::Remote(client)) => {
                 let (reply, answer) = oneshot::channel();
                 self.forward(&client, module, method, args, post, Origin::Local { reply, caller });
                 answer.await.unwrap_or_else(|_| Err(CallError::new(format!("module {module} went away"))))

@@ -86,16 +86,20 @@ pub(super) enum Route {
 }
 
 impl Router {
-    /// Where `module.method` runs, its name resolved: `None` when there is no such module.
-    pub(super) fn route(&self, module: &str, method: &str) -> Option<Route> {
-        Some(match &self.modules.get(module)?.location {
-            Location::Local(actor) => Route::Local(Rc::clone(actor), actor.resolve(method)),
-            Location::Remote(client) => Route::Remote(client.clone()),
-        })
+    /// Where `module.method` runs, its name resolved: not found when there is no such module.
+    #[inline]
+    pub(super) fn route(&self, module: &str, method: &str) -> Result<Route, CallError> {
+        match &self.modules.get(module) {
+            None => Err(CallError::not_found(format!("no module named {}", excerpt(module)))),
+            Some(entry) => Ok(match &entry.location {
+                Location::Local(actor) => Route::Local(Rc::clone(actor), actor.resolve(method)),
+                Location::Remote(client) => Route::Remote(client.clone()),
+            }),
+        }
     }
 
-    /// Where `client`'s call to `module.method` goes: refused when there is no such module,
-    /// and for `exit` of a module another client serves.
+    /// Where `client`'s call to `module.method` goes: [`Self::route`], and `exit` of a module
+    /// another client serves refused.
     #[inline]
     pub(super) fn route_from(
         &self,
@@ -103,15 +107,12 @@ impl Router {
         module: &str,
         method: &str,
     ) -> Result<Route, CallError> {
-        match self.modules.get(module).map(|entry| &entry.location) {
-            None => Err(CallError::not_found(format!("no module named {}", excerpt(module)))),
-            Some(Location::Local(actor)) => Ok(Route::Local(Rc::clone(actor), actor.resolve(method))),
-            Some(Location::Remote(target)) if method == "exit" && target != client => {
-                Err(CallError::refused(format!(
-                    "{module}.exit: only the client that registered {module} may make it exit"
-                )))
-            }
-            Some(Location::Remote(target)) => Ok(Route::Remote(target.clone())),
+        let route = self.route(module, method)?;
+        match &route {
+            Route::Remote(target) if method == "exit" && target != client => Err(CallError::refused(
+                format!("{module}.exit: only the client that registered {module} may make it exit"),
+            )),
+            _ => Ok(route),
         }
     }
 
