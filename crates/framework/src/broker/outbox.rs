@@ -252,13 +252,6 @@ impl ClientSide {
         self.send(client, Outbound::Welcome { version: None });
     }
 
-    /// Write `payload`, already in `client`'s encoding, behind what is queued for it: a wire's
-    /// own answers that the broker does not make (a handshake, a directory its protocol
-    /// has), held to the same bounded queue.
-    pub(super) fn write_to(self: &Rc<Self>, client: &ClientId, payload: Bytes) {
-        self.send_bytes(client, payload);
-    }
-
     /// Refuse a message of `client` that its wire could not read (`id` when it could read
     /// one), counted among the bad frames.
     pub(super) fn bad_message(self: &Rc<Self>, client: &ClientId, id: u64, message: String) {

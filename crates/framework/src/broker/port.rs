@@ -101,9 +101,11 @@ impl WirePort {
         self.clients.welcome(client)
     }
 
-    /// Write `payload`, in `client`'s encoding, behind what is queued for it.
+    /// Write `payload`, already in `client`'s encoding, behind what is queued for it: a wire's
+    /// own answers that the broker does not make (a handshake, a directory its protocol
+    /// has), held to the same bounded queue.
     pub fn write_to(&self, client: &ClientId, payload: Bytes) {
-        self.clients.write_to(client, payload)
+        self.clients.send_bytes(client, payload)
     }
 
     /// Refuse a message the wire could not read (`id` when it could read one).

@@ -36,9 +36,8 @@ impl ModuleCalls {
 }
 
 /// Calls, errors and latencies per module: a map lookup and a few additions per call, an
-/// allocation only on a module's first call. A module's entry goes with the module, so that a
-/// client registering modules under ever new names leaves nothing behind.
-/// The router's: it forgets them with their module.
+/// allocation only on a module's first call. The router's: a module's entry goes with the
+/// module, so that a client registering modules under ever new names leaves nothing behind.
 #[derive(Default)]
 pub(super) struct CallCounts {
     by_module: KeyedMap<String, ModuleCalls>,
