@@ -48,10 +48,15 @@ impl Envelope {
         if frame.len() > limits.max_frame_bytes {
             return Err(ProtocolError::TooLarge { size: frame.len(), limit: limits.max_frame_bytes });
         }
+        Ok(Self::rmpv_depth(limits))
+    }
+
+    /// The depth rmpv may read an envelope to under `limits`.
+    pub(super) fn rmpv_depth(limits: &DecodeLimits) -> usize {
         // rmpv spends 2 of its depth on each array or map, 3 on a string and 2 on a binary or
         // ext leaf; a value sits inside at most two containers (the envelope, an argument list).
         // So a value nested max_value_depth levels always fits, and one nested 3 more never.
-        Ok(2 * limits.max_value_depth + 7)
+        2 * limits.max_value_depth + 7
     }
 
     /// The general decoder: the frame read into rmpv's value tree, then each field checked.

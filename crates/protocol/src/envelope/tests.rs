@@ -203,7 +203,7 @@ fn messages_written_field_by_field_match_the_value_tree() {
 /// What the direct path made of `frame`, beside the general decoder's result: the direct
 /// path may leave a frame to the general decoder, never accept one differently.
 fn direct_agrees(frame: &[u8], limits: &DecodeLimits) -> bool {
-    let depth = 2 * limits.max_value_depth + 7;
+    let depth = Envelope::rmpv_depth(limits);
     match direct::call_reply_or_event(frame, depth as u16) {
         Ok(decoded) => {
             // Compared as text: a NaN is not equal to itself.
