@@ -61,12 +61,6 @@ impl Conversions {
         self.distinct[usize::from(code)]
     }
 
-    /// Each of `values` (one per device, in order) with its device's conversion.
-    #[inline]
-    pub(crate) fn beside<'a, T>(&'a self, values: &'a [T]) -> impl Iterator<Item = (&'a T, Conversion)> + 'a {
-        values.iter().zip(self.codes.iter()).map(|(value, &code)| (value, self.distinct[usize::from(code)]))
-    }
-
     fn used_by_another(&self, code: usize, device: usize) -> bool {
         self.codes.iter().enumerate().any(|(other, &used)| other != device && usize::from(used) == code)
     }

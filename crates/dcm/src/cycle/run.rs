@@ -299,7 +299,7 @@ impl Cycle {
         for &index in self.core.applied() {
             self.shared.buffer_len[index].store(self.core.buffer_len(index) as u32, Ordering::Release);
         }
-        let sensors = self.sensor_conversions.beside(&self.sensors);
+        let sensors = self.sensors.iter().zip(self.sensor_conversions.iter());
         slots.set_block(keys.sensors, sensors.map(|(&reading, conversion)| conversion.sensor_value(reading)));
         for (shared, reading) in self.shared.readings.iter().zip(&self.sensors) {
             shared.store(reading.to_bits(), Ordering::Release);
