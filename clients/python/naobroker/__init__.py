@@ -470,13 +470,8 @@ class Session:
         try:
             if self._chores:
                 self._do_chores()
-            connection = self._wire
-            if connection.connected:
-                try:
-                    connection.send(frame)
-                except wire.Lost as error:
-                    self._lose(error)
-                self._last_sent = time.monotonic()
+            if self._wire.connected:
+                self._send(frame)
             else:  # sent after the Hello, once the connection is open again
                 with lock:
                     self._outbox.append((self._generation, frame, request_id))
@@ -654,19 +649,24 @@ class Session:
                     continue
             elif not connection.wait(int(wait * 1000) + 1):
                 continue
+            self._receive_and_dispatch()
+
+    def _receive_and_dispatch(self):
+        """As the socket's owner, the connection readable: dispatch the frames that arrived
+        (or see it lost)."""
+        try:
+            frames = self._wire.receive()
+        except wire.Lost as error:
+            self._lose(error)
+            return
+        for frame in frames:
             try:
-                frames = connection.receive()
-            except wire.Lost as error:
-                self._lose(error)
+                message = _decode(frame)
+                kind = message[0]
+            except Exception as error:  # a broker bug must not kill the caller
+                log.warning("unreadable frame from %s: %s", self.url, error)
                 continue
-            for frame in frames:
-                try:
-                    message = _decode(frame)
-                    kind = message[0]
-                except Exception as error:  # a broker bug must not kill the caller
-                    log.warning("unreadable frame from %s: %s", self.url, error)
-                    continue
-                self._dispatch(kind, message)
+            self._dispatch(kind, message)
 
     def _spin(self, connection, seconds):
         """Poll the connection without sleeping for up to `seconds`: True once it is readable;
@@ -895,18 +895,10 @@ class Session:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
-                if not self._wire.wait(int(left * 1000) + 1):
-                    continue
-                try:
-                    frames = self._wire.receive()
-                except wire.Lost as error:
-                    self._lose(error)
-                    frames = ()
-                for frame in frames:
-                    message = _decode(frame)
-                    self._dispatch(message[0], message)
+                if self._wire.wait(int(left * 1000) + 1):
+                    self._receive_and_dispatch()
         except Exception as error:  # this thread must go on whatever comes
-            log.warning("unreadable frame from %s: %s", self.url, error)
+            log.warning("while reading the main connection of %s: %s", self.url, error)
         finally:
             with self._lock:  # the chores (opening the connection again) are the next owner's
                 self._owner = None
