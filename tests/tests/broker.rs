@@ -220,6 +220,62 @@ fn a_non_root_broker_with_cap_sys_nice_gets_real_time_priority() {
     assert!(broker.log().contains("DCM cycle thread runs SCHED_FIFO"), "{}", broker.log());
 }
 
+/// Held by the tests below while they read or hold their CPU's PM QoS file.
+static CPU_FILE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The CPU the tests below keep awake, and its PM QoS file: the last CPU.
+fn resume_latency_file() -> (usize, std::path::PathBuf) {
+    let cpu = std::thread::available_parallelism().map_or(1, |cpus| cpus.get()) - 1;
+    (cpu, format!("/sys/devices/system/cpu/cpu{cpu}/power/pm_qos_resume_latency_us").into())
+}
+
+fn read_trimmed(file: &std::path::Path) -> String {
+    std::fs::read_to_string(file).unwrap().trim().to_owned()
+}
+
+#[test]
+fn the_dcm_keeps_its_cpu_awake_while_it_runs_and_lets_it_idle_once_stopped() {
+    let _file = CPU_FILE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (cpu, file) = resume_latency_file();
+    let before = read_trimmed(&file);
+    assert_ne!(before, "n/a", "CPU {cpu} is held awake already: {}", file.display());
+    let mut broker = TestBroker::start(&format!("clock = \"real\"\ncpu = {cpu}\nkeep_cpu_awake = true\n"));
+    let started = std::time::Instant::now();
+    while read_trimmed(&file) != "n/a" {
+        assert!(started.elapsed() < Duration::from_secs(5), "CPU {cpu} not held: {}", broker.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(broker.log().contains("DCM cycle: CPU kept out of idle states"), "{}", broker.log());
+    let terminated = Command::new("kill").args(["-TERM", &broker.pid().to_string()]).status().unwrap();
+    assert!(terminated.success());
+    while broker.is_running() {
+        assert!(started.elapsed() < Duration::from_secs(15), "the broker did not stop: {}", broker.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(read_trimmed(&file), before, "{}", broker.log());
+}
+
+#[test]
+fn a_cpu_the_broker_may_not_keep_awake_is_said_and_the_broker_runs_anyway() {
+    let _file = CPU_FILE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (cpu, file) = resume_latency_file();
+    let before = read_trimmed(&file);
+    // uid nobody: sysfs's files are root's.
+    let broker = TestBroker::start_wrapped(
+        &["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"],
+        "",
+        &format!("clock = \"real\"\ncpu = {cpu}\nkeep_cpu_awake = true\n"),
+    );
+    let before_cycles = broker.call("ALMemory.getData", &["DCM/Cycle"]).as_i64().unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        broker.call("ALMemory.getData", &["DCM/Cycle"]).as_i64().unwrap() > before_cycles,
+        "the cycle runs"
+    );
+    assert!(broker.log().contains("cannot keep the DCM cycle's CPU awake"), "{}", broker.log());
+    assert_eq!(read_trimmed(&file), before);
+}
+
 /// `/proc/<pid>/status` of the broker process started with `broker`'s configuration.
 fn broker_status(broker: &TestBroker) -> String {
     let config = broker.dir.join("broker.toml");

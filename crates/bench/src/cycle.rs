@@ -1,7 +1,8 @@
 //! `naobench cycle`: the DCM cycle's wake-up lateness, compute time and overruns beside a
-//! bare clock_nanosleep loop at the same priority on the same CPU, idle and with the other
-//! core busy, at 10 ms and 1 ms; then buffers 1 and 4000 commands deep. Progress goes to
-//! stderr; `--plot` draws the lateness histograms, one panel per configuration.
+//! bare clock_nanosleep loop at the same priority on the same CPU, kept out of idle states,
+//! with the other core idle and busy, at 10 ms and 1 ms, and at 10 ms with the CPU free to
+//! idle; then buffers 1 and 4000 commands deep. Progress goes to stderr; `--plot` draws the
+//! lateness histograms, one panel per configuration.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,9 +50,10 @@ impl BusyLoad {
                 role: "busy load",
                 priority: None,
                 cpu: Some(cpu),
+                keep_cpu_awake: false,
                 mlock: false,
             };
-            make_realtime(&spec);
+            let _realtime = make_realtime(&spec);
             let mut x = 0u64;
             while !flag.load(Ordering::Relaxed) {
                 x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
@@ -70,15 +72,21 @@ impl Drop for BusyLoad {
     }
 }
 
-/// The floor: a bare clock_nanosleep loop with the same priority, on the same CPU. Its
-/// compute is an empty cycle's: wake-up to after the clocks a cycle reads (the publishing
-/// stamp, the end), what waking from the VM's idle state costs before any work.
-fn bare_loop(period_us: u32, seconds: f64, priority: u8, cpu: usize) -> Measured {
+/// The floor: a bare clock_nanosleep loop with the same priority, on the same CPU, kept
+/// awake as the cycle's is. Its compute is an empty cycle's: wake-up to after the clocks a
+/// cycle reads (the publishing stamp, the end), what waking costs before any work.
+fn bare_loop(period_us: u32, seconds: f64, priority: u8, cpu: usize, awake: bool) -> (Measured, bool) {
     let handle = std::thread::spawn(move || {
         let priority = Some(priority).filter(|&priority| priority > 0);
-        let spec =
-            ThreadSpec { name: "bare-loop", role: "bare loop", priority, cpu: Some(cpu), mlock: false };
-        make_realtime(&spec);
+        let spec = ThreadSpec {
+            name: "bare-loop",
+            role: "bare loop",
+            priority,
+            cpu: Some(cpu),
+            keep_cpu_awake: awake,
+            mlock: false,
+        };
+        let realtime = make_realtime(&spec);
         let period = i64::from(period_us) * 1000;
         let cycles = (seconds * 1e6 / f64::from(period_us)) as usize;
         let mut lateness = Vec::with_capacity(cycles);
@@ -97,7 +105,7 @@ fn bare_loop(period_us: u32, seconds: f64, priority: u8, cpu: usize) -> Measured
                 deadline += (woke - deadline) / period * period;
             }
         }
-        Measured { lateness: Samples(lateness), compute: Samples(compute), overruns }
+        (Measured { lateness: Samples(lateness), compute: Samples(compute), overruns }, realtime.cpu_awake)
     });
     handle.join().unwrap()
 }
@@ -129,11 +137,12 @@ fn start(config: &CycleConfig, depth: usize) -> StartedCycle {
 }
 
 /// The DCM cycle on the simulated robot, every actuator's buffer `depth` deep.
-fn dcm(period_us: u32, seconds: f64, priority: u8, cpu: usize, depth: usize) -> Measured {
+fn dcm(period_us: u32, seconds: f64, priority: u8, cpu: usize, awake: bool, depth: usize) -> Measured {
     let config = CycleConfig {
         period_us,
         priority,
         cpu: Some(cpu),
+        keep_cpu_awake: awake,
         clock: ClockMode::Real,
         start_time_ms: 0,
         buffer_capacity: 4096,
@@ -194,55 +203,71 @@ impl Progress {
     }
 }
 
+/// The floor-and-DCM comparisons: period, the other core busy, the CPU kept awake. Kept
+/// awake as `cyclictest` keeps every CPU by default; once free to idle, to show what that
+/// is worth (on a VM a halted vCPU's core, caches and TLB go to the host meanwhile).
+const COMPARISONS: [(u32, bool, bool); 5] = [
+    (10_000, false, true),
+    (10_000, true, true),
+    (10_000, false, false),
+    (1_000, false, true),
+    (1_000, true, true),
+];
+
 pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool, plot: Option<&Path>) {
     let other_cpu = if cpu == 0 { 1 } else { 0 };
     let depth_seconds = seconds.min(10.0);
+    let total = COMPARISONS.len() + 4;
     eprintln!(
-        "naobench cycle: 8 configurations, about {:.0} s in all (--seconds {seconds} each)",
-        4.0 * 2.0 * seconds + 4.0 * depth_seconds
+        "naobench cycle: {total} configurations, about {:.0} s in all (--seconds {seconds} each)",
+        COMPARISONS.len() as f64 * 2.0 * seconds + 4.0 * depth_seconds
     );
-    let mut progress = Progress { done: 0, total: 8 };
+    let mut progress = Progress { done: 0, total };
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     let mut panels = Vec::new();
-    for period_us in [10_000u32, 1_000] {
-        for busy in [false, true] {
-            let label =
-                format!("{} ms{}", period_us / 1000, if busy { ", other core busy" } else { ", idle" });
-            progress.start(&format!("floor and DCM, {label}"), 2.0 * seconds);
-            let load = busy.then(|| BusyLoad::on(other_cpu));
-            // ABBA order: host pauses and drift fall on both loops alike.
-            let half = seconds / 2.0;
-            let floor_a = bare_loop(period_us, half, priority, cpu);
-            let dcm_a = dcm(period_us, half, priority, cpu, 2000);
-            let dcm_b = dcm(period_us, half, priority, cpu, 2000);
-            let floor_b = bare_loop(period_us, half, priority, cpu);
-            drop(load);
-            let floor = floor_a.merge(floor_b);
-            let measured = dcm_a.merge(dcm_b);
-            rows.push(row(format!("floor: bare loop, {label}"), &floor));
-            rows.push(row(format!("DCM, 140 actuators × 2000 commands (100 ms apart), {label}"), &measured));
-            notes.push(format!(
-                "{label}: DCM − floor lateness p50 {:+.0} µs, p99 {:+.0} µs (target ≤ +20); \
-                 overruns {} vs {}; compute p50 {:.1} µs, an empty cycle's {:.1} µs (target ≤ 10)",
-                measured.lateness.p50() - floor.lateness.p50(),
-                measured.lateness.p99() - floor.lateness.p99(),
-                measured.overruns,
-                floor.overruns,
-                measured.compute.p50(),
-                floor.compute.p50()
-            ));
-            panels.push(Panel {
-                title: label,
-                distributions: vec![distribution("floor: bare loop", &floor), distribution("DCM", &measured)],
-            });
-        }
+    let mut kept_awake = true;
+    for (period_us, busy, awake) in COMPARISONS {
+        let label = format!(
+            "{} ms, {}, {}",
+            period_us / 1000,
+            if busy { "other core busy" } else { "other core idle" },
+            if awake { "CPU kept awake" } else { "CPU free to idle" }
+        );
+        progress.start(&format!("floor and DCM, {label}"), 2.0 * seconds);
+        let load = busy.then(|| BusyLoad::on(other_cpu));
+        // ABBA order: host pauses and drift fall on both loops alike.
+        let half = seconds / 2.0;
+        let (floor_a, awake_a) = bare_loop(period_us, half, priority, cpu, awake);
+        let dcm_a = dcm(period_us, half, priority, cpu, awake, 2000);
+        let dcm_b = dcm(period_us, half, priority, cpu, awake, 2000);
+        let (floor_b, awake_b) = bare_loop(period_us, half, priority, cpu, awake);
+        kept_awake &= !awake || (awake_a && awake_b);
+        drop(load);
+        let floor = floor_a.merge(floor_b);
+        let measured = dcm_a.merge(dcm_b);
+        rows.push(row(format!("floor: bare loop, {label}"), &floor));
+        rows.push(row(format!("DCM, 140 actuators × 2000 commands (100 ms apart), {label}"), &measured));
+        notes.push(format!(
+            "{label}: DCM − floor lateness p50 {:+.0} µs, p99 {:+.0} µs (target ≤ +20); \
+             overruns {} vs {}; compute p50 {:.1} µs, an empty cycle's {:.1} µs (target ≤ 10)",
+            measured.lateness.p50() - floor.lateness.p50(),
+            measured.lateness.p99() - floor.lateness.p99(),
+            measured.overruns,
+            floor.overruns,
+            measured.compute.p50(),
+            floor.compute.p50()
+        ));
+        panels.push(Panel {
+            title: label,
+            distributions: vec![distribution("floor: bare loop", &floor), distribution("DCM", &measured)],
+        });
     }
     for period_us in [10_000u32, 1_000] {
         for depth in [1usize, 4000] {
-            let label = format!("DCM, {} ms, buffers {depth} deep", period_us / 1000);
+            let label = format!("DCM, {} ms, buffers {depth} deep, CPU kept awake", period_us / 1000);
             progress.start(&label, depth_seconds);
-            let measured = dcm(period_us, depth_seconds, priority, cpu, depth);
+            let measured = dcm(period_us, depth_seconds, priority, cpu, true, depth);
             rows.push(row(label.clone(), &measured));
             panels.push(Panel { title: label, distributions: vec![distribution("DCM", &measured)] });
         }
@@ -252,6 +277,12 @@ pub fn run(seconds: f64, priority: u8, cpu: usize, json: bool, plot: Option<&Pat
          CPU {cpu}; compute is wake-up to end of cycle (hooks included, none here); the floor's \
          compute is an empty cycle's: wake-up to after reading the clocks a cycle reads"
     ));
+    if !kept_awake {
+        notes.push(format!(
+            "CPU {cpu} could not be kept awake (root writes its pm_qos_resume_latency_us): \
+             every row ran with the CPU free to idle"
+        ));
+    }
     print("cycle", &rows, &notes, json);
     if let Some(path) = plot {
         let title = format!("naobench cycle: wake-up lateness, {seconds} s per configuration");

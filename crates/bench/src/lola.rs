@@ -90,9 +90,10 @@ pub(crate) fn measure(sim: &LolaSim, seconds: f64) -> Window {
                 role: "latency collector",
                 priority: Some(SIM_PRIORITY),
                 cpu: None,
+                keep_cpu_awake: false,
                 mlock: false,
             };
-            make_realtime(&spec);
+            let _realtime = make_realtime(&spec);
             collect(sim, seconds)
         });
         collector.expect("start the collector").join().expect("the collector ends")

@@ -47,6 +47,8 @@ pub struct CycleConfig {
     /// SCHED_FIFO priority (1–99); 0 keeps the normal scheduler.
     pub priority: u8,
     pub cpu: Option<usize>,
+    /// Keep `cpu` out of idle states while the cycle runs (`naobroker_rt::ThreadSpec`).
+    pub keep_cpu_awake: bool,
     pub mlock: bool,
     pub clock: ClockMode,
     pub start_time_ms: DcmTime,
@@ -66,6 +68,7 @@ impl Default for CycleConfig {
             period_us: 10_000,
             priority: 80,
             cpu: None,
+            keep_cpu_awake: false,
             mlock: false,
             clock: ClockMode::Real,
             start_time_ms: 0,
@@ -153,6 +156,7 @@ impl CycleThread {
             role: "DCM cycle",
             priority,
             cpu: config.cpu,
+            keep_cpu_awake: config.keep_cpu_awake,
             mlock: config.mlock,
         };
         let cadence = match config.clock {

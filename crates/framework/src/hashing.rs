@@ -1,6 +1,7 @@
-//! The hasher of the maps every call looks up (clients by id, modules by name, a module's
-//! methods, the per-module counters): aHash with keys drawn at random per map, instead of
-//! the standard library's SipHash-1-3.
+//! The hasher of the maps every call or event looks up (clients by id, modules by name, a
+//! module's methods, the per-module counters, an event's subscribers; ALMemory's keys and
+//! accounts): aHash with keys drawn at random per map, instead of the standard library's
+//! SipHash-1-3.
 //!
 //! Their keys are chosen by clients: a ZeroMQ peer names itself in its handshake (the
 //! `Identity` property), a client registers modules under names of its own. So the hasher
@@ -11,5 +12,8 @@
 
 use std::collections::HashMap;
 
+/// The hasher of a map whose keys clients may choose, as the module comment says.
+pub type KeyedHasher = ahash::RandomState;
+
 /// A map whose keys clients may choose, hashed as the module comment says.
-pub(crate) type KeyedMap<K, V> = HashMap<K, V, ahash::RandomState>;
+pub type KeyedMap<K, V> = HashMap<K, V, KeyedHasher>;

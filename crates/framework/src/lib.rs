@@ -41,6 +41,7 @@ pub use client::ClientKeys;
 pub use client::ClientSession;
 pub use error::{ArgsError, CallError, CallResult, ListenError, RegistrationError, StartError};
 pub use event::{Event, EventStream};
+pub use hashing::{KeyedHasher, KeyedMap};
 pub use hosting::BrokerConfig;
 pub use identity::{Caller, ClientId};
 pub use logs::LogForwarding;

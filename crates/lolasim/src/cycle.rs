@@ -121,7 +121,15 @@ fn run_real_time(shared: &Shared) {
 /// On the calling thread: `SCHED_FIFO` at `Options::priority`, when one is asked for.
 pub(crate) fn ask_priority(shared: &Shared, name: &'static str, role: &'static str) {
     if let Some(priority) = shared.options.priority {
-        make_realtime(&ThreadSpec { name, role, priority: Some(priority), cpu: None, mlock: false });
+        // A priority stays with the thread; only a CPU kept awake (none here) ends with the grant.
+        let _granted = make_realtime(&ThreadSpec {
+            name,
+            role,
+            priority: Some(priority),
+            cpu: None,
+            keep_cpu_awake: false,
+            mlock: false,
+        });
     }
 }
 

@@ -1,12 +1,11 @@
 //! ALMemory's store: module data in a concurrent map beside the DCM's real-time slots, which
 //! keys belong to the DCM, and what the keys cost in total and per client (`[memory]`).
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use dashmap::mapref::entry::Entry as MapEntry;
 use dashmap::DashMap;
-use naobroker_framework::{encoded_size, ClientId, Value};
+use naobroker_framework::{encoded_size, ClientId, KeyedHasher, KeyedMap, Value};
 use naobroker_rtslots::{timestamp_now, RtSlots, SlotKind};
 
 use crate::aliases::Aliases;
@@ -81,7 +80,7 @@ pub struct Usage {
 #[derive(Debug, Default)]
 struct Accounts {
     total: Usage,
-    by_client: HashMap<ClientId, Usage>,
+    by_client: KeyedMap<ClientId, Usage>,
 }
 
 impl Accounts {
@@ -183,7 +182,7 @@ fn no_key(key: &str) -> StoreError {
 /// reads memory in-process.
 #[derive(Debug)]
 pub struct Store {
-    pub(crate) data: DashMap<String, Entry>,
+    pub(crate) data: DashMap<String, Entry, KeyedHasher>,
     slots: Arc<RtSlots>,
     aliases: Aliases,
     limits: StoreLimits,
@@ -196,7 +195,7 @@ impl Store {
     pub fn new(slots: Arc<RtSlots>, limits: StoreLimits) -> Arc<Store> {
         let aliases = Aliases::for_layout(slots.layout());
         let accounts = Mutex::default();
-        Arc::new(Store { data: DashMap::new(), slots, aliases, limits, accounts })
+        Arc::new(Store { data: DashMap::default(), slots, aliases, limits, accounts })
     }
 
     pub fn limits(&self) -> &StoreLimits {

@@ -175,7 +175,14 @@ pub fn prepare(engine: Engine, mut channel: RequestChannel) -> std::io::Result<(
 /// following the cycles the DCM's hook requests ([`MotionPorts::dcm_hook`]), under
 /// `SCHED_FIFO` at `priority` when given.
 pub fn spawn(cycle: impl Cycle, priority: Option<u8>) -> std::io::Result<RtThread> {
-    let spec = ThreadSpec { name: "motion-cycle", role: "motion cycle", priority, cpu: None, mlock: false };
+    let spec = ThreadSpec {
+        name: "motion-cycle",
+        role: "motion cycle",
+        priority,
+        cpu: None,
+        keep_cpu_awake: false,
+        mlock: false,
+    };
     RtThread::spawn(spec, Cadence::Following, Arc::default(), cycle)
 }
 

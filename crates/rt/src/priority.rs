@@ -1,10 +1,13 @@
-//! What a real-time thread asks of the OS before its first cycle: `SCHED_FIFO`, a CPU, locked
-//! memory. Each refusal is said once, clearly, and the thread runs anyway.
+//! What a real-time thread asks of the OS before its first cycle: `SCHED_FIFO`, a CPU kept
+//! awake or not, locked memory. Each refusal is said once, clearly, and the thread runs
+//! anyway.
 
 use thread_priority::unix::{
     set_thread_priority_and_policy, thread_native_id, RealtimeThreadSchedulePolicy, ThreadSchedulePolicy,
 };
 use thread_priority::ThreadPriority;
+
+use crate::awake::CpuAwake;
 
 /// Who a real-time thread is and what it asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,13 +21,34 @@ pub struct ThreadSpec {
     pub priority: Option<u8>,
     /// The CPU to pin the thread to.
     pub cpu: Option<usize>,
+    /// Keep `cpu` out of idle states while the thread runs, so that a wake-up finds it
+    /// running with its caches (see `awake.rs`): faster cycles after a sleep, for the CPU's
+    /// idle power. Needs `cpu`, and root.
+    pub keep_cpu_awake: bool,
     /// Lock the whole process's memory (`mlockall`): no page of it is swapped out.
     pub mlock: bool,
 }
 
+/// What the OS granted a real-time thread; dropping it lets the thread's CPU idle again.
+#[must_use = "dropped, it lets the thread's CPU idle again"]
+#[derive(Debug)]
+pub struct Realtime {
+    /// The thread runs `SCHED_FIFO`.
+    pub fifo: bool,
+    /// The thread's CPU is kept out of idle states.
+    pub cpu_awake: bool,
+    _awake: Option<CpuAwake>,
+}
+
 /// On the thread itself: ask for what `spec` says ([`crate::RtThread::spawn`] does, before
-/// the first cycle). Returns whether the thread got its `SCHED_FIFO` priority.
-pub fn make_realtime(spec: &ThreadSpec) -> bool {
+/// the first cycle), for as long as the thread holds what this returns.
+pub fn make_realtime(spec: &ThreadSpec) -> Realtime {
+    lock_memory_and_pin(spec);
+    let awake = if spec.keep_cpu_awake { hold_cpu_awake(spec) } else { None };
+    Realtime { fifo: ask_for_fifo(spec), cpu_awake: awake.is_some(), _awake: awake }
+}
+
+fn lock_memory_and_pin(spec: &ThreadSpec) {
     let role = spec.role;
     if spec.mlock {
         use nix::sys::mman::{mlockall, MlockAllFlags};
@@ -40,6 +64,34 @@ pub fn make_realtime(spec: &ThreadSpec) -> bool {
             tracing::warn!(cpu, %error, "cannot pin the {role} thread to its CPU");
         }
     }
+}
+
+fn hold_cpu_awake(spec: &ThreadSpec) -> Option<CpuAwake> {
+    let role = spec.role;
+    let Some(cpu) = spec.cpu else {
+        tracing::warn!("the {role} asks to keep its CPU awake but names no CPU: its CPU may idle");
+        return None;
+    };
+    match CpuAwake::hold(cpu) {
+        Ok(awake) => {
+            tracing::info!(cpu, "{role}: CPU kept out of idle states while it runs");
+            Some(awake)
+        }
+        Err(error) => {
+            tracing::warn!(
+                cpu,
+                %error,
+                "cannot keep the {role}'s CPU awake (root writes its pm_qos_resume_latency_us): \
+                 it may idle between cycles, and a cycle after a sleep takes longer"
+            );
+            None
+        }
+    }
+}
+
+/// Asks for `SCHED_FIFO` at `spec.priority`: whether the thread got it.
+fn ask_for_fifo(spec: &ThreadSpec) -> bool {
+    let role = spec.role;
     let Some(priority) = spec.priority else { return false };
     let fifo = ThreadSchedulePolicy::Realtime(RealtimeThreadSchedulePolicy::Fifo);
     let result =

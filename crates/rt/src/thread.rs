@@ -69,7 +69,8 @@ impl RtThread {
     ) -> std::io::Result<RtThread> {
         let thread_pace = Arc::clone(&pace);
         let handle = thread::Builder::new().name(spec.name.into()).spawn(move || {
-            cycle.started(make_realtime(&spec));
+            let realtime = make_realtime(&spec);
+            cycle.started(realtime.fifo);
             match cadence {
                 Cadence::Periodic { start_ns, period_ns } => {
                     periodic(&thread_pace, &mut cycle, start_ns, period_ns)

@@ -53,9 +53,15 @@ fn answer_every_map(
     commands: &[ActuatorMap],
     stop: &AtomicBool,
 ) -> bool {
-    let spec =
-        ThreadSpec { name: "lola-floor", role: "LoLA floor client", priority, cpu: None, mlock: false };
-    let fifo = make_realtime(&spec);
+    let spec = ThreadSpec {
+        name: "lola-floor",
+        role: "LoLA floor client",
+        priority,
+        cpu: None,
+        keep_cpu_awake: false,
+        mlock: false,
+    };
+    let fifo = make_realtime(&spec).fifo;
     let encoded: Vec<Vec<u8>> = commands
         .iter()
         .map(|commands| {

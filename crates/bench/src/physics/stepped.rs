@@ -49,9 +49,10 @@ pub(super) fn on_cpu<T: Send>(cpu: usize, work: impl FnOnce() -> T + Send) -> T 
                 role: "stepped simulator",
                 priority: None,
                 cpu: Some(cpu),
+                keep_cpu_awake: false,
                 mlock: false,
             };
-            make_realtime(&spec);
+            let _realtime = make_realtime(&spec);
             work()
         });
         pinned.expect("start the stepping thread").join().expect("the stepping thread ends")

@@ -7,7 +7,7 @@
 //! subscriber only and counted in its `lost`, which travels with the next event it gets.
 
 use std::cell::Cell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 use naobroker_protocol::Value;
@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 
 use super::trace::TRACE_EVENT;
 use crate::event::Event;
+use crate::hashing::KeyedMap;
 use crate::identity::ClientId;
 use crate::logs;
 
@@ -35,7 +36,7 @@ pub(crate) struct Subscriber {
 
 #[derive(Default)]
 pub(crate) struct Registry {
-    by_event: HashMap<String, Vec<Subscriber>>,
+    by_event: KeyedMap<String, Vec<Subscriber>>,
     /// Whether anyone subscribes to the trace: asked at every call's end, kept here so that
     /// the answer costs no lookup.
     traced: bool,

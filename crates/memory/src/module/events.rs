@@ -2,12 +2,12 @@
 //! in bytes in total and per client, and the methods that declare, raise, remove and list
 //! them.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::future::Future;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use naobroker_framework::{encoded_size, excerpt, CallError, ClientId, ModuleContext, Value};
+use naobroker_framework::{encoded_size, excerpt, CallError, ClientId, KeyedMap, ModuleContext, Value};
 use tokio::sync::oneshot;
 
 use super::data::sorted_aside;
@@ -34,7 +34,7 @@ pub(super) struct EventEntry {
 #[derive(Default)]
 struct HistoryBytes {
     total: usize,
-    by_client: HashMap<ClientId, usize>,
+    by_client: KeyedMap<ClientId, usize>,
 }
 
 impl HistoryBytes {
@@ -60,8 +60,8 @@ impl HistoryBytes {
 /// The declared events, and the `getDataOnChange` calls waiting for a key's next write.
 #[derive(Default)]
 pub(super) struct Events {
-    pub(super) entries: HashMap<Arc<str>, EventEntry>,
-    pub(super) waiters: HashMap<String, Vec<oneshot::Sender<Value>>>,
+    pub(super) entries: KeyedMap<Arc<str>, EventEntry>,
+    pub(super) waiters: KeyedMap<String, Vec<oneshot::Sender<Value>>>,
     history_bytes: HistoryBytes,
 }
 

@@ -24,8 +24,14 @@ impl Cycle for Recorder {
     }
 }
 
-const SPEC: ThreadSpec =
-    ThreadSpec { name: "rt-test", role: "test cycle", priority: None, cpu: None, mlock: false };
+const SPEC: ThreadSpec = ThreadSpec {
+    name: "rt-test",
+    role: "test cycle",
+    priority: None,
+    cpu: None,
+    keep_cpu_awake: false,
+    mlock: false,
+};
 
 fn start(cadence: Cadence, busy: Duration) -> (RtThread, mpsc::Receiver<Tick>, mpsc::Receiver<bool>) {
     let (ticks, ticked) = mpsc::channel();
