@@ -465,8 +465,10 @@ class Session:
             self._pending[request_id] = waiter
             if self._owner is None and not self._claims:
                 self._owner = waiter.thread
-            else:
-                self._take_socket(label)
+            elif not self._take_socket(label, deadline):
+                # Nothing of this call is left: its frame was not written nor queued.
+                del self._pending[request_id]
+                raise CallTimeout("%s timed out after %d ms" % (label, round(timeout * 1000)))
         try:
             if self._chores:
                 self._do_chores()
@@ -501,21 +503,29 @@ class Session:
             raise error_of(waiter.answer)
         return waiter.answer[2]
 
-    def _take_socket(self, label):
-        """Called with _state held: wait until this thread owns the socket."""
+    def _take_socket(self, label, deadline):
+        """Called with _state held: wait until this thread owns the socket. False when
+        `deadline` (None: none) comes first: the owner may hold the socket for a while (it
+        opens a lost connection again, up to REOPEN_S), and keeps it."""
         if self._owner is None and not self._claims:
             self._owner = threading.get_ident()
-            return
+            return True
         self._claims += 1
         try:
             while self._owner is not None:
                 if self._closed:
                     raise NaobrokerError("%s: session closed" % label)
+                left = None
+                if deadline is not None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return False
                 _wake(self._wake_write)
-                self._sleep()
+                self._sleep(left)
         finally:
             self._claims -= 1
         self._owner = threading.get_ident()
+        return True
 
     def _sleep(self, timeout=None):
         """Called with _state held: wait on it, counted in _sleepers."""

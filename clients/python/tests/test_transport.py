@@ -12,7 +12,8 @@ import msgpack
 import pytest
 
 from conftest import broker_binary, free_port, wait_for
-from naobroker import SPIN_S, NaobrokerError, Session, wire
+import naobroker
+from naobroker import SPIN_S, CallTimeout, ConnectionLost, NaobrokerError, Session, wire
 
 
 def test_without_keys_the_main_connection_is_a_plain_socket(broker):
@@ -187,6 +188,119 @@ def test_an_unreadable_first_frame_is_a_naobroker_error():
     with pytest.raises(NaobrokerError, match="sent an unreadable frame"):
         Session(url, "careful")
     thread.join(5)
+
+
+def frames_of(connection, buffer):
+    """The next short frames (bodies) from `connection`, `buffer` holding what was read."""
+    while len(buffer) < 2 or len(buffer) < 2 + buffer[1]:
+        chunk = connection.recv(4096)
+        if not chunk:
+            raise EOFError
+        buffer += chunk
+    body = bytes(buffer[2:2 + buffer[1]])
+    del buffer[:2 + buffer[1]]
+    return body
+
+
+def test_a_call_waiting_for_the_socket_times_out_while_its_owner_reconnects(monkeypatch):
+    """A thread that holds the socket while it opens a lost connection again (here a peer
+    that accepts and stays silent, so the open waits out its whole time limit) does not
+    hold another thread's call past that call's timeout; the late call leaves nothing
+    behind, is never sent, and the owner's reconnection goes on undisturbed."""
+    monkeypatch.setattr(naobroker, "REOPEN_S", 60.0)  # the owner holds the socket until told
+    monkeypatch.setattr(naobroker, "BROKER_SILENCE_S", 60.0)  # no liveness connection is served
+    listener = socket.create_server(("127.0.0.1", 0))
+    url = "tcp://127.0.0.1:%d" % listener.getsockname()[1]
+    drop_first, held, release = threading.Event(), threading.Event(), threading.Event()
+    calls_seen = []
+
+    def serve(connection, number):
+        # The handshake and a Welcome; then (second connection) each call answered with its
+        # method's name.
+        with connection:
+            connection.sendall(SERVER_GREETING + SERVER_READY)
+            buffer = bytearray()
+            try:
+                while len(buffer) < 64:
+                    chunk = connection.recv(4096)
+                    if not chunk:
+                        return
+                    buffer += chunk
+                del buffer[:64]
+                frames_of(connection, buffer)  # the client's READY
+                frames_of(connection, buffer)  # its Hello
+                connection.sendall(bytes([0, len(WELCOME_FRAME)]) + WELCOME_FRAME)
+                if number == 1:
+                    drop_first.wait()
+                    return
+                while True:
+                    message = msgpack.unpackb(frames_of(connection, buffer))
+                    if message[0] == 2:  # Call: [2, id, module, method, args]
+                        calls_seen.append(message[3])
+                        reply = msgpack.packb([4, message[1], message[3]])
+                        connection.sendall(bytes([0, len(reply)]) + reply)
+            except (EOFError, OSError):
+                return
+
+    def accept():
+        mains = 0
+        with listener:
+            while not release.is_set() or mains < 2:
+                connection, _ = listener.accept()
+                connection.settimeout(0.5)
+                try:  # libzmq (the liveness connection) says 10 bytes and waits for ours
+                    first = connection.recv(11, socket.MSG_PEEK | socket.MSG_WAITALL)
+                except socket.timeout:
+                    first = b""
+                connection.settimeout(None)
+                if len(first) < 11:
+                    threading.Thread(target=until_closed, args=(connection,), daemon=True).start()
+                    continue
+                mains += 1
+                if mains == 2:
+                    held.set()
+                    release.wait()
+                threading.Thread(target=serve, args=(connection, mains), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    session = Session(url, "holder")
+    drop_first.set()
+    outcomes = {}
+
+    def owner():  # its call sees the connection's end, then opens it again (held) on release
+        try:
+            session.call("PyLeft", "lost")
+        except ConnectionLost as error:
+            outcomes["owner"] = error
+
+    owner_thread = threading.Thread(target=owner)
+    owner_thread.start()
+    try:
+        assert held.wait(10), "the session did not open its connection again"
+        late = threading.Thread(target=lambda: outcomes.update(late=late_call(session)))
+        late.start()
+        late.join(10)
+        assert not late.is_alive(), "the timed call waited for the socket's owner"
+        assert isinstance(outcomes["late"], CallTimeout), outcomes["late"]
+        assert str(outcomes["late"]) == "PyLeft.late timed out after 200 ms"
+        assert not release.is_set() and session._owner == owner_thread.ident
+        with session._state:
+            assert session._pending == {} and session._claims == 0
+            assert [frame for _, frame, _ in session._outbox] == []
+    finally:
+        release.set()
+    owner_thread.join(10)
+    assert isinstance(outcomes.get("owner"), ConnectionLost)
+    assert session.call("PyLeft", "after", timeout=10) == "after"
+    assert calls_seen == ["after"]
+    session.close()
+
+
+def late_call(session):
+    try:
+        return session.call("PyLeft", "late", timeout=0.2)
+    except NaobrokerError as error:
+        return error
 
 
 def test_an_ipc_endpoint_is_served_by_the_plain_socket(tmp_path):
