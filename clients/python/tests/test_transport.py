@@ -1,13 +1,17 @@
 """The main connection without keys: ZMTP on a plain socket (naobroker/wire.py), shared by
 threads, with frames of any length, and opened again after the broker restarts."""
 
+import contextlib
+import os
 import socket
 import struct
 import subprocess
+import sys
 import threading
 import time
 
 import msgpack
+import zmq
 
 import pytest
 
@@ -305,16 +309,49 @@ def late_call(session):
 
 def test_an_ipc_endpoint_is_served_by_the_plain_socket(tmp_path):
     url = "ipc://%s" % (tmp_path / "broker.sock")
-    config = tmp_path / "broker.toml"
-    config.write_text(
-        '[broker]\nlisten = ["%s"]\n[dcm]\nclock = "manual"\npriority = 0\nstart_time_ms = 0\n' % url
-    )
-    process = subprocess.Popen([broker_binary(), "--config", str(config)], stderr=subprocess.DEVNULL)
-    try:
+    with broker_on(url, tmp_path):
         session = wait_for(lambda: connected(url), "the broker on %s" % url)
         assert isinstance(session._wire, wire.PlainDealer)
         assert session.call("ALMemory", "getData", "DCM/Time") == 0
         session.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="abstract sockets are Linux's")
+def test_an_abstract_ipc_endpoint_is_the_same_socket_for_broker_plain_socket_and_libzmq(tmp_path):
+    """ipc://@name is a socket in Linux's abstract namespace, no file: the broker listens
+    there (not on a file named @name in its directory), the plain main connection and
+    libzmq (the liveness connection, CURVE's) both reach it."""
+    name = "naobroker-pytest-%d" % os.getpid()
+    url = "ipc://@" + name
+    with broker_on(url, tmp_path):
+        session = wait_for(lambda: connected(url), "the broker on %s" % url)
+        assert isinstance(session._wire, wire.PlainDealer)
+        assert session.call("ALMemory", "getData", "DCM/Time") == 0
+        assert "@" + name not in os.listdir(tmp_path)
+        with open("/proc/net/unix") as sockets:
+            assert any(line.split()[-1] == "@" + name for line in sockets if len(line.split()) > 7)
+        dealer = zmq.Context.instance().socket(zmq.DEALER)
+        dealer.setsockopt(zmq.LINGER, 0)
+        dealer.connect(url)
+        dealer.send(msgpack.packb([0, 2, "libzmq", os.urandom(16), 0]))  # Hello, main role
+        assert dealer.poll(10000), "libzmq got no Welcome at %s" % url
+        assert msgpack.unpackb(dealer.recv())[0] == 1  # Welcome
+        dealer.close()
+        session.close()
+
+
+@contextlib.contextmanager
+def broker_on(url, directory):
+    """The real broker listening on `url` alone, run in `directory`."""
+    config = directory / "broker.toml"
+    config.write_text(
+        '[broker]\nlisten = ["%s"]\n[dcm]\nclock = "manual"\npriority = 0\nstart_time_ms = 0\n' % url
+    )
+    process = subprocess.Popen(
+        [broker_binary(), "--config", str(config)], cwd=directory, stderr=subprocess.DEVNULL
+    )
+    try:
+        yield process
     finally:
         process.kill()
         process.wait()
