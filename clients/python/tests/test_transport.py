@@ -206,25 +206,52 @@ def frames_of(connection, buffer):
     return body
 
 
-def test_a_call_waiting_for_the_socket_times_out_while_its_owner_reconnects(monkeypatch):
-    """A thread that holds the socket while it opens a lost connection again (here a peer
-    that accepts and stays silent, so the open waits out its whole time limit) does not
-    hold another thread's call past that call's timeout; the late call leaves nothing
-    behind, is never sent, and the owner's reconnection goes on undisturbed."""
-    monkeypatch.setattr(naobroker, "REOPEN_S", 60.0)  # the owner holds the socket until told
-    monkeypatch.setattr(naobroker, "BROKER_SILENCE_S", 60.0)  # no liveness connection is served
-    listener = socket.create_server(("127.0.0.1", 0))
-    url = "tcp://127.0.0.1:%d" % listener.getsockname()[1]
-    drop_first, held, release = threading.Event(), threading.Event(), threading.Event()
-    calls_seen = []
+class ReconnectingFakeBroker:
+    """A peer that Welcomes the session's first connection and drops it on `drop_first`,
+    accepts its second (the reconnection) and stays silent until `release` (so the
+    session's open waits out its time limit meanwhile), then Welcomes every main
+    connection and answers each call with its method's name (`calls_seen`). The liveness
+    connection (libzmq) is accepted and never answered: the session's silence limit must
+    be raised."""
 
-    def serve(connection, number):
-        # The handshake and a Welcome; then (second connection) each call answered with its
-        # method's name.
+    def __init__(self):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = "tcp://127.0.0.1:%d" % self.listener.getsockname()[1]
+        self.drop_first, self.held, self.release = threading.Event(), threading.Event(), threading.Event()
+        self.calls_seen = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def close(self):
+        self.release.set()
+        self.listener.close()
+
+    def _accept(self):
+        mains = 0
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            connection.settimeout(0.5)
+            try:  # libzmq says 10 bytes and waits for the peer's; the plain socket says more
+                first = connection.recv(11, socket.MSG_PEEK | socket.MSG_WAITALL)
+            except socket.timeout:
+                first = b""
+            connection.settimeout(None)
+            if len(first) < 11:
+                threading.Thread(target=until_closed, args=(connection,), daemon=True).start()
+                continue
+            mains += 1
+            if mains == 2:
+                self.held.set()
+                self.release.wait()
+            threading.Thread(target=self._serve, args=(connection, mains), daemon=True).start()
+
+    def _serve(self, connection, number):
         with connection:
-            connection.sendall(SERVER_GREETING + SERVER_READY)
             buffer = bytearray()
             try:
+                connection.sendall(SERVER_GREETING + SERVER_READY)
                 while len(buffer) < 64:
                     chunk = connection.recv(4096)
                     if not chunk:
@@ -235,43 +262,38 @@ def test_a_call_waiting_for_the_socket_times_out_while_its_owner_reconnects(monk
                 frames_of(connection, buffer)  # its Hello
                 connection.sendall(bytes([0, len(WELCOME_FRAME)]) + WELCOME_FRAME)
                 if number == 1:
-                    drop_first.wait()
+                    self.drop_first.wait()
                     return
                 while True:
                     message = msgpack.unpackb(frames_of(connection, buffer))
                     if message[0] == 2:  # Call: [2, id, module, method, args]
-                        calls_seen.append(message[3])
+                        self.calls_seen.append(message[3])
                         reply = msgpack.packb([4, message[1], message[3]])
                         connection.sendall(bytes([0, len(reply)]) + reply)
             except (EOFError, OSError):
                 return
 
-    def accept():
-        mains = 0
-        with listener:
-            while not release.is_set() or mains < 2:
-                connection, _ = listener.accept()
-                connection.settimeout(0.5)
-                try:  # libzmq (the liveness connection) says 10 bytes and waits for ours
-                    first = connection.recv(11, socket.MSG_PEEK | socket.MSG_WAITALL)
-                except socket.timeout:
-                    first = b""
-                connection.settimeout(None)
-                if len(first) < 11:
-                    threading.Thread(target=until_closed, args=(connection,), daemon=True).start()
-                    continue
-                mains += 1
-                if mains == 2:
-                    held.set()
-                    release.wait()
-                threading.Thread(target=serve, args=(connection, mains), daemon=True).start()
 
-    threading.Thread(target=accept, daemon=True).start()
-    session = Session(url, "holder")
-    drop_first.set()
+@pytest.fixture
+def reconnecting_broker(monkeypatch):
+    monkeypatch.setattr(naobroker, "REOPEN_S", 60.0)  # a reconnection waits until released
+    monkeypatch.setattr(naobroker, "BROKER_SILENCE_S", 60.0)  # the liveness connection is not served
+    fake = ReconnectingFakeBroker()
+    yield fake
+    fake.close()
+
+
+def test_a_call_waiting_for_the_socket_times_out_while_its_owner_reconnects(reconnecting_broker):
+    """A thread that holds the socket while it opens a lost connection again (here a peer
+    that accepts and stays silent, so the open waits out its whole time limit) does not
+    hold another thread's call past that call's timeout; the late call leaves nothing
+    behind, is never sent, and the owner's reconnection goes on undisturbed."""
+    fake = reconnecting_broker
+    session = Session(fake.url, "holder")
+    fake.drop_first.set()
     outcomes = {}
 
-    def owner():  # its call sees the connection's end, then opens it again (held) on release
+    def owner():  # its call sees the connection's end, then opens it again (held)
         try:
             session.call("PyLeft", "lost")
         except ConnectionLost as error:
@@ -280,23 +302,54 @@ def test_a_call_waiting_for_the_socket_times_out_while_its_owner_reconnects(monk
     owner_thread = threading.Thread(target=owner)
     owner_thread.start()
     try:
-        assert held.wait(10), "the session did not open its connection again"
+        assert fake.held.wait(10), "the session did not open its connection again"
         late = threading.Thread(target=lambda: outcomes.update(late=late_call(session)))
         late.start()
         late.join(10)
         assert not late.is_alive(), "the timed call waited for the socket's owner"
         assert isinstance(outcomes["late"], CallTimeout), outcomes["late"]
         assert str(outcomes["late"]) == "PyLeft.late timed out after 200 ms"
-        assert not release.is_set() and session._owner == owner_thread.ident
+        assert not fake.release.is_set() and session._owner == owner_thread.ident
         with session._state:
             assert session._pending == {} and session._claims == 0
             assert [frame for _, frame, _ in session._outbox] == []
     finally:
-        release.set()
+        fake.release.set()
     owner_thread.join(10)
     assert isinstance(outcomes.get("owner"), ConnectionLost)
     assert session.call("PyLeft", "after", timeout=10) == "after"
-    assert calls_seen == ["after"]
+    assert fake.calls_seen == ["after"]
+    session.close()
+
+
+def test_a_call_that_opens_the_lost_connection_again_ends_by_its_deadline(reconnecting_broker):
+    """The caller owning the socket opens a lost connection again only until its own
+    deadline: a call with a 0.5 s timeout that finds the connection gone ends (it was lost)
+    while the silent peer still holds the new connection, not after the open's own time
+    limit (REOPEN_S, here a minute)."""
+    fake = reconnecting_broker
+    session = Session(fake.url, "hasty")
+    fake.drop_first.set()
+    outcomes = {}
+
+    def call():
+        try:
+            session.call("PyLeft", "lost", timeout=0.5)
+        except NaobrokerError as error:
+            outcomes["call"] = error
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    try:
+        assert fake.held.wait(10), "the session did not open its connection again"
+        caller.join(10)
+        assert not caller.is_alive(), "the call waited out the reconnection"
+        assert isinstance(outcomes["call"], ConnectionLost), outcomes["call"]
+        assert not fake.release.is_set()
+    finally:
+        fake.release.set()
+    assert session.call("PyLeft", "after", timeout=10) == "after"
+    assert fake.calls_seen == ["after"]
     session.close()
 
 
