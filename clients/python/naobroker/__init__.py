@@ -13,9 +13,9 @@ call is one write and one read with no libzmq I/O thread to wake; with keys it i
 When the broker goes away a plain connection is opened again by the thread that next owns
 the socket, every 0.1 s until the broker is back (libzmq does the same by itself); a call with
 a time limit tries only until its deadline, and waits for another thread's try no longer
-either. There is no default time limit: a call waits as long as the connection lives. Give one per session
-(``Session(url, timeout=5.0)``) or per call (``session.call("ALMotion", "moveTo", x, y, t,
-timeout=20.0)``, ``None`` = wait forever); past it the call raises ``CallTimeout``
+either. There is no default time limit: a call waits as long as the connection lives. Give
+one per session (``Session(url, timeout=5.0)``) or per call (``session.call("ALMotion",
+"moveTo", x, y, t, timeout=20.0)``, ``None`` = wait forever); past it the call raises ``CallTimeout``
 ("ALMotion.moveTo timed out after 20000 ms") and its late reply is dropped.
 
 Liveness. Each session opens a second connection (the liveness connection) from a daemon
