@@ -11,10 +11,11 @@ VM's idle vCPU). Without
 CURVE keys that socket is a plain TCP (or Unix) socket speaking ZMTP itself (wire.py), so a
 call is one write and one read with no libzmq I/O thread to wake; with keys it is libzmq's.
 When the broker goes away a plain connection is opened again by the thread that next owns
-the socket, every 0.1 s until the broker is back (libzmq does the same by itself). There is no
-default time limit: a call waits as long as the connection lives. Give one per session
-(``Session(url, timeout=5.0)``) or per call (``session.call("ALMotion", "moveTo", x, y, t,
-timeout=20.0)``, ``None`` = wait forever); past it the call raises ``CallTimeout``
+the socket, every 0.1 s until the broker is back (libzmq does the same by itself); a call with
+a time limit tries only until its deadline, and waits for another thread's try no longer
+either. There is no default time limit: a call waits as long as the connection lives. Give
+one per session (``Session(url, timeout=5.0)``) or per call (``session.call("ALMotion",
+"moveTo", x, y, t, timeout=20.0)``, ``None`` = wait forever); past it the call raises ``CallTimeout``
 ("ALMotion.moveTo timed out after 20000 ms") and its late reply is dropped.
 
 Liveness. Each session opens a second connection (the liveness connection) from a daemon
@@ -465,11 +466,13 @@ class Session:
             self._pending[request_id] = waiter
             if self._owner is None and not self._claims:
                 self._owner = waiter.thread
-            else:
-                self._take_socket(label)
+            elif not self._take_socket(label, deadline):
+                # Nothing of this call is left: its frame was not written nor queued.
+                del self._pending[request_id]
+                raise CallTimeout("%s timed out after %d ms" % (label, round(timeout * 1000)))
         try:
             if self._chores:
-                self._do_chores()
+                self._do_chores(deadline)
             if self._wire.connected:
                 self._send(frame)
             else:  # sent after the Hello, once the connection is open again
@@ -478,7 +481,7 @@ class Session:
                     self._chores = True
             self._read(waiter, deadline)
         finally:
-            self._release_socket()
+            self._release_socket(deadline)
         while not waiter.done:
             with lock:
                 while not waiter.done:
@@ -494,28 +497,36 @@ class Session:
                 try:
                     self._read(waiter, deadline)
                 finally:
-                    self._release_socket()
+                    self._release_socket(deadline)
         if waiter.failure is not None:
             raise waiter.failure
         if waiter.answer[0] == ERROR:
             raise error_of(waiter.answer)
         return waiter.answer[2]
 
-    def _take_socket(self, label):
-        """Called with _state held: wait until this thread owns the socket."""
+    def _take_socket(self, label, deadline):
+        """Called with _state held: wait until this thread owns the socket. False when
+        `deadline` (None: none) comes first: the owner may hold the socket for a while (it
+        opens a lost connection again, up to REOPEN_S), and keeps it."""
         if self._owner is None and not self._claims:
             self._owner = threading.get_ident()
-            return
+            return True
         self._claims += 1
         try:
             while self._owner is not None:
                 if self._closed:
                     raise NaobrokerError("%s: session closed" % label)
+                left = None
+                if deadline is not None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return False
                 _wake(self._wake_write)
-                self._sleep()
+                self._sleep(left)
         finally:
             self._claims -= 1
         self._owner = threading.get_ident()
+        return True
 
     def _sleep(self, timeout=None):
         """Called with _state held: wait on it, counted in _sleepers."""
@@ -525,8 +536,9 @@ class Session:
         finally:
             self._sleepers -= 1
 
-    def _release_socket(self):
-        """Send what others left in the outbox, then let go of the socket."""
+    def _release_socket(self, deadline=None):
+        """Send what others left in the outbox, then let go of the socket. A lost connection
+        is opened again only until `deadline`, the releasing caller's."""
         done = False
         while True:
             with self._lock:
@@ -536,7 +548,7 @@ class Session:
                         self._state.notify_all()
                     return
             # Chores left when the connection cannot be opened now: the next owner tries.
-            done = not self._do_chores()
+            done = not self._do_chores(deadline)
 
     def _post(self, frame, generation):
         """Send from a thread that will not read: now if the socket is free, else by its
@@ -554,9 +566,10 @@ class Session:
         else:
             _wake(self._wake_write)
 
-    def _do_chores(self):
-        """False when the plain connection, lost, cannot be opened again yet."""
-        if not self._wire.connected and not self._reopen():
+    def _do_chores(self, deadline=None):
+        """False when the plain connection, lost, cannot be opened again yet (or before
+        `deadline`, the owner's own call's)."""
+        if not self._wire.connected and not self._reopen(deadline):
             return False
         with self._state:
             # A call given up on (its caller timed out) while the connection was down is not
@@ -577,16 +590,22 @@ class Session:
             self._send(frame)
         return True
 
-    def _reopen(self):
-        """Open the lost plain connection again (at most every REOPEN_AGAIN_S)."""
+    def _reopen(self, deadline):
+        """Open the lost plain connection again (at most every REOPEN_AGAIN_S), giving up
+        at `deadline`: a caller's call does not outlast its timeout."""
         now = time.monotonic()
         if now < self._reopen_at:
             return False
+        limit = REOPEN_S
+        if deadline is not None:
+            limit = min(limit, deadline - now)
+            if limit <= 0:
+                return False
         # Every try, not only a failed one: a peer that takes the connection and closes it
         # again at once must not make the owner reconnect in a tight loop.
         self._reopen_at = now + REOPEN_AGAIN_S
         try:
-            self._wire.open(REOPEN_S)
+            self._wire.open(limit)
         except (OSError, wire.Refused) as error:
             log.debug("the broker at %s is not back yet: %s", self.url, error)
             return False
@@ -628,7 +647,7 @@ class Session:
         while waiter is None or not waiter.done:
             if self._claims or self._closed:
                 return
-            if self._chores and not self._do_chores():
+            if self._chores and not self._do_chores(deadline):
                 wait = REOPEN_AGAIN_S
             else:
                 wait = HEARTBEAT_S

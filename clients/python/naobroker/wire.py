@@ -5,8 +5,9 @@ to write the request, wakes it again when the reply arrives and then wakes the c
 wake-ups in this process per call. ``PlainDealer`` speaks ZMTP 3.0 with NULL security itself
 (rfc.zeromq.org/spec/23: a 64-byte greeting, a READY command naming the socket type, then
 frames of one flags byte and a length), so the caller writes its request and reads its reply
-with one system call each, and only the caller wakes. It serves tcp:// and ipc:// without
-keys. CURVE (encryption and authentication) stays with libzmq: ``ZmqDealer``.
+with one system call each, and only the caller wakes. It serves tcp:// and ipc:// (with
+ipc://@name, Linux's abstract sockets) without keys. CURVE (encryption and authentication)
+stays with libzmq: ``ZmqDealer``.
 
 Both give the session one shape: ``wait`` polls the connection and the session's wake pipe,
 ``receive`` returns the frames that arrived, ``send`` writes one (``send_nowait`` drops it
@@ -80,9 +81,14 @@ READY = _frame(b"\x05READY" + _property(b"Socket-Type", b"DEALER"), _COMMAND)
 
 
 def plain_address(url):
-    """("ipc", path) or ("tcp", (host, port)) for a URL this transport serves, else None."""
+    """("ipc", path) or ("tcp", (host, port)) for a URL this transport serves, else None.
+    ``ipc://@name`` is, as in libzmq and the broker, the Linux abstract socket "name" (no
+    file): Python's address for it begins with a NUL byte."""
     if url.startswith("ipc://"):
-        return "ipc", url[len("ipc://"):]
+        path = url[len("ipc://"):]
+        if path.startswith("@"):
+            return "ipc", "\0" + path[1:]
+        return "ipc", path
     if url.startswith("tcp://"):
         host, _, port = url[len("tcp://"):].rpartition(":")
         if host and port.isdigit():

@@ -109,7 +109,7 @@ def test_the_main_socket_silent_for_4_s_does_not_lose_the_module(broker):
     server = broker.connect("server")
     server.register_module("PyQuiet", Worker())
     with server._state:
-        server._take_socket("the test")
+        server._take_socket("the test", None)
     try:
         time.sleep(4)
         assert "PyQuiet" in broker.session.call("ServiceDirectory", "modules")

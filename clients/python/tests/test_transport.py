@@ -1,18 +1,23 @@
 """The main connection without keys: ZMTP on a plain socket (naobroker/wire.py), shared by
 threads, with frames of any length, and opened again after the broker restarts."""
 
+import contextlib
+import os
 import socket
 import struct
 import subprocess
+import sys
 import threading
 import time
 
 import msgpack
+import zmq
 
 import pytest
 
 from conftest import broker_binary, free_port, wait_for
-from naobroker import SPIN_S, NaobrokerError, Session, wire
+import naobroker
+from naobroker import SPIN_S, CallTimeout, ConnectionLost, NaobrokerError, Session, wire
 
 
 def test_without_keys_the_main_connection_is_a_plain_socket(broker):
@@ -189,18 +194,217 @@ def test_an_unreadable_first_frame_is_a_naobroker_error():
     thread.join(5)
 
 
+def frames_of(connection, buffer):
+    """The next short frames (bodies) from `connection`, `buffer` holding what was read."""
+    while len(buffer) < 2 or len(buffer) < 2 + buffer[1]:
+        chunk = connection.recv(4096)
+        if not chunk:
+            raise EOFError
+        buffer += chunk
+    body = bytes(buffer[2:2 + buffer[1]])
+    del buffer[:2 + buffer[1]]
+    return body
+
+
+class ReconnectingFakeBroker:
+    """A peer that Welcomes the session's first connection and drops it on `drop_first`,
+    accepts its second (the reconnection) and stays silent until `release` (so the
+    session's open waits out its time limit meanwhile), then Welcomes every main
+    connection and answers each call with its method's name (`calls_seen`). The liveness
+    connection (libzmq) is accepted and never answered: the session's silence limit must
+    be raised."""
+
+    def __init__(self):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = "tcp://127.0.0.1:%d" % self.listener.getsockname()[1]
+        self.drop_first, self.held, self.release = threading.Event(), threading.Event(), threading.Event()
+        self.calls_seen = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def close(self):
+        self.release.set()
+        self.listener.close()
+
+    def _accept(self):
+        mains = 0
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            connection.settimeout(0.5)
+            try:  # libzmq says 10 bytes and waits for the peer's; the plain socket says more
+                first = connection.recv(11, socket.MSG_PEEK | socket.MSG_WAITALL)
+            except socket.timeout:
+                first = b""
+            connection.settimeout(None)
+            if len(first) < 11:
+                threading.Thread(target=until_closed, args=(connection,), daemon=True).start()
+                continue
+            mains += 1
+            if mains == 2:
+                self.held.set()
+                self.release.wait()
+            threading.Thread(target=self._serve, args=(connection, mains), daemon=True).start()
+
+    def _serve(self, connection, number):
+        with connection:
+            buffer = bytearray()
+            try:
+                connection.sendall(SERVER_GREETING + SERVER_READY)
+                while len(buffer) < 64:
+                    chunk = connection.recv(4096)
+                    if not chunk:
+                        return
+                    buffer += chunk
+                del buffer[:64]
+                frames_of(connection, buffer)  # the client's READY
+                frames_of(connection, buffer)  # its Hello
+                connection.sendall(bytes([0, len(WELCOME_FRAME)]) + WELCOME_FRAME)
+                if number == 1:
+                    self.drop_first.wait()
+                    return
+                while True:
+                    message = msgpack.unpackb(frames_of(connection, buffer))
+                    if message[0] == 2:  # Call: [2, id, module, method, args]
+                        self.calls_seen.append(message[3])
+                        reply = msgpack.packb([4, message[1], message[3]])
+                        connection.sendall(bytes([0, len(reply)]) + reply)
+            except (EOFError, OSError):
+                return
+
+
+@pytest.fixture
+def reconnecting_broker(monkeypatch):
+    monkeypatch.setattr(naobroker, "REOPEN_S", 60.0)  # a reconnection waits until released
+    monkeypatch.setattr(naobroker, "BROKER_SILENCE_S", 60.0)  # the liveness connection is not served
+    fake = ReconnectingFakeBroker()
+    yield fake
+    fake.close()
+
+
+def test_a_call_waiting_for_the_socket_times_out_while_its_owner_reconnects(reconnecting_broker):
+    """A thread that holds the socket while it opens a lost connection again (here a peer
+    that accepts and stays silent, so the open waits out its whole time limit) does not
+    hold another thread's call past that call's timeout; the late call leaves nothing
+    behind, is never sent, and the owner's reconnection goes on undisturbed."""
+    fake = reconnecting_broker
+    session = Session(fake.url, "holder")
+    fake.drop_first.set()
+    outcomes = {}
+
+    def owner():  # its call sees the connection's end, then opens it again (held)
+        try:
+            session.call("PyLeft", "lost")
+        except ConnectionLost as error:
+            outcomes["owner"] = error
+
+    owner_thread = threading.Thread(target=owner)
+    owner_thread.start()
+    try:
+        assert fake.held.wait(10), "the session did not open its connection again"
+        late = threading.Thread(target=lambda: outcomes.update(late=late_call(session)))
+        late.start()
+        late.join(10)
+        assert not late.is_alive(), "the timed call waited for the socket's owner"
+        assert isinstance(outcomes["late"], CallTimeout), outcomes["late"]
+        assert str(outcomes["late"]) == "PyLeft.late timed out after 200 ms"
+        assert not fake.release.is_set() and session._owner == owner_thread.ident
+        with session._state:
+            assert session._pending == {} and session._claims == 0
+            assert [frame for _, frame, _ in session._outbox] == []
+    finally:
+        fake.release.set()
+    owner_thread.join(10)
+    assert isinstance(outcomes.get("owner"), ConnectionLost)
+    assert session.call("PyLeft", "after", timeout=10) == "after"
+    assert fake.calls_seen == ["after"]
+    session.close()
+
+
+def test_a_call_that_opens_the_lost_connection_again_ends_by_its_deadline(reconnecting_broker):
+    """The caller owning the socket opens a lost connection again only until its own
+    deadline: a call with a 0.5 s timeout that finds the connection gone ends (it was lost)
+    while the silent peer still holds the new connection, not after the open's own time
+    limit (REOPEN_S, here a minute)."""
+    fake = reconnecting_broker
+    session = Session(fake.url, "hasty")
+    fake.drop_first.set()
+    outcomes = {}
+
+    def call():
+        try:
+            session.call("PyLeft", "lost", timeout=0.5)
+        except NaobrokerError as error:
+            outcomes["call"] = error
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    try:
+        assert fake.held.wait(10), "the session did not open its connection again"
+        caller.join(10)
+        assert not caller.is_alive(), "the call waited out the reconnection"
+        assert isinstance(outcomes["call"], ConnectionLost), outcomes["call"]
+        assert not fake.release.is_set()
+    finally:
+        fake.release.set()
+    assert session.call("PyLeft", "after", timeout=10) == "after"
+    assert fake.calls_seen == ["after"]
+    session.close()
+
+
+def late_call(session):
+    try:
+        return session.call("PyLeft", "late", timeout=0.2)
+    except NaobrokerError as error:
+        return error
+
+
 def test_an_ipc_endpoint_is_served_by_the_plain_socket(tmp_path):
     url = "ipc://%s" % (tmp_path / "broker.sock")
-    config = tmp_path / "broker.toml"
-    config.write_text(
-        '[broker]\nlisten = ["%s"]\n[dcm]\nclock = "manual"\npriority = 0\nstart_time_ms = 0\n' % url
-    )
-    process = subprocess.Popen([broker_binary(), "--config", str(config)], stderr=subprocess.DEVNULL)
-    try:
+    with broker_on(url, tmp_path):
         session = wait_for(lambda: connected(url), "the broker on %s" % url)
         assert isinstance(session._wire, wire.PlainDealer)
         assert session.call("ALMemory", "getData", "DCM/Time") == 0
         session.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="abstract sockets are Linux's")
+def test_an_abstract_ipc_endpoint_is_the_same_socket_for_broker_plain_socket_and_libzmq(tmp_path):
+    """ipc://@name is a socket in Linux's abstract namespace, no file: the broker listens
+    there (not on a file named @name in its directory), the plain main connection and
+    libzmq (the liveness connection, CURVE's) both reach it."""
+    name = "naobroker-pytest-%d" % os.getpid()
+    url = "ipc://@" + name
+    with broker_on(url, tmp_path):
+        session = wait_for(lambda: connected(url), "the broker on %s" % url)
+        assert isinstance(session._wire, wire.PlainDealer)
+        assert session.call("ALMemory", "getData", "DCM/Time") == 0
+        assert "@" + name not in os.listdir(tmp_path)
+        with open("/proc/net/unix") as sockets:
+            assert any(line.split()[-1] == "@" + name for line in sockets if len(line.split()) > 7)
+        dealer = zmq.Context.instance().socket(zmq.DEALER)
+        dealer.setsockopt(zmq.LINGER, 0)
+        dealer.connect(url)
+        dealer.send(msgpack.packb([0, 2, "libzmq", os.urandom(16), 0]))  # Hello, main role
+        assert dealer.poll(10000), "libzmq got no Welcome at %s" % url
+        assert msgpack.unpackb(dealer.recv())[0] == 1  # Welcome
+        dealer.close()
+        session.close()
+
+
+@contextlib.contextmanager
+def broker_on(url, directory):
+    """The real broker listening on `url` alone, run in `directory`."""
+    config = directory / "broker.toml"
+    config.write_text(
+        '[broker]\nlisten = ["%s"]\n[dcm]\nclock = "manual"\npriority = 0\nstart_time_ms = 0\n' % url
+    )
+    process = subprocess.Popen(
+        [broker_binary(), "--config", str(config)], cwd=directory, stderr=subprocess.DEVNULL
+    )
+    try:
+        yield process
     finally:
         process.kill()
         process.wait()

@@ -1,6 +1,6 @@
 //! Tests of naobroker's patches to the vendored zeromq crate (vendor/zeromq/PATCHES.md): the
-//! message size limit, disconnecting one ROUTER peer, the handshake timeout, and sending
-//! without waiting.
+//! message size limit, disconnecting one ROUTER peer, the handshake timeout, sending
+//! without waiting and `ipc://@name` as an abstract socket.
 //!
 //! Misbehaving peers are raw `std::net::TcpStream`s speaking ZMTP 3 byte by byte, run on
 //! blocking threads so the router's single-threaded runtime keeps serving meanwhile.
@@ -608,4 +608,29 @@ async fn dealer_try_send_queues_for_its_one_peer_and_gives_back_otherwise() {
     assert!(matches!(sender.try_send(ZmqMessage::from(body.clone())), DealerTrySend::Sent));
     let (_, frames) = router.next_received().await;
     assert_eq!(frames, vec![body]);
+}
+
+#[actix_rt::test]
+async fn ipc_at_names_a_linux_abstract_socket_as_in_libzmq() {
+    use std::os::linux::net::SocketAddrExt;
+
+    let name = format!("naobroker-zeromq-patches-{}", std::process::id());
+    let url = format!("ipc://@{name}");
+    let mut router = RouterSocket::new();
+    assert_eq!(router.bind(&url).await.unwrap().to_string(), url);
+    let file = format!("@{name}");
+    assert!(!std::path::Path::new(&file).exists(), "bound a file named {file}, not an abstract socket");
+    // The kernel knows it by that name in the abstract namespace, where libzmq (and the
+    // Python client) connect for `ipc://@name`.
+    let address = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    drop(std::os::unix::net::UnixStream::connect_addr(&address).unwrap());
+
+    let mut dealer = DealerSocket::new();
+    dealer.connect(&url).await.unwrap();
+    dealer.send(ZmqMessage::from("through the abstract socket")).await.unwrap();
+    let message = tokio::time::timeout(DEADLINE, router.recv()).await.unwrap().unwrap();
+    assert_eq!(message.get(1).unwrap().as_ref(), b"through the abstract socket");
+
+    let unnamed = RouterSocket::new().bind("ipc://@").await.unwrap_err().to_string();
+    assert!(unnamed.contains("needs a name"), "{unnamed}");
 }

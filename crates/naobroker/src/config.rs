@@ -34,7 +34,8 @@ pub struct Config {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BrokerSection {
-    /// Endpoints to listen on: `tcp://HOST:PORT`, `ipc:///path`.
+    /// Endpoints to listen on: `tcp://HOST:PORT`, `ipc:///path`, `ipc://@name` (Linux's
+    /// abstract namespace).
     pub listen: Vec<String>,
     /// A client silent this long is dropped with its modules and subscriptions.
     pub client_timeout_ms: u64,

@@ -30,6 +30,38 @@ use futures::{select, FutureExt};
 
 use std::path::Path;
 
+/// The address the operating system is given for an `ipc://` path. On Linux, as libzmq, a
+/// path beginning with `@` names a socket in the abstract namespace (no file): the `@`
+/// becomes the leading NUL byte that tokio and the kernel take for it. Elsewhere, and for
+/// any other path, the path itself.
+#[cfg(all(target_os = "linux", feature = "tokio-runtime"))]
+fn os_path(path: &Path) -> ZmqResult<std::borrow::Cow<'_, Path>> {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    match path.as_os_str().as_bytes() {
+        [b'@'] => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "ipc://@ needs a name after the @ (an abstract socket's name)",
+        )
+        .into()),
+        [b'@', name @ ..] => {
+            let mut abstract_name = Vec::with_capacity(name.len() + 1);
+            abstract_name.push(0);
+            abstract_name.extend_from_slice(name);
+            Ok(std::borrow::Cow::Owned(
+                OsStr::from_bytes(&abstract_name).into(),
+            ))
+        }
+        _ => Ok(std::borrow::Cow::Borrowed(path)),
+    }
+}
+
+#[cfg(not(all(target_os = "linux", feature = "tokio-runtime")))]
+fn os_path(path: &Path) -> ZmqResult<std::borrow::Cow<'_, Path>> {
+    Ok(std::borrow::Cow::Borrowed(path))
+}
+
 #[cfg(target_family = "unix")]
 fn pathname_from_unix_addr(addr: impl UnixSocketAddrExt) -> Option<std::path::PathBuf> {
     addr.as_pathname().map(|a| a.to_owned())
@@ -65,7 +97,7 @@ pub(crate) async fn connect(
     path: &Path,
     options: Arc<crate::SocketOptions>,
 ) -> ZmqResult<(FramedIo, Endpoint)> {
-    let raw_socket = UnixStream::connect(path).await?;
+    let raw_socket = UnixStream::connect(os_path(path)?).await?;
 
     #[cfg(target_family = "unix")]
     let peer_addr = raw_socket.peer_addr()?;
@@ -75,7 +107,10 @@ pub(crate) async fn connect(
     #[cfg(windows)]
     let peer_addr = Some(path.to_owned());
 
-    Ok((make_framed(raw_socket, options), Endpoint::Ipc(peer_addr)))
+    Ok((
+        make_framed(raw_socket, options),
+        named_by(Endpoint::Ipc(peer_addr), path),
+    ))
 }
 
 pub(crate) async fn begin_accept<T>(
@@ -92,7 +127,7 @@ where
     }
 
     #[cfg(all(feature = "tokio-runtime", target_family = "unix"))]
-    let listener = UnixListener::bind(path)?;
+    let listener = UnixListener::bind(os_path(path)?)?;
     #[cfg(all(
         any(feature = "async-std-runtime", feature = "async-dispatcher-runtime"),
         target_family = "unix"
@@ -106,7 +141,17 @@ where
     #[cfg(windows)]
     let resolved_addr = Some(path.to_owned());
 
-    begin_accept_bound(listener, resolved_addr, options, cback).await
+    let (endpoint, stop_handle) =
+        begin_accept_bound(listener, resolved_addr, options, cback).await?;
+    // An abstract socket has no file to name it (nor to remove): its `@` path names it.
+    Ok((named_by(endpoint, path), stop_handle))
+}
+
+fn named_by(endpoint: Endpoint, path: &Path) -> Endpoint {
+    match endpoint {
+        Endpoint::Ipc(None) => Endpoint::Ipc(Some(path.to_owned())),
+        endpoint => endpoint,
+    }
 }
 
 #[cfg(target_family = "unix")]

@@ -80,10 +80,14 @@ fn bind_error(endpoint: &str, source: zeromq::ZmqError) -> ListenError {
 /// Refuse what must not be bound: a non-loopback TCP address without authentication,
 /// and an `ipc://` path holding anything but a stale socket file. A stale one (a crashed
 /// broker leaves its socket behind, and bind would fail) is removed; one where another
-/// process still listens is not taken over.
+/// process still listens is not taken over. `ipc://@name` is Linux's abstract namespace
+/// (as libzmq's): no file, and a name in use fails the bind.
 fn check_endpoint(endpoint: &str, authenticated: bool) -> Result<(), ListenError> {
     let owned_endpoint = || endpoint.to_owned();
     if let Some(path) = endpoint.strip_prefix("ipc://") {
+        if path.starts_with('@') {
+            return Ok(());
+        }
         return match std::fs::symlink_metadata(path) {
             Err(_) => Ok(()),
             Ok(meta) if meta.file_type().is_socket() => {
