@@ -54,8 +54,8 @@ enum Command {
     },
     /// DCM cycle lateness and compute time beside a bare clock_nanosleep loop.
     Cycle {
-        /// Seconds per configuration: the floor and the DCM each run this long in the four
-        /// comparisons, the four buffer-depth runs at most 10 s (the default takes about 2 min).
+        /// Seconds per configuration: the floor and the DCM each run this long in the five
+        /// comparisons, the four buffer-depth runs at most 10 s (the default takes about 2½ min).
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
         #[arg(long, default_value_t = 80)]
