@@ -23,7 +23,8 @@ pub struct ThreadSpec {
     pub cpu: Option<usize>,
     /// Keep `cpu` out of idle states while the thread runs, so that a wake-up finds it
     /// running with its caches (see `awake.rs`): faster cycles after a sleep, for the CPU's
-    /// idle power. Needs `cpu`, and root.
+    /// idle power. Needs `cpu`, and the right to write that CPU's sysfs file (root, or a
+    /// boot-time rule: docs/realtime.md).
     pub keep_cpu_awake: bool,
     /// Lock the whole process's memory (`mlockall`): no page of it is swapped out.
     pub mlock: bool,
