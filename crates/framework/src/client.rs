@@ -126,9 +126,9 @@ pub struct ClientSession {
 }
 
 impl ClientSession {
-    /// Connect to `url` (`tcp://127.0.0.1:9559`, `ipc:///path`). Fails when no broker
-    /// answers within two seconds. CURVE keys come from the environment when set
-    /// ([`ClientKeys::from_env`]).
+    /// Connect to `url` (`tcp://127.0.0.1:9559`, `ipc:///path`, `ipc://@name`: Linux's
+    /// abstract socket). Fails when no broker answers within two seconds. CURVE keys come
+    /// from the environment when set ([`ClientKeys::from_env`]).
     pub async fn connect(url: &str, client_name: &str) -> Result<ClientSession, CallError> {
         Self::connect_with(url, client_name, ClientKeys::from_env()?).await
     }

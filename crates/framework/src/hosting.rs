@@ -16,7 +16,8 @@ use crate::wire::zmq::{self, CurveListeners};
 /// Broker settings (the `[broker]` table of `broker.toml`).
 #[derive(Debug, Clone)]
 pub struct BrokerConfig {
-    /// ZeroMQ endpoints to bind: `tcp://127.0.0.1:9559`, `ipc:///tmp/naobroker.sock`.
+    /// ZeroMQ endpoints to bind: `tcp://127.0.0.1:9559`, `ipc:///tmp/naobroker.sock`,
+    /// `ipc://@name` (Linux's abstract socket).
     pub listen: Vec<String>,
     /// Silence after which a client is dropped with its modules and subscriptions.
     pub client_timeout: Duration,
