@@ -464,9 +464,7 @@ class Session:
             if self._closed:
                 raise NaobrokerError("%s: session closed" % label)
             self._pending[request_id] = waiter
-            if self._owner is None and not self._claims:
-                self._owner = waiter.thread
-            elif not self._take_socket(label, deadline):
+            if not self._take_socket(label, deadline):
                 # Nothing of this call is left: its frame was not written nor queued.
                 del self._pending[request_id]
                 raise CallTimeout("%s timed out after %d ms" % (label, round(timeout * 1000)))
