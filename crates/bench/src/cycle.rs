@@ -105,7 +105,7 @@ fn bare_loop(period_us: u32, seconds: f64, priority: u8, cpu: usize, awake: bool
                 deadline += (woke - deadline) / period * period;
             }
         }
-        (Measured { lateness: Samples(lateness), compute: Samples(compute), overruns }, realtime.cpu_awake)
+        (Measured { lateness: Samples(lateness), compute: Samples(compute), overruns }, realtime.cpu_awake())
     });
     handle.join().unwrap()
 }

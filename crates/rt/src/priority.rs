@@ -36,9 +36,14 @@ pub struct ThreadSpec {
 pub struct Realtime {
     /// The thread runs `SCHED_FIFO`.
     pub fifo: bool,
+    awake: Option<CpuAwake>,
+}
+
+impl Realtime {
     /// The thread's CPU is kept out of idle states.
-    pub cpu_awake: bool,
-    _awake: Option<CpuAwake>,
+    pub fn cpu_awake(&self) -> bool {
+        self.awake.is_some()
+    }
 }
 
 /// On the thread itself: ask for what `spec` says ([`crate::RtThread::spawn`] does, before
@@ -46,7 +51,7 @@ pub struct Realtime {
 pub fn make_realtime(spec: &ThreadSpec) -> Realtime {
     lock_memory_and_pin(spec);
     let awake = if spec.keep_cpu_awake { hold_cpu_awake(spec) } else { None };
-    Realtime { fifo: ask_for_fifo(spec), cpu_awake: awake.is_some(), _awake: awake }
+    Realtime { fifo: ask_for_fifo(spec), awake }
 }
 
 fn lock_memory_and_pin(spec: &ThreadSpec) {
