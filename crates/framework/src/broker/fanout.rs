@@ -232,7 +232,7 @@ impl Broker {
         self.trace_event(name);
         let clients = self.clients();
         let mut windows = clients.event_windows(name, value);
-        let window = self.limits().event_window;
+        let window = windows.window;
         let mut offer = |client: &ClientId, message: Outbound<'_>| windows.offer(client, message);
         let fanned = self.router().borrow_mut().fan_out(name, value, window, &mut offer);
         let Some(FanOut { sent, dropped, local_callbacks, .. }) = fanned else { return };
