@@ -194,6 +194,10 @@ def _pipe():
     return read, write
 
 
+def _timed_out(label, timeout):
+    return CallTimeout("%s timed out after %d ms" % (label, round(timeout * 1000)))
+
+
 class _Waiter:
     """A request under way: who sent it and, once done, its answer or failure."""
 
@@ -467,7 +471,7 @@ class Session:
             if not self._take_socket(label, deadline):
                 # Nothing of this call is left: its frame was not written nor queued.
                 del self._pending[request_id]
-                raise CallTimeout("%s timed out after %d ms" % (label, round(timeout * 1000)))
+                raise _timed_out(label, timeout)
         try:
             if self._chores:
                 self._do_chores(deadline)
@@ -486,7 +490,7 @@ class Session:
                     now = time.monotonic()
                     if deadline is not None and now >= deadline:
                         self._pending.pop(request_id, None)
-                        raise CallTimeout("%s timed out after %d ms" % (label, round(timeout * 1000)))
+                        raise _timed_out(label, timeout)
                     if self._owner is None and not self._claims:
                         self._owner = threading.get_ident()
                         break

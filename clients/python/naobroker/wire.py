@@ -100,7 +100,6 @@ class PlainDealer:
     """A ZeroMQ DEALER's wire on a plain socket (NULL security)."""
 
     def __init__(self, url, wake_fd):
-        self.url = url
         self._address = plain_address(url)
         self._wake_fd = wake_fd
         self._socket = None
@@ -130,7 +129,6 @@ class PlainDealer:
             connection = socket.create_connection(address, timeout)
             connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
-            connection.settimeout(timeout)
             connection.sendall(GREETING + READY)
             received = bytearray()
 
@@ -245,13 +243,7 @@ class PlainDealer:
         return self._parse(buffer)
 
     def send(self, frame):
-        try:
-            if len(frame) < 256:
-                self._socket.sendall(_SHORT_HEADERS[len(frame)] + frame)
-            else:
-                self._socket.sendall(_frame(frame))
-        except OSError as error:
-            raise Lost(str(error)) from error
+        self._send_all(_SHORT_HEADERS[len(frame)] + frame if len(frame) < 256 else _frame(frame))
 
     def send_nowait(self, frame):
         """Sends `frame` unless the connection cannot take it at once (it is then dropped)."""
@@ -263,9 +255,9 @@ class PlainDealer:
         except OSError as error:
             raise Lost(str(error)) from error
         if sent < len(data):  # a frame is never cut: the rest goes out, waiting if need be
-            self.send_rest(data[sent:])
+            self._send_all(data[sent:])
 
-    def send_rest(self, data):
+    def _send_all(self, data):
         try:
             self._socket.sendall(data)
         except OSError as error:
