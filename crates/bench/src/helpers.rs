@@ -132,13 +132,25 @@ pub fn spawn_helper(args: &[&str]) -> (Guard, String) {
     (Guard(child), rest.trim().to_owned())
 }
 
-/// The floor: a blocking std TCP server answering `reply_bytes` to every `request_bytes`.
-pub fn tcp_echo(request_bytes: usize, reply_bytes: usize) {
+/// A loopback listener on a free port, the port said to the bench (`ready PORT`).
+fn announced_listener() -> TcpListener {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     println!("ready {}", listener.local_addr().unwrap().port());
     std::io::stdout().flush().unwrap();
-    let (mut stream, _) = listener.accept().unwrap();
+    listener
+}
+
+/// The next connection, Nagle off: each small message leaves at once.
+fn accept_nodelay(listener: &TcpListener) -> TcpStream {
+    let (stream, _) = listener.accept().unwrap();
     stream.set_nodelay(true).unwrap();
+    stream
+}
+
+/// The floor: a blocking std TCP server answering `reply_bytes` to every `request_bytes`.
+pub fn tcp_echo(request_bytes: usize, reply_bytes: usize) {
+    let listener = announced_listener();
+    let mut stream = accept_nodelay(&listener);
     let mut request = vec![0u8; request_bytes];
     let reply = vec![0x42u8; reply_bytes];
     while stream.read_exact(&mut request).is_ok() {
@@ -194,16 +206,9 @@ pub fn subscriber(url: &str, event: &str, count: usize) {
 /// write every 8-byte message of the publisher to each subscriber in turn, then answer the
 /// publisher one byte. Blocking std TCP, no allocation per message.
 pub fn tcp_relay(subscribers: usize) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    println!("ready {}", listener.local_addr().unwrap().port());
-    std::io::stdout().flush().unwrap();
-    let accept = || {
-        let (stream, _) = listener.accept().unwrap();
-        stream.set_nodelay(true).unwrap();
-        stream
-    };
-    let mut outputs: Vec<TcpStream> = (0..subscribers).map(|_| accept()).collect();
-    let mut publisher = accept();
+    let listener = announced_listener();
+    let mut outputs: Vec<TcpStream> = (0..subscribers).map(|_| accept_nodelay(&listener)).collect();
+    let mut publisher = accept_nodelay(&listener);
     let mut message = [0u8; 8];
     while publisher.read_exact(&mut message).is_ok() {
         for output in &mut outputs {
