@@ -44,10 +44,12 @@ def wait_for(condition, what, seconds=20):
 
 class Broker:
     """The real naobroker, manual clock, DCM time 0 at start. `extra_config` is appended
-    to the [broker] table."""
+    to the [broker] table; it listens on `url` alone (a free loopback port by default) and
+    runs in `cwd` (this process's directory by default)."""
 
-    def __init__(self, extra_config=""):
-        self.url = "tcp://127.0.0.1:%d" % free_port()
+    def __init__(self, extra_config="", url=None, cwd=None):
+        self.url = url or "tcp://127.0.0.1:%d" % free_port()
+        self.cwd = cwd
         self.dir = tempfile.mkdtemp(prefix="naobroker-py-")
         self.config = os.path.join(self.dir, "broker.toml")
         with open(self.config, "w") as f:
@@ -61,7 +63,9 @@ class Broker:
         self.start()
 
     def start(self, **session_options):
-        self.process = subprocess.Popen([broker_binary(), "--config", self.config], stderr=self.log)
+        self.process = subprocess.Popen(
+            [broker_binary(), "--config", self.config], stderr=self.log, cwd=self.cwd
+        )
         try:
             self.session = self.connect("pytest", **session_options)
         except BaseException:

@@ -1,11 +1,9 @@
 """The main connection without keys: ZMTP on a plain socket (naobroker/wire.py), shared by
 threads, with frames of any length, and opened again after the broker restarts."""
 
-import contextlib
 import os
 import socket
 import struct
-import subprocess
 import sys
 import threading
 import time
@@ -15,7 +13,7 @@ import zmq
 
 import pytest
 
-from conftest import broker_binary, free_port, wait_for
+from conftest import Broker, free_port, wait_for
 import naobroker
 from naobroker import SPIN_S, CallTimeout, ConnectionLost, NaobrokerError, Session, wire
 
@@ -362,11 +360,14 @@ def late_call(session):
 
 def test_an_ipc_endpoint_is_served_by_the_plain_socket(tmp_path):
     url = "ipc://%s" % (tmp_path / "broker.sock")
-    with broker_on(url, tmp_path):
+    broker = Broker(url=url, cwd=tmp_path)
+    try:
         session = wait_for(lambda: connected(url), "the broker on %s" % url)
         assert isinstance(session._wire, wire.PlainDealer)
         assert session.call("ALMemory", "getData", "DCM/Time") == 0
         session.close()
+    finally:
+        broker.stop()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="abstract sockets are Linux's")
@@ -376,7 +377,8 @@ def test_an_abstract_ipc_endpoint_is_the_same_socket_for_broker_plain_socket_and
     libzmq (the liveness connection, CURVE's) both reach it."""
     name = "naobroker-pytest-%d" % os.getpid()
     url = "ipc://@" + name
-    with broker_on(url, tmp_path):
+    broker = Broker(url=url, cwd=tmp_path)
+    try:
         session = wait_for(lambda: connected(url), "the broker on %s" % url)
         assert isinstance(session._wire, wire.PlainDealer)
         assert session.call("ALMemory", "getData", "DCM/Time") == 0
@@ -391,23 +393,8 @@ def test_an_abstract_ipc_endpoint_is_the_same_socket_for_broker_plain_socket_and
         assert msgpack.unpackb(dealer.recv())[0] == 1  # Welcome
         dealer.close()
         session.close()
-
-
-@contextlib.contextmanager
-def broker_on(url, directory):
-    """The real broker listening on `url` alone, run in `directory`."""
-    config = directory / "broker.toml"
-    config.write_text(
-        '[broker]\nlisten = ["%s"]\n[dcm]\nclock = "manual"\npriority = 0\nstart_time_ms = 0\n' % url
-    )
-    process = subprocess.Popen(
-        [broker_binary(), "--config", str(config)], cwd=directory, stderr=subprocess.DEVNULL
-    )
-    try:
-        yield process
     finally:
-        process.kill()
-        process.wait()
+        broker.stop()
 
 
 def connected(url):
