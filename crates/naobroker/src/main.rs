@@ -142,16 +142,22 @@ fn main() -> std::process::ExitCode {
         }
     };
     tracing::info!("stop with Ctrl-C or SIGTERM");
-    system.block_on(async {
-        let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("SIGTERM handler");
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = terminate.recv() => {}
-        }
-    });
+    // The future `block_on` runs is polled again whenever any task on the broker's thread
+    // wakes (tokio's `LocalSet::run_until`): waiting for the signals there polled both of
+    // them for every message. As a task of its own, the wait is polled when a signal comes.
+    system.block_on(async { actix_rt::spawn(stop_signal()).await.expect("the signal task ends") });
     tracing::info!("naobroker stopping");
     drop(running);
     tracing::info!("naobroker stopped");
     std::process::ExitCode::SUCCESS
+}
+
+/// Ctrl-C or SIGTERM.
+async fn stop_signal() {
+    let mut terminate =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
 }
