@@ -290,19 +290,11 @@ def test_a_call_waiting_for_the_socket_times_out_while_its_owner_reconnects(reco
     session = Session(fake.url, "holder")
     fake.drop_first.set()
     outcomes = {}
-
-    def owner():  # its call sees the connection's end, then opens it again (held)
-        try:
-            session.call("PyLeft", "lost")
-        except ConnectionLost as error:
-            outcomes["owner"] = error
-
-    owner_thread = threading.Thread(target=owner)
-    owner_thread.start()
+    # Its call sees the connection's end, then opens it again (held).
+    owner_thread = call_in_thread(session, "lost", outcomes)
     try:
         assert fake.held.wait(10), "the session did not open its connection again"
-        late = threading.Thread(target=lambda: outcomes.update(late=late_call(session)))
-        late.start()
+        late = call_in_thread(session, "late", outcomes, timeout=0.2)
         late.join(10)
         assert not late.is_alive(), "the timed call waited for the socket's owner"
         assert isinstance(outcomes["late"], CallTimeout), outcomes["late"]
@@ -314,7 +306,7 @@ def test_a_call_waiting_for_the_socket_times_out_while_its_owner_reconnects(reco
     finally:
         fake.release.set()
     owner_thread.join(10)
-    assert isinstance(outcomes.get("owner"), ConnectionLost)
+    assert isinstance(outcomes.get("lost"), ConnectionLost), outcomes.get("lost")
     assert session.call("PyLeft", "after", timeout=10) == "after"
     assert fake.calls_seen == ["after"]
     session.close()
@@ -329,20 +321,12 @@ def test_a_call_that_opens_the_lost_connection_again_ends_by_its_deadline(reconn
     session = Session(fake.url, "hasty")
     fake.drop_first.set()
     outcomes = {}
-
-    def call():
-        try:
-            session.call("PyLeft", "lost", timeout=0.5)
-        except NaobrokerError as error:
-            outcomes["call"] = error
-
-    caller = threading.Thread(target=call)
-    caller.start()
+    caller = call_in_thread(session, "lost", outcomes, timeout=0.5)
     try:
         assert fake.held.wait(10), "the session did not open its connection again"
         caller.join(10)
         assert not caller.is_alive(), "the call waited out the reconnection"
-        assert isinstance(outcomes["call"], ConnectionLost), outcomes["call"]
+        assert isinstance(outcomes["lost"], ConnectionLost), outcomes["lost"]
         assert not fake.release.is_set()
     finally:
         fake.release.set()
@@ -351,11 +335,19 @@ def test_a_call_that_opens_the_lost_connection_again_ends_by_its_deadline(reconn
     session.close()
 
 
-def late_call(session):
-    try:
-        return session.call("PyLeft", "late", timeout=0.2)
-    except NaobrokerError as error:
-        return error
+def call_in_thread(session, method, outcomes, **options):
+    """A started thread calling PyLeft.`method`: its answer, or the NaobrokerError it
+    raised, goes to outcomes[method]."""
+
+    def call():
+        try:
+            outcomes[method] = session.call("PyLeft", method, **options)
+        except NaobrokerError as error:
+            outcomes[method] = error
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    return thread
 
 
 def test_an_ipc_endpoint_is_served_by_the_plain_socket(tmp_path):
